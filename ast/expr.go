@@ -1,0 +1,361 @@
+package ast
+
+// Expr is any expression node.
+type Expr interface {
+	Node
+	expr()
+}
+
+// NullLit is `null`.
+type NullLit struct{ Pos Pos }
+
+// BoolLit is `true` or `false`.
+type BoolLit struct {
+	Pos   Pos
+	Value bool
+}
+
+// NumberLit is a numeric literal. Raw keeps the source spelling so that
+// numbers interpolate "as written".
+type NumberLit struct {
+	Pos   Pos
+	Value float64
+	Raw   string
+}
+
+// QuoteKind says how a string or template was written.
+type QuoteKind int
+
+const (
+	// SingleQuote is '…': literal, no interpolation.
+	SingleQuote QuoteKind = iota
+	// DoubleQuote is "…": interpolates @refs.
+	DoubleQuote
+	// Backtick is `…`: a template.
+	Backtick
+	// DoubleColon is ::…::, a template that may contain backticks.
+	DoubleColon
+	// TripleColon is :::…:::, interpolating only {{name}}.
+	TripleColon
+)
+
+// StringLit is a quoted string or template. Parts alternate between text
+// and interpolations; a single-quoted string has one *TextPart.
+type StringLit struct {
+	Pos   Pos
+	Kind  QuoteKind
+	Parts []TemplatePart
+}
+
+// TemplatePart is a *TextPart or an *InterpPart.
+type TemplatePart interface {
+	Node
+	templatePart()
+}
+
+// TextPart is literal template text (escapes already resolved).
+type TextPart struct {
+	Pos  Pos
+	Text string
+}
+
+// InterpPart is an interpolation inside a template: `@x.y`, `@f(a)`,
+// `@v|@pipe`, `{{name}}`. Value is a *Ref or a *PipelineExpr. OmitFalsy is
+// `@var?`; Fallback is `@var??"default"`.
+type InterpPart struct {
+	Pos       Pos
+	Value     Expr
+	OmitFalsy bool
+	Fallback  Expr
+}
+
+// AccessKind tells what an Accessor does.
+type AccessKind int
+
+const (
+	// AccessField is `.name`.
+	AccessField AccessKind = iota
+	// AccessIndex is `[expr]`.
+	AccessIndex
+	// AccessWildcard is `[*]` (projection).
+	AccessWildcard
+	// AccessCall is `(args)`: invokes the value reached so far (an exe, or a
+	// builtin method when the previous accessor was a field).
+	AccessCall
+)
+
+// Accessor is one step of a reference path.
+type Accessor struct {
+	Pos      Pos
+	Kind     AccessKind
+	Name     string // AccessField
+	Index    Expr   // AccessIndex
+	Args     []Expr // AccessCall
+	Optional bool   // `?.`
+}
+
+// Ref is `@name` followed by field, index and call accessors: `@x`,
+// `@x.a[0]`, `@f(a, b)`, `@s.trim().slice(0, 3)`.
+type Ref struct {
+	Pos  Pos
+	Name string
+	Path []Accessor
+}
+
+// ArrayItem is one element of an array literal.
+type ArrayItem struct {
+	Value    Expr
+	Spread   bool // `...@xs`
+	Optional bool // `@x?`: omitted when falsy
+}
+
+// ArrayLit is `[a, b, …]`.
+type ArrayLit struct {
+	Pos   Pos
+	Items []ArrayItem
+}
+
+// ObjectEntry is one entry of an object literal.
+type ObjectEntry struct {
+	Pos      Pos
+	Key      string
+	Value    Expr
+	Spread   bool // `...@o` (Key empty)
+	Optional bool // `"k"?: v`: omitted when falsy
+}
+
+// ObjectLit is `{ key: value, … }`.
+type ObjectLit struct {
+	Pos     Pos
+	Entries []ObjectEntry
+}
+
+// UnaryExpr is `!x` or `-x`.
+type UnaryExpr struct {
+	Pos Pos
+	Op  string
+	X   Expr
+}
+
+// BinaryExpr is `l op r` for == != < > <= >= ~= !~= && || ?? + - * / %.
+type BinaryExpr struct {
+	Pos   Pos
+	Op    string
+	Left  Expr
+	Right Expr
+}
+
+// TernaryExpr is `cond ? then : else`.
+type TernaryExpr struct {
+	Pos  Pos
+	Cond Expr
+	Then Expr
+	Else Expr
+}
+
+// CodeExpr is a code block: `cmd {…}`, `sh {…}`, `bash {…}`, `js {…}`,
+// `node {…}`, `py {…}`, or `run {…}` / `run cmd {…}` (Lang "cmd", Run set).
+// For cmd, Command holds the command text as a template (it interpolates
+// @refs); for other languages Code is the raw source between the braces.
+type CodeExpr struct {
+	Pos     Pos
+	Lang    string
+	Code    string
+	Command *StringLit
+	Run     bool
+}
+
+// WithClause is `with { pipeline: [...], key: value, … }`. Pipeline holds
+// the stages; Options holds the remaining keys (guards, stdin, format…).
+type WithClause struct {
+	Pos      Pos
+	Pipeline []*Stage
+	Options  *ObjectLit
+}
+
+// StageKind tells what a pipeline stage does.
+type StageKind int
+
+const (
+	// StageCall calls an exe or builtin transformer: `@f` or `@f(args)`.
+	StageCall StageKind = iota
+	// StageEffect is an inline effect: show, log, output, append.
+	StageEffect
+	// StageParallel runs its Parallel stages on the same input
+	// (`@a || @b`, or a nested array in `with { pipeline }`).
+	StageParallel
+	// StageCode runs an inline code block (`| cmd { tr a-z A-Z }`).
+	StageCode
+)
+
+// EffectStage is an inline effect: `show [value]`, `log [value]`,
+// `output [value] to target`, `append [value] [to] target`. A nil Value
+// means the current pipeline input.
+type EffectStage struct {
+	Kind   string
+	Value  Expr
+	Target *OutputTarget
+}
+
+// Stage is one pipeline stage.
+type Stage struct {
+	Pos      Pos
+	Kind     StageKind
+	Call     *Ref
+	Effect   *EffectStage
+	Parallel []*Stage
+	Code     *CodeExpr
+}
+
+// PipelineExpr is `source | stage | …` and/or `source with { … }`.
+// FromWith is set when the stages came from a with-clause.
+type PipelineExpr struct {
+	Pos      Pos
+	Source   Expr
+	Stages   []*Stage
+	With     *WithClause
+	FromWith bool
+}
+
+// WhenArmKind tells how a when arm's condition is written.
+type WhenArmKind int
+
+const (
+	// ArmCond is an ordinary condition expression (or a match value in the
+	// match form).
+	ArmCond WhenArmKind = iota
+	// ArmWildcard is `*`.
+	ArmWildcard
+	// ArmNone is `none`: matches only if no earlier arm matched.
+	ArmNone
+)
+
+// WhenArm is `cond => action` inside a when. Action is an Expr (a value),
+// a Directive (show, output, log, run, var, let…), or a *BlockExpr. Let
+// entries in the list appear as arms whose Action is a *LetStmt or
+// *AugmentStmt and whose Kind is ArmWildcard with Let set.
+type WhenArm struct {
+	Pos    Pos
+	Kind   WhenArmKind
+	Cond   Expr
+	Action Node
+	Let    bool
+}
+
+// WhenExpr is `when [ arms ]` (block), `when cond => action` (Inline), or
+// `when @subject [ value => action … ]` (match form: Subject set).
+type WhenExpr struct {
+	Pos     Pos
+	Subject Expr
+	Arms    []*WhenArm
+	Inline  bool
+}
+
+// ForExpr is `for [@key,] @var in source [when filter] => body` or
+// `for @var in source [ stmts ]`. Body is an Expr, a Directive or a
+// *BlockExpr.
+type ForExpr struct {
+	Pos    Pos
+	Key    string
+	Var    string
+	Source Expr
+	Filter Expr
+	Body   Node
+}
+
+// ForeachExpr is `foreach @f(@array, …)`: calls f once per element.
+type ForeachExpr struct {
+	Pos  Pos
+	Call *Ref
+}
+
+// BlockExpr is `[ stmt … => value ]`: an exe body, a when action or a for
+// body. Statements are Directives (let, +=, show, when, for, if, =>, …).
+type BlockExpr struct {
+	Pos   Pos
+	Stmts []Directive
+}
+
+// RetryExpr is `retry ["hint" | value]` as a when action.
+type RetryExpr struct {
+	Pos  Pos
+	Hint Expr
+}
+
+// SkipExpr is `skip` (drops an element in for).
+type SkipExpr struct{ Pos Pos }
+
+// DeniedExpr is the `denied` condition of a denied handler arm.
+type DeniedExpr struct{ Pos Pos }
+
+// AllowExpr is a guard action `allow [value] [with { … }]`.
+type AllowExpr struct {
+	Pos   Pos
+	Value Expr
+	With  *ObjectLit
+}
+
+// DenyExpr is a guard action `deny "reason"` (the reason is literal).
+type DenyExpr struct {
+	Pos    Pos
+	Reason string
+}
+
+// FileLoad is `<path>`: the contents of a file.
+type FileLoad struct {
+	Pos  Pos
+	Path *StringLit
+}
+
+func (n *NullLit) Position() Pos      { return n.Pos }
+func (n *BoolLit) Position() Pos      { return n.Pos }
+func (n *NumberLit) Position() Pos    { return n.Pos }
+func (n *StringLit) Position() Pos    { return n.Pos }
+func (n *TextPart) Position() Pos     { return n.Pos }
+func (n *InterpPart) Position() Pos   { return n.Pos }
+func (n *Ref) Position() Pos          { return n.Pos }
+func (n *ArrayLit) Position() Pos     { return n.Pos }
+func (n *ObjectLit) Position() Pos    { return n.Pos }
+func (n *UnaryExpr) Position() Pos    { return n.Pos }
+func (n *BinaryExpr) Position() Pos   { return n.Pos }
+func (n *TernaryExpr) Position() Pos  { return n.Pos }
+func (n *CodeExpr) Position() Pos     { return n.Pos }
+func (n *PipelineExpr) Position() Pos { return n.Pos }
+func (n *WhenExpr) Position() Pos     { return n.Pos }
+func (n *ForExpr) Position() Pos      { return n.Pos }
+func (n *ForeachExpr) Position() Pos  { return n.Pos }
+func (n *BlockExpr) Position() Pos    { return n.Pos }
+func (n *RetryExpr) Position() Pos    { return n.Pos }
+func (n *SkipExpr) Position() Pos     { return n.Pos }
+func (n *DeniedExpr) Position() Pos   { return n.Pos }
+func (n *AllowExpr) Position() Pos    { return n.Pos }
+func (n *DenyExpr) Position() Pos     { return n.Pos }
+func (n *FileLoad) Position() Pos     { return n.Pos }
+func (n *WhenArm) Position() Pos      { return n.Pos }
+func (n *Stage) Position() Pos        { return n.Pos }
+
+func (*NullLit) expr()      {}
+func (*BoolLit) expr()      {}
+func (*NumberLit) expr()    {}
+func (*StringLit) expr()    {}
+func (*Ref) expr()          {}
+func (*ArrayLit) expr()     {}
+func (*ObjectLit) expr()    {}
+func (*UnaryExpr) expr()    {}
+func (*BinaryExpr) expr()   {}
+func (*TernaryExpr) expr()  {}
+func (*CodeExpr) expr()     {}
+func (*PipelineExpr) expr() {}
+func (*WhenExpr) expr()     {}
+func (*ForExpr) expr()      {}
+func (*ForeachExpr) expr()  {}
+func (*BlockExpr) expr()    {}
+func (*RetryExpr) expr()    {}
+func (*SkipExpr) expr()     {}
+func (*DeniedExpr) expr()   {}
+func (*AllowExpr) expr()    {}
+func (*DenyExpr) expr()     {}
+func (*FileLoad) expr()     {}
+
+func (*TextPart) templatePart()   {}
+func (*InterpPart) templatePart() {}

@@ -1,0 +1,46 @@
+package interp
+
+import (
+	"fmt"
+
+	"github.com/guardrun/guardrun/ast"
+)
+
+// ErrorKind classifies a runtime error for embedders and the --json
+// output's `name` field.
+type ErrorKind string
+
+// Runtime error kinds.
+const (
+	KindVariable   ErrorKind = "VariableError"   // unknown or redefined variable
+	KindCall       ErrorKind = "CallError"       // wrong arguments, calling a non-exe, recursion
+	KindCode       ErrorKind = "CodeError"       // JS exception
+	KindCommand    ErrorKind = "CommandError"    // command failed, timed out, output too large
+	KindPipeline   ErrorKind = "PipelineError"   // retry limits, stage failures
+	KindImport     ErrorKind = "ImportError"     // module not found, missing export
+	KindType       ErrorKind = "TypeError"       // operator or method on the wrong kind of value
+	KindEffect     ErrorKind = "EffectError"     // output/append could not write
+	KindInterrupt  ErrorKind = "InterruptError"  // context cancelled or deadline exceeded
+	KindUnexpected ErrorKind = "InterpreterError" // anything else
+)
+
+// Error is a runtime error caused by the script. Pos is where it happened;
+// Hint says what the author can do about it.
+type Error struct {
+	Kind    ErrorKind
+	Pos     ast.Pos
+	Message string
+	Hint    string
+	Err     error
+}
+
+// Error renders "file:line:col: message".
+func (e *Error) Error() string {
+	if e.Pos.Line == 0 {
+		return e.Message
+	}
+	return fmt.Sprintf("%s: %s", e.Pos, e.Message)
+}
+
+// Unwrap returns the underlying cause.
+func (e *Error) Unwrap() error { return e.Err }

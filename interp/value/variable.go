@@ -1,0 +1,69 @@
+package value
+
+// Descriptor is the security descriptor a value carries: data labels,
+// taint (labels plus source markers such as "src:js") and sources. Issue 3
+// moves it to the taint package; until then it only travels with values.
+type Descriptor struct {
+	Labels  []string
+	Taint   []string
+	Sources []string
+}
+
+// Undefined is the value of a missing field, a missing argument or an
+// action that produced nothing. It is distinct from null (nil).
+type Undefined struct{}
+
+// Object is an ordered string-keyed map: key order is insertion order, so
+// output is deterministic and matches how the script wrote it.
+type Object struct {
+	Keys   []string
+	Values map[string]any
+}
+
+// NewObject returns an empty object.
+func NewObject() *Object { return &Object{Values: map[string]any{}} }
+
+// Set sets key to v, appending the key if it is new.
+func (o *Object) Set(key string, v any) {
+	if _, ok := o.Values[key]; !ok {
+		o.Keys = append(o.Keys, key)
+	}
+	o.Values[key] = v
+}
+
+// Get returns the value at key.
+func (o *Object) Get(key string) (any, bool) {
+	v, ok := o.Values[key]
+	return v, ok
+}
+
+// Len is the number of keys.
+func (o *Object) Len() int { return len(o.Keys) }
+
+// Callable is implemented by executable values (exes, builtin
+// transformers). The interpreter defines the concrete types.
+type Callable interface {
+	// CallableName is the name used in messages, without '@'.
+	CallableName() string
+}
+
+// Variable is a value plus its security descriptor and provenance.
+//
+// Data holds one of: nil (null), Undefined{}, bool, float64, string,
+// []any, *Object, or a Callable. Elements of []any and *Object values hold
+// the same kinds (never *Variable): a value read out of a container carries
+// the container's descriptor.
+//
+// Text, when non-nil, is the original text a structured value was parsed
+// from (for `.mx.text`).
+type Variable struct {
+	Data     any
+	Security Descriptor
+	Text     *string
+	// Source names where the value came from (a directive, "js", "cmd"…),
+	// for messages and later provenance.
+	Source string
+}
+
+// New wraps data in a Variable with an empty descriptor.
+func New(data any) *Variable { return &Variable{Data: data} }
