@@ -12,15 +12,15 @@ type ErrorKind string
 
 // Runtime error kinds.
 const (
-	KindVariable   ErrorKind = "VariableError"   // unknown or redefined variable
-	KindCall       ErrorKind = "CallError"       // wrong arguments, calling a non-exe, recursion
-	KindCode       ErrorKind = "CodeError"       // JS exception
-	KindCommand    ErrorKind = "CommandError"    // command failed, timed out, output too large
-	KindPipeline   ErrorKind = "PipelineError"   // retry limits, stage failures
-	KindImport     ErrorKind = "ImportError"     // module not found, missing export
-	KindType       ErrorKind = "TypeError"       // operator or method on the wrong kind of value
-	KindEffect     ErrorKind = "EffectError"     // output/append could not write
-	KindInterrupt  ErrorKind = "InterruptError"  // context cancelled or deadline exceeded
+	KindVariable   ErrorKind = "VariableError"    // unknown or redefined variable
+	KindCall       ErrorKind = "CallError"        // wrong arguments, calling a non-exe, recursion
+	KindCode       ErrorKind = "CodeError"        // JS exception
+	KindCommand    ErrorKind = "CommandError"     // command failed, timed out, output too large
+	KindPipeline   ErrorKind = "PipelineError"    // retry limits, stage failures
+	KindImport     ErrorKind = "ImportError"      // module not found, missing export
+	KindType       ErrorKind = "TypeError"        // operator or method on the wrong kind of value
+	KindEffect     ErrorKind = "EffectError"      // output/append could not write
+	KindInterrupt  ErrorKind = "InterruptError"   // context cancelled or deadline exceeded
 	KindUnexpected ErrorKind = "InterpreterError" // anything else
 )
 
