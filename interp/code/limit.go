@@ -1,0 +1,51 @@
+package code
+
+import (
+	"bytes"
+	"sync"
+)
+
+// limitedBuffer keeps at most limit bytes and remembers that more were
+// offered, so callers can fail instead of returning truncated output.
+type limitedBuffer struct {
+	mu       sync.Mutex
+	buf      bytes.Buffer
+	limit    int
+	overflow bool
+	// onOverflow runs once, when the limit is first exceeded.
+	onOverflow func()
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	room := l.limit - l.buf.Len()
+	if len(p) > room {
+		if room > 0 {
+			l.buf.Write(p[:room])
+		}
+		if !l.overflow {
+			l.overflow = true
+			if l.onOverflow != nil {
+				l.onOverflow()
+			}
+		}
+		// Report success so the writer keeps draining the pipe until the
+		// process is killed.
+		return len(p), nil
+	}
+	l.buf.Write(p)
+	return len(p), nil
+}
+
+func (l *limitedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+func (l *limitedBuffer) Overflowed() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.overflow
+}

@@ -1,0 +1,557 @@
+package value
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ErrNoMethod reports that a name is not a builtin method of the receiver;
+// CallMethod wraps it with the name so callers can fall back (for example
+// to an executable field of an object).
+var ErrNoMethod = errors.New("no such builtin method")
+
+// CallMethod applies the builtin method name to recv with args, following
+// JavaScript semantics (negative slice indices, split on "" into
+// characters…). Type checks (.isString() …) work on every receiver.
+// Unknown names return an error wrapping ErrNoMethod.
+func CallMethod(recv any, name string, args []any) (any, error) {
+	if out, ok := typeCheck(recv, name); ok {
+		return out, nil
+	}
+	switch r := recv.(type) {
+	case string:
+		return stringMethod(r, name, args)
+	case []any:
+		return arrayMethod(r, name, args)
+	case *Object:
+		return objectMethod(r, name, args)
+	case float64:
+		switch name {
+		case "toString":
+			return FormatNumber(r), nil
+		case "toFixed":
+			digits := int(argNumber(args, 0, 0))
+			if digits < 0 || digits > 100 {
+				return nil, fmt.Errorf("toFixed() digits argument must be between 0 and 100")
+			}
+			return fmt.Sprintf("%.*f", digits, r), nil
+		}
+	case bool:
+		if name == "toString" {
+			return Text(r), nil
+		}
+	}
+	return nil, fmt.Errorf("%w: .%s() on %s", ErrNoMethod, name, KindName(recv))
+}
+
+func typeCheck(recv any, name string) (any, bool) {
+	switch name {
+	case "isDefined":
+		_, undef := recv.(Undefined)
+		return !undef, true
+	case "isNull":
+		return recv == nil, true
+	case "isString":
+		_, ok := recv.(string)
+		return ok, true
+	case "isNumber":
+		_, ok := recv.(float64)
+		return ok, true
+	case "isBoolean":
+		_, ok := recv.(bool)
+		return ok, true
+	case "isArray":
+		_, ok := recv.([]any)
+		return ok, true
+	case "isObject":
+		_, ok := recv.(*Object)
+		return ok, true
+	case "isEmpty":
+		switch v := recv.(type) {
+		case nil, Undefined:
+			return true, true
+		case string:
+			return v == "", true
+		case []any:
+			return len(v) == 0, true
+		case *Object:
+			return v.Len() == 0, true
+		}
+		return false, true
+	}
+	return nil, false
+}
+
+func stringMethod(s, name string, args []any) (any, error) {
+	rs := []rune(s)
+	n := len(rs)
+	switch name {
+	case "length":
+		return float64(n), nil
+	case "toString", "valueOf":
+		return s, nil
+	case "includes":
+		sub := argString(args, 0)
+		from := clampIndex(int(argNumber(args, 1, 0)), n)
+		return strings.Contains(string(rs[from:]), sub), nil
+	case "startsWith":
+		from := clampIndex(int(argNumber(args, 1, 0)), n)
+		return strings.HasPrefix(string(rs[from:]), argString(args, 0)), nil
+	case "endsWith":
+		end := n
+		if len(args) > 1 {
+			end = clampIndex(int(argNumber(args, 1, float64(n))), n)
+		}
+		return strings.HasSuffix(string(rs[:end]), argString(args, 0)), nil
+	case "indexOf":
+		return float64(runeIndex(s, argString(args, 0))), nil
+	case "lastIndexOf":
+		i := strings.LastIndex(s, argString(args, 0))
+		if i < 0 {
+			return float64(-1), nil
+		}
+		return float64(utf8.RuneCountInString(s[:i])), nil
+	case "trim":
+		return strings.TrimFunc(s, unicode.IsSpace), nil
+	case "trimStart", "trimLeft":
+		return strings.TrimLeftFunc(s, unicode.IsSpace), nil
+	case "trimEnd", "trimRight":
+		return strings.TrimRightFunc(s, unicode.IsSpace), nil
+	case "toUpperCase", "toLocaleUpperCase":
+		return strings.ToUpper(s), nil
+	case "toLowerCase", "toLocaleLowerCase":
+		return strings.ToLower(s), nil
+	case "slice":
+		a, b := sliceBounds(args, n)
+		return string(rs[a:b]), nil
+	case "substring":
+		a := clampIndex(int(argNumber(args, 0, 0)), n)
+		b := n
+		if len(args) > 1 && !isNullish(args[1]) {
+			b = clampIndex(int(argNumber(args, 1, float64(n))), n)
+		}
+		if a > b {
+			a, b = b, a
+		}
+		return string(rs[a:b]), nil
+	case "substr":
+		a := relIndex(int(argNumber(args, 0, 0)), n)
+		l := n - a
+		if len(args) > 1 {
+			l = int(argNumber(args, 1, 0))
+		}
+		b := clampIndex(a+max(l, 0), n)
+		return string(rs[a:b]), nil
+	case "charAt":
+		i := int(argNumber(args, 0, 0))
+		if i < 0 || i >= n {
+			return "", nil
+		}
+		return string(rs[i]), nil
+	case "at":
+		i := int(argNumber(args, 0, 0))
+		if i < 0 {
+			i += n
+		}
+		if i < 0 || i >= n {
+			return Undefined{}, nil
+		}
+		return string(rs[i]), nil
+	case "replace":
+		return strings.Replace(s, argString(args, 0), argString(args, 1), 1), nil
+	case "replaceAll":
+		return strings.ReplaceAll(s, argString(args, 0), argString(args, 1)), nil
+	case "split":
+		return splitString(s, args), nil
+	case "match":
+		return matchString(s, argString(args, 0))
+	case "padStart", "padEnd":
+		return pad(rs, args, name == "padStart"), nil
+	case "repeat":
+		c := argNumber(args, 0, 0)
+		if c < 0 || math.IsInf(c, 0) || c*float64(len(s)) > 1<<24 {
+			return nil, fmt.Errorf("invalid count value for repeat: %s", FormatNumber(c))
+		}
+		return strings.Repeat(s, int(c)), nil
+	case "concat":
+		var b strings.Builder
+		b.WriteString(s)
+		for _, a := range args {
+			b.WriteString(Text(a))
+		}
+		return b.String(), nil
+	}
+	return nil, fmt.Errorf("%w: .%s() on string", ErrNoMethod, name)
+}
+
+func arrayMethod(arr []any, name string, args []any) (any, error) {
+	n := len(arr)
+	switch name {
+	case "length":
+		return float64(n), nil
+	case "includes":
+		return indexOf(arr, arg(args, 0)) >= 0, nil
+	case "indexOf":
+		return float64(indexOf(arr, arg(args, 0))), nil
+	case "lastIndexOf":
+		want := arg(args, 0)
+		for i := n - 1; i >= 0; i-- {
+			if strictEqual(arr[i], want) {
+				return float64(i), nil
+			}
+		}
+		return float64(-1), nil
+	case "join":
+		sep := ","
+		if len(args) > 0 && !isUndefined(args[0]) {
+			sep = Text(args[0])
+		}
+		return joinArray(arr, sep), nil
+	case "toString":
+		return joinArray(arr, ","), nil
+	case "slice":
+		a, b := sliceBounds(args, n)
+		return append([]any{}, arr[a:b]...), nil
+	case "concat":
+		out := append([]any{}, arr...)
+		for _, a := range args {
+			if more, ok := a.([]any); ok {
+				out = append(out, more...)
+			} else {
+				out = append(out, a)
+			}
+		}
+		return out, nil
+	case "reverse":
+		out := make([]any, n)
+		for i, e := range arr {
+			out[n-1-i] = e
+		}
+		return out, nil
+	case "sort":
+		out := append([]any{}, arr...)
+		sort.SliceStable(out, func(i, j int) bool { return jsSortLess(out[i], out[j]) })
+		return out, nil
+	case "flat":
+		depth := 1
+		if len(args) > 0 {
+			depth = int(argNumber(args, 0, 1))
+		}
+		return flatten(arr, depth), nil
+	case "at":
+		i := int(argNumber(args, 0, 0))
+		if i < 0 {
+			i += n
+		}
+		if i < 0 || i >= n {
+			return Undefined{}, nil
+		}
+		return arr[i], nil
+	case "first":
+		if n == 0 {
+			return Undefined{}, nil
+		}
+		return arr[0], nil
+	case "last":
+		if n == 0 {
+			return Undefined{}, nil
+		}
+		return arr[n-1], nil
+	}
+	return nil, fmt.Errorf("%w: .%s() on array", ErrNoMethod, name)
+}
+
+func objectMethod(o *Object, name string, args []any) (any, error) {
+	switch name {
+	case "keys":
+		out := make([]any, len(o.Keys))
+		for i, k := range o.Keys {
+			out[i] = k
+		}
+		return out, nil
+	case "values":
+		out := make([]any, len(o.Keys))
+		for i, k := range o.Keys {
+			out[i] = o.Values[k]
+		}
+		return out, nil
+	case "entries":
+		out := make([]any, len(o.Keys))
+		for i, k := range o.Keys {
+			out[i] = []any{k, o.Values[k]}
+		}
+		return out, nil
+	case "includes", "has", "hasOwnProperty":
+		_, ok := o.Values[Text(arg(args, 0))]
+		return ok, nil
+	case "length":
+		return float64(o.Len()), nil
+	}
+	return nil, fmt.Errorf("%w: .%s() on object", ErrNoMethod, name)
+}
+
+func arg(args []any, i int) any {
+	if i < len(args) {
+		return args[i]
+	}
+	return Undefined{}
+}
+
+// argString converts an argument the way JavaScript's String() does, with
+// a missing argument reading as "undefined".
+func argString(args []any, i int) string {
+	v := arg(args, i)
+	if isUndefined(v) {
+		return "undefined"
+	}
+	return Text(v)
+}
+
+func argNumber(args []any, i int, dflt float64) float64 {
+	v := arg(args, i)
+	switch x := v.(type) {
+	case Undefined:
+		return dflt
+	case nil:
+		return 0
+	case float64:
+		if math.IsNaN(x) {
+			return 0
+		}
+		return x
+	case bool:
+		if x {
+			return 1
+		}
+		return 0
+	case string:
+		if f, ok := ParseNumber(x); ok {
+			return f
+		}
+		if strings.TrimSpace(x) == "" {
+			return 0
+		}
+	}
+	return dflt
+}
+
+func isUndefined(v any) bool {
+	_, ok := v.(Undefined)
+	return ok
+}
+
+func clampIndex(i, n int) int {
+	return min(max(i, 0), n)
+}
+
+// relIndex resolves a possibly negative JavaScript index against length n.
+func relIndex(i, n int) int {
+	if i < 0 {
+		i += n
+	}
+	return clampIndex(i, n)
+}
+
+func sliceBounds(args []any, n int) (int, int) {
+	a := relIndex(int(argNumber(args, 0, 0)), n)
+	b := n
+	if len(args) > 1 && !isUndefined(args[1]) {
+		b = relIndex(int(argNumber(args, 1, float64(n))), n)
+	}
+	if b < a {
+		b = a
+	}
+	return a, b
+}
+
+func runeIndex(s, sub string) int {
+	i := strings.Index(s, sub)
+	if i < 0 {
+		return -1
+	}
+	return utf8.RuneCountInString(s[:i])
+}
+
+func splitString(s string, args []any) []any {
+	limit := -1
+	if len(args) > 1 && !isUndefined(args[1]) {
+		limit = int(argNumber(args, 1, -1))
+	}
+	var parts []string
+	switch {
+	case len(args) == 0 || isUndefined(args[0]):
+		parts = []string{s}
+	case Text(args[0]) == "":
+		for _, r := range s {
+			parts = append(parts, string(r))
+		}
+	default:
+		parts = strings.Split(s, Text(args[0]))
+	}
+	if limit >= 0 && limit < len(parts) {
+		parts = parts[:limit]
+	}
+	out := make([]any, len(parts))
+	for i, p := range parts {
+		out[i] = p
+	}
+	return out
+}
+
+// matchString treats the pattern as a regular expression (a /…/flags form
+// is accepted) and returns the match and its groups, or null.
+func matchString(s, pattern string) (any, error) {
+	flags := ""
+	if len(pattern) >= 2 && pattern[0] == '/' {
+		if end := strings.LastIndex(pattern, "/"); end > 0 {
+			flags = pattern[end+1:]
+			pattern = pattern[1:end]
+		}
+	}
+	prefix := ""
+	if strings.Contains(flags, "i") {
+		prefix += "(?i)"
+	}
+	if strings.Contains(flags, "m") {
+		prefix += "(?m)"
+	}
+	if strings.Contains(flags, "s") {
+		prefix += "(?s)"
+	}
+	re, err := regexp.Compile(prefix + pattern)
+	if err != nil {
+		return nil, fmt.Errorf("invalid regular expression %q: %v", pattern, err)
+	}
+	if strings.Contains(flags, "g") {
+		all := re.FindAllString(s, -1)
+		if all == nil {
+			return nil, nil
+		}
+		out := make([]any, len(all))
+		for i, m := range all {
+			out[i] = m
+		}
+		return out, nil
+	}
+	m := re.FindStringSubmatchIndex(s)
+	if m == nil {
+		return nil, nil
+	}
+	out := make([]any, 0, len(m)/2)
+	for i := 0; i < len(m); i += 2 {
+		if m[i] < 0 {
+			out = append(out, Undefined{})
+			continue
+		}
+		out = append(out, s[m[i]:m[i+1]])
+	}
+	return out, nil
+}
+
+func pad(rs []rune, args []any, start bool) string {
+	target := int(argNumber(args, 0, 0))
+	fill := " "
+	if len(args) > 1 && !isUndefined(args[1]) {
+		fill = Text(args[1])
+	}
+	missing := target - len(rs)
+	if missing <= 0 || fill == "" || target > 1<<24 {
+		return string(rs)
+	}
+	fr := []rune(fill)
+	padding := make([]rune, missing)
+	for i := range padding {
+		padding[i] = fr[i%len(fr)]
+	}
+	if start {
+		return string(padding) + string(rs)
+	}
+	return string(rs) + string(padding)
+}
+
+// strictEqual is JavaScript's SameValueZero as used by includes/indexOf:
+// primitives by value, structures by identity.
+func strictEqual(a, b any) bool {
+	switch x := a.(type) {
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	case *Object:
+		y, ok := b.(*Object)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && (x == y || math.IsNaN(x) && math.IsNaN(y))
+	case Callable:
+		y, ok := b.(Callable)
+		return ok && x == y
+	}
+	switch b.(type) {
+	case []any, *Object, Callable:
+		return false
+	}
+	return a == b
+}
+
+func indexOf(arr []any, want any) int {
+	for i, e := range arr {
+		if strictEqual(e, want) {
+			return i
+		}
+	}
+	return -1
+}
+
+// joinArray joins like Array#join: null and undefined become empty, nested
+// arrays join with commas; objects use compact JSON rather than
+// "[object Object]" because that is what a script means.
+func joinArray(arr []any, sep string) string {
+	parts := make([]string, len(arr))
+	for i, e := range arr {
+		switch v := e.(type) {
+		case nil, Undefined:
+		case []any:
+			parts[i] = joinArray(v, ",")
+		default:
+			parts[i] = Text(v)
+		}
+	}
+	return strings.Join(parts, sep)
+}
+
+// jsSortLess is Array#sort's default order: undefined last, everything else
+// by its string form.
+func jsSortLess(a, b any) bool {
+	if isUndefined(a) {
+		return false
+	}
+	if isUndefined(b) {
+		return true
+	}
+	return sortKey(a) < sortKey(b)
+}
+
+func sortKey(v any) string {
+	if arr, ok := v.([]any); ok {
+		return joinArray(arr, ",")
+	}
+	return Text(v)
+}
+
+func flatten(arr []any, depth int) []any {
+	out := make([]any, 0, len(arr))
+	for _, e := range arr {
+		if inner, ok := e.([]any); ok && depth > 0 {
+			out = append(out, flatten(inner, depth-1)...)
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
