@@ -85,6 +85,9 @@ type OutputDirective struct {
 	Pos    Pos
 	Value  Expr
 	Target OutputTarget
+	// Format is the `as json|yaml|text` suffix, if any. A nil Value with a
+	// Target path is `output "file"`: the whole document.
+	Format string
 }
 
 // AppendDirective is `append value to "file"`.
@@ -92,6 +95,8 @@ type AppendDirective struct {
 	Pos    Pos
 	Value  Expr
 	Target OutputTarget
+	// Format is the `as …` suffix, if any.
+	Format string
 }
 
 // LogDirective is `log value` (output to stderr).
@@ -115,6 +120,9 @@ type ImportDirective struct {
 	All       bool
 	Namespace string
 	Path      string
+	// Policy is set for `import policy @name from "…"`; Namespace holds
+	// the name.
+	Policy bool
 }
 
 // ExportDirective is `export { @a, @b }` or `export { * }` (All).

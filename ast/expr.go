@@ -301,6 +301,16 @@ type DenyExpr struct {
 	Reason string
 }
 
+// LabelExpr is a value with label modifications in a guard action or
+// when action: `clear! @v`, `trusted!,!secret @v`, `pii @v`. Labels keep
+// their spelling: `name` adds, `!name` removes, `name!` / `clear!` are
+// privileged forms.
+type LabelExpr struct {
+	Pos    Pos
+	Labels []string
+	Value  Expr
+}
+
 // FileLoad is `<path>`: the contents of a file.
 type FileLoad struct {
 	Pos  Pos
@@ -331,6 +341,7 @@ func (n *DeniedExpr) Position() Pos   { return n.Pos }
 func (n *AllowExpr) Position() Pos    { return n.Pos }
 func (n *DenyExpr) Position() Pos     { return n.Pos }
 func (n *FileLoad) Position() Pos     { return n.Pos }
+func (n *LabelExpr) Position() Pos    { return n.Pos }
 func (n *WhenArm) Position() Pos      { return n.Pos }
 func (n *Stage) Position() Pos        { return n.Pos }
 
@@ -356,6 +367,7 @@ func (*DeniedExpr) expr()   {}
 func (*AllowExpr) expr()    {}
 func (*DenyExpr) expr()     {}
 func (*FileLoad) expr()     {}
+func (*LabelExpr) expr()    {}
 
 func (*TextPart) templatePart()   {}
 func (*InterpPart) templatePart() {}

@@ -1,0 +1,224 @@
+package ast
+
+// Visitor's Visit is called for each node met by Walk. If it returns a
+// non-nil visitor w, Walk visits the node's children with w and then
+// calls w.Visit(nil).
+type Visitor interface {
+	Visit(n Node) (w Visitor)
+}
+
+// Walk traverses the tree rooted at n in depth-first source order, in the
+// manner of go/ast.Walk.
+func Walk(v Visitor, n Node) {
+	if n == nil || isNilNode(n) {
+		return
+	}
+	if v = v.Visit(n); v == nil {
+		return
+	}
+	for _, c := range children(n) {
+		Walk(v, c)
+	}
+	v.Visit(nil)
+}
+
+type inspector func(Node) bool
+
+func (f inspector) Visit(n Node) Visitor {
+	if f(n) {
+		return f
+	}
+	return nil
+}
+
+// Inspect calls f for each node of the tree rooted at n; f returning false
+// skips the node's children. f(nil) follows each visited node's children.
+func Inspect(n Node, f func(Node) bool) { Walk(inspector(f), n) }
+
+// isNilNode catches typed nil pointers stored in interfaces.
+func isNilNode(n Node) bool {
+	switch x := n.(type) {
+	case *Ref:
+		return x == nil
+	case *StringLit:
+		return x == nil
+	case *BlockExpr:
+		return x == nil
+	case *WhenExpr:
+		return x == nil
+	case *ForExpr:
+		return x == nil
+	case *ObjectLit:
+		return x == nil
+	case *CodeExpr:
+		return x == nil
+	case *IfDirective:
+		return x == nil
+	case *Stage:
+		return x == nil
+	}
+	return false
+}
+
+func appendExprs(out []Node, xs ...Expr) []Node {
+	for _, x := range xs {
+		if x != nil {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func targetNodes(out []Node, t *OutputTarget) []Node {
+	if t != nil && t.Path != nil {
+		out = append(out, t.Path)
+	}
+	return out
+}
+
+func stageNodes(out []Node, s *Stage) []Node {
+	if s != nil {
+		out = append(out, s)
+	}
+	return out
+}
+
+// children lists the direct child nodes of n in source order.
+func children(n Node) []Node {
+	var out []Node
+	switch x := n.(type) {
+	case *Document:
+		out = append(out, x.Body...)
+	case *VarDirective:
+		out = appendExprs(out, x.Value)
+	case *ShowDirective:
+		out = appendExprs(out, x.Value)
+	case *ExeDirective:
+		out = appendExprs(out, x.Body)
+	case *RunDirective:
+		out = appendExprs(out, x.Value)
+	case *WhenDirective:
+		out = append(out, x.When)
+	case *ForDirective:
+		out = append(out, x.For)
+	case *IfDirective:
+		out = appendExprs(out, x.Cond)
+		out = append(out, x.Then)
+		if x.Else != nil {
+			out = append(out, x.Else)
+		}
+	case *OutputDirective:
+		out = appendExprs(out, x.Value)
+		out = targetNodes(out, &x.Target)
+	case *AppendDirective:
+		out = appendExprs(out, x.Value)
+		out = targetNodes(out, &x.Target)
+	case *LogDirective:
+		out = appendExprs(out, x.Value)
+	case *GuardDirective:
+		out = append(out, x.Body)
+	case *PolicyDirective:
+		out = appendExprs(out, x.Value)
+	case *LetStmt:
+		out = appendExprs(out, x.Value)
+	case *AugmentStmt:
+		out = appendExprs(out, x.Value)
+	case *ReturnStmt:
+		out = appendExprs(out, x.Value)
+	case *ExprStmt:
+		out = appendExprs(out, x.Value)
+	case *StringLit:
+		for _, p := range x.Parts {
+			out = append(out, p)
+		}
+	case *InterpPart:
+		out = appendExprs(out, x.Value, x.Fallback)
+	case *Ref:
+		for _, a := range x.Path {
+			out = appendExprs(out, a.Index)
+			out = appendExprs(out, a.Args...)
+		}
+	case *ArrayLit:
+		for _, it := range x.Items {
+			out = appendExprs(out, it.Value)
+		}
+	case *ObjectLit:
+		for _, e := range x.Entries {
+			out = appendExprs(out, e.Value)
+		}
+	case *UnaryExpr:
+		out = appendExprs(out, x.X)
+	case *BinaryExpr:
+		out = appendExprs(out, x.Left, x.Right)
+	case *TernaryExpr:
+		out = appendExprs(out, x.Cond, x.Then, x.Else)
+	case *CodeExpr:
+		if x.Command != nil {
+			out = append(out, x.Command)
+		}
+	case *PipelineExpr:
+		out = appendExprs(out, x.Source)
+		for _, s := range x.Stages {
+			out = stageNodes(out, s)
+		}
+		if x.With != nil && !x.FromWith {
+			for _, s := range x.With.Pipeline {
+				out = stageNodes(out, s)
+			}
+		}
+		if x.With != nil && x.With.Options != nil {
+			out = append(out, x.With.Options)
+		}
+	case *Stage:
+		if x.Call != nil {
+			out = append(out, x.Call)
+		}
+		if x.Effect != nil {
+			out = appendExprs(out, x.Effect.Value)
+			out = targetNodes(out, x.Effect.Target)
+		}
+		for _, s := range x.Parallel {
+			out = stageNodes(out, s)
+		}
+		if x.Code != nil {
+			out = append(out, x.Code)
+		}
+	case *WhenExpr:
+		out = appendExprs(out, x.Subject)
+		for _, a := range x.Arms {
+			out = append(out, a)
+		}
+	case *WhenArm:
+		out = appendExprs(out, x.Cond)
+		if x.Action != nil {
+			out = append(out, x.Action)
+		}
+	case *ForExpr:
+		out = appendExprs(out, x.Source, x.Filter)
+		if x.Body != nil {
+			out = append(out, x.Body)
+		}
+	case *ForeachExpr:
+		if x.Call != nil {
+			out = append(out, x.Call)
+		}
+	case *BlockExpr:
+		for _, s := range x.Stmts {
+			out = append(out, s)
+		}
+	case *RetryExpr:
+		out = appendExprs(out, x.Hint)
+	case *AllowExpr:
+		out = appendExprs(out, x.Value)
+		if x.With != nil {
+			out = append(out, x.With)
+		}
+	case *FileLoad:
+		if x.Path != nil {
+			out = append(out, x.Path)
+		}
+	case *LabelExpr:
+		out = appendExprs(out, x.Value)
+	}
+	return out
+}

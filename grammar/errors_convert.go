@@ -1,0 +1,116 @@
+package grammar
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/guardrun/guardrun/ast"
+)
+
+var spaceLabelsRe = regexp.MustCompile(`^(var|exe)[ \t]+(?:[A-Za-z_][\w:-]*[ \t]*,[ \t]*)*[A-Za-z_][\w:-]*[ \t]+[A-Za-z_!]`)
+
+const exeExamples = "Invalid exe syntax. Examples:\n" +
+	"  exe @echo(msg) = cmd {echo @msg}\n" +
+	"  exe @greet(name) = `Hello @name`\n" +
+	"  exe @add(a, b) = js { return a + b }\n" +
+	"  exe @check(x) = when [ @x => \"yes\"; * => \"no\" ]\n" +
+	"  exe @msg() = \"a string value\""
+
+// precheck reports errors that participle would only describe vaguely.
+func precheck(src *source, start int, text string) error {
+	if m := spaceLabelsRe.FindStringSubmatch(text); m != nil {
+		if m[1] == "var" {
+			return &Error{Pos: src.posAt(start), Message: "Invalid var syntax. Expected: var @name = value", Found: firstLine(text), Hint: "separate labels with commas: var secret,pii @name = value"}
+		}
+		return &Error{Pos: src.posAt(start), Message: exeExamples, Found: firstLine(text), Hint: "separate labels with commas: exe net:w,tool:w @name() = …"}
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return firstWords(s)
+}
+
+var unclosedNames = map[string]string{
+	"DQOpen":     "Unterminated double-quoted string",
+	"BTOpen":     "Unterminated backtick template",
+	"ColonOpen":  "Unterminated :: template",
+	"TripleOpen": "Unterminated ::: template",
+	"CodeOpen":   "Unbalanced braces in code block",
+	"PipeCode":   "Unbalanced braces in code block",
+	"CodeLBrace": "Unbalanced braces in code block",
+	"MOpen":      "Unterminated {{ interpolation",
+	"TLParen":    "Unclosed '(' in template reference",
+	"TLBrack":    "Unclosed '[' in template reference",
+}
+
+// convertParseError turns a participle error on the span starting at base
+// into a positioned *Error.
+func convertParseError(src *source, base int, text string, res scanResult, err error) *Error {
+	if res.unclosed != nil {
+		u := res.unclosed
+		msg, ok := unclosedNames[u.kind]
+		hint := "close it before the end of the file"
+		if !ok {
+			msg = fmt.Sprintf("Unclosed %q: no matching %q before the end of the file", u.kind, closerFor[u.kind])
+			hint = "add the missing " + closerFor[u.kind]
+		}
+		if strings.HasPrefix(text, "guard") && u.kind == "[" {
+			msg = "Unterminated guard block: missing ']'"
+		}
+		return &Error{Pos: src.posAt(u.offset), Message: msg, Found: u.value, Hint: hint}
+	}
+	var perr participle.Error
+	if !errors.As(err, &perr) {
+		return &Error{Pos: src.posAt(base), Message: err.Error(), Hint: "check the directive syntax"}
+	}
+	off := base + perr.Position().Offset
+	found := ""
+	var ute *participle.UnexpectedTokenError
+	if errors.As(err, &ute) {
+		found = ute.Unexpected.Value
+		if ute.Unexpected.EOF() {
+			found = ""
+		}
+	}
+	msg := "Syntax error: " + perr.Message()
+	if strings.HasPrefix(found, "'") {
+		msg = "Unterminated single-quoted string"
+	}
+	return &Error{Pos: src.posAt(off), Message: msg, Found: found, Hint: hintFor(text)}
+}
+
+func hintFor(text string) string {
+	kw := keywordRe.FindString(text)
+	switch kw {
+	case "var":
+		return "expected: var [labels] @name = value"
+	case "exe":
+		return "expected: exe [labels] @name(params) = body"
+	case "show":
+		return "expected: show <value>"
+	case "run":
+		return "expected: run cmd {…}, run js {…} or run @exe(args)"
+	case "when":
+		return "expected: when [ condition => action … ] or when condition => action"
+	case "guard":
+		return "expected: guard [@name] before|after|always <label|op:x> = when [ … ]"
+	case "for":
+		return "expected: for @item in <collection> => action"
+	case "import":
+		return `expected: import { @a, @b } from "./module.mld"`
+	case "output":
+		return `expected: output <value> to "file" | stdout | stderr`
+	}
+	return "check the syntax near this position"
+}
+
+func posErr(p ast.Pos, msg, found, hint string) *Error {
+	return &Error{Pos: p, Message: msg, Found: found, Hint: hint}
+}

@@ -1,0 +1,50 @@
+package grammar
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/guardrun/guardrun/ast"
+)
+
+var fuzzSeeds = []string{
+	"# T\n/var secret,pii @k = \"abc\"\n/show `k=@k`\n",
+	"/exe @f(a, b: string) = when [ @a => `x @b`; * => js { return {a: 1} } ]\n",
+	"/guard @g before op:cmd = when [\n  @mx.op.type == \"run\" => deny \"no\"\n  * => allow\n]\n",
+	"/var @o = @s() | @a || @b | show \"X @mx.try\" | cmd { tr a-z A-Z } with { pipeline: [@c, [@d, @e]] }\n",
+	"/for @k, @v in @obj when @v => show :::{{k}} @v:::\n",
+	"/if @a [ let @x = 1; @x += 2; => pii @x ] else [ show 'n' ]\n",
+	"/var @t = when @s: [ >= 1 && < 3 => \"a\"\n none => \"b\" ]\n",
+	"/import { @a, @b as @c } from \"./m.mld\"\n/export { * }\n@x | log\n",
+	"```\n/show \"fenced\"\n```\n>> comment\n/run @p | { cat } with { stdin: @x }\n",
+	"---\na: 1\n---\n/@f(@x?.y[0][*], -1, !true, <file.md>)\n",
+	"/show ::a `b` @c?  @d??\"e\" @f\\-g::\n",
+	"/var @x = [1, 2\n",
+	"/show `unterminated\n",
+	"/exe @f() = js { {\n",
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, src string, strict bool) {
+		mode := ast.Markdown
+		if strict {
+			mode = ast.Strict
+		}
+		doc, err := Parse("fuzz.md", []byte(src), mode)
+		if err != nil {
+			var perr *Error
+			if !errors.As(err, &perr) {
+				t.Fatalf("error is not *grammar.Error: %T %v", err, err)
+			}
+			if perr.Pos.Line < 1 || perr.Pos.Col < 1 {
+				t.Fatalf("error without position: %v", perr)
+			}
+			return
+		}
+		ast.Inspect(doc, func(ast.Node) bool { return true })
+	})
+}

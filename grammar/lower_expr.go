@@ -1,0 +1,438 @@
+package grammar
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/guardrun/guardrun/ast"
+)
+
+func (l *lowerer) expr(e *expr) ast.Expr {
+	if e == nil {
+		return nil
+	}
+	src := l.ternary(e.Source)
+	if len(e.Steps) == 0 && e.With == nil {
+		return src
+	}
+	pl := &ast.PipelineExpr{Pos: l.pos(e.Pos), Source: src}
+	for _, st := range e.Steps {
+		if st.Code != nil {
+			pl.Stages = append(pl.Stages, &ast.Stage{Pos: l.pos(st.Pos), Kind: ast.StageCode, Code: l.code(st.Code)})
+			continue
+		}
+		pl.Stages = append(pl.Stages, l.stage(st.Stage))
+	}
+	if e.With != nil {
+		pl.With = l.with(e.With)
+		if len(pl.Stages) == 0 && pl.With.Pipeline != nil {
+			pl.Stages = pl.With.Pipeline
+			pl.FromWith = true
+		}
+	}
+	return pl
+}
+
+func (l *lowerer) stage(s *stage) *ast.Stage {
+	var atoms []*ast.Stage
+	for _, a := range s.Atoms {
+		atoms = append(atoms, l.stageAtom(a))
+	}
+	if len(atoms) == 1 && !s.Lead {
+		return atoms[0]
+	}
+	return &ast.Stage{Pos: l.pos(s.Pos), Kind: ast.StageParallel, Parallel: atoms}
+}
+
+func (l *lowerer) stageAtom(a *stageAtom) *ast.Stage {
+	p := l.pos(a.Pos)
+	switch {
+	case a.Effect != nil:
+		return &ast.Stage{Pos: p, Kind: ast.StageEffect, Effect: l.effect(a.Effect)}
+	case a.Code != nil:
+		return &ast.Stage{Pos: p, Kind: ast.StageCode, Code: l.code(a.Code)}
+	default:
+		return &ast.Stage{Pos: p, Kind: ast.StageCall, Call: l.ref(a.Ref)}
+	}
+}
+
+func (l *lowerer) effect(e *effect) *ast.EffectStage {
+	out := &ast.EffectStage{Kind: e.Kind}
+	if e.Value != nil {
+		out.Value = l.ternary(e.Value)
+	}
+	if e.Target != nil {
+		t := l.target(e.Target)
+		out.Target = &t
+	} else if (e.Kind == "output" || e.Kind == "append") && out.Value != nil {
+		// `| append "f"`: the only operand is the target.
+		out.Target = &ast.OutputTarget{Pos: out.Value.Position(), Path: out.Value}
+		out.Value = nil
+	}
+	return out
+}
+
+// with splits a with-clause into pipeline stages and other options.
+func (l *lowerer) with(o *object) *ast.WithClause {
+	w := &ast.WithClause{Pos: l.pos(o.Pos), Options: &ast.ObjectLit{Pos: l.pos(o.Pos)}}
+	for _, en := range o.Entries {
+		if en.KeyIdent != nil && *en.KeyIdent == "pipeline" || en.KeyStr != nil && l.keyString(en.KeyStr) == "pipeline" {
+			w.Pipeline = l.withStages(en.Value)
+			continue
+		}
+		w.Options.Entries = append(w.Options.Entries, l.entry(en))
+	}
+	return w
+}
+
+func (l *lowerer) withStages(e *expr) []*ast.Stage {
+	arr := plainArray(e)
+	if arr == nil {
+		l.fail(e.Pos, "pipeline must be an array of stages", l.snippet(e.Pos), "write with { pipeline: [@f, @g] }")
+		return nil
+	}
+	stages := []*ast.Stage{}
+	for _, it := range arr.Items {
+		stages = append(stages, l.arrayStage(it))
+	}
+	return stages
+}
+
+func plainArray(e *expr) *array {
+	if e == nil || len(e.Steps) > 0 || e.With != nil {
+		return nil
+	}
+	t := e.Source
+	if t.Then != nil || len(t.Cond.Rest) > 0 || len(t.Cond.First.Ops) > 0 {
+		return nil
+	}
+	return t.Cond.First.X.Array
+}
+
+func (l *lowerer) arrayStage(it *arrayItem) *ast.Stage {
+	p := l.pos(it.Pos)
+	if it.Effect != nil {
+		return &ast.Stage{Pos: p, Kind: ast.StageEffect, Effect: l.effect(it.Effect)}
+	}
+	if arr := plainArray(it.Value); arr != nil {
+		st := &ast.Stage{Pos: p, Kind: ast.StageParallel}
+		for _, sub := range arr.Items {
+			st.Parallel = append(st.Parallel, l.arrayStage(sub))
+		}
+		return st
+	}
+	switch v := l.expr(it.Value).(type) {
+	case *ast.Ref:
+		return &ast.Stage{Pos: p, Kind: ast.StageCall, Call: v}
+	case *ast.CodeExpr:
+		return &ast.Stage{Pos: p, Kind: ast.StageCode, Code: v}
+	}
+	l.fail(it.Pos, "pipeline stage must be an @exe reference, an effect or a [parallel] group", l.snippet(it.Pos), "write with { pipeline: [@f, [@a, @b], show] }")
+	return &ast.Stage{Pos: p}
+}
+
+func (l *lowerer) ternary(t *ternary) ast.Expr {
+	if t == nil {
+		return nil
+	}
+	c := l.binary(t.Cond)
+	if t.Then == nil {
+		return c
+	}
+	return &ast.TernaryExpr{Pos: l.pos(t.Pos), Cond: c, Then: l.ternary(t.Then), Else: l.ternary(t.Else)}
+}
+
+var precedence = map[string]int{
+	"??": 1, "||": 2, "&&": 3,
+	"==": 4, "!=": 4, "~=": 4, "!~=": 4, "<": 4, ">": 4, "<=": 4, ">=": 4,
+	"+": 5, "-": 5, "*": 6, "/": 6, "%": 6,
+}
+
+// binary applies operator precedence to the flat operand/operator list.
+func (l *lowerer) binary(b *binary) ast.Expr {
+	operands := []ast.Expr{l.unary(b.First)}
+	var ops []*binRest
+	reduce := func() {
+		op := ops[len(ops)-1]
+		ops = ops[:len(ops)-1]
+		r := operands[len(operands)-1]
+		lft := operands[len(operands)-2]
+		operands = operands[:len(operands)-2]
+		p := l.pos(op.Pos)
+		if lft != nil {
+			p = lft.Position()
+		}
+		operands = append(operands, &ast.BinaryExpr{Pos: p, Op: op.Op, Left: lft, Right: r})
+	}
+	for _, r := range b.Rest {
+		for len(ops) > 0 && precedence[ops[len(ops)-1].Op] >= precedence[r.Op] {
+			reduce()
+		}
+		ops = append(ops, r)
+		operands = append(operands, l.unary(r.Right))
+	}
+	for len(ops) > 0 {
+		reduce()
+	}
+	return operands[0]
+}
+
+func (l *lowerer) unary(u *unary) ast.Expr {
+	if u == nil {
+		return nil
+	}
+	x := l.primary(u.X)
+	for i := len(u.Ops) - 1; i >= 0; i-- {
+		if n, ok := x.(*ast.NumberLit); ok && u.Ops[i] == "-" && i == len(u.Ops)-1 {
+			x = &ast.NumberLit{Pos: l.pos(u.Pos), Value: -n.Value, Raw: "-" + n.Raw}
+			continue
+		}
+		x = &ast.UnaryExpr{Pos: l.pos(u.Pos), Op: u.Ops[i], X: x}
+	}
+	return x
+}
+
+func (l *lowerer) primary(p *primary) ast.Expr {
+	if p == nil {
+		return nil
+	}
+	at := l.pos(p.Pos)
+	switch {
+	case p.Number != nil:
+		v, _ := strconv.ParseFloat(*p.Number, 64)
+		return &ast.NumberLit{Pos: at, Value: v, Raw: *p.Number}
+	case p.Bool != nil:
+		return &ast.BoolLit{Pos: at, Value: *p.Bool == "true"}
+	case p.Null:
+		return &ast.NullLit{Pos: at}
+	case p.Str != nil:
+		return l.str(p.Str)
+	case p.Load != nil:
+		return &ast.FileLoad{Pos: at, Path: l.loadPath(p)}
+	case p.Code != nil:
+		return l.code(p.Code)
+	case p.When != nil:
+		return l.when(p.When, at)
+	case p.For != nil:
+		return l.forExpr(p.For, at)
+	case p.Foreach != nil:
+		r := l.ref(p.Foreach)
+		if len(r.Path) == 0 || r.Path[len(r.Path)-1].Kind != ast.AccessCall {
+			l.fail(p.Pos, "foreach needs an invocation: foreach @f(@items)", r.Name, "write foreach @f(@array)")
+		}
+		return &ast.ForeachExpr{Pos: at, Call: r}
+	case p.BareKw != nil:
+		if strings.HasPrefix(*p.BareKw, "allow") {
+			return &ast.AllowExpr{Pos: at}
+		}
+		return &ast.RetryExpr{Pos: at}
+	case p.Retry != nil:
+		r := &ast.RetryExpr{Pos: at}
+		if p.Retry.Value != nil {
+			r.Hint = l.literalOrExpr(p.Retry.Value)
+		}
+		return r
+	case p.Skip:
+		return &ast.SkipExpr{Pos: at}
+	case p.Denied:
+		return &ast.DeniedExpr{Pos: at}
+	case p.Allow != nil:
+		a := &ast.AllowExpr{Pos: at}
+		if p.Allow.Value != nil {
+			a.Value = l.ternary(p.Allow.Value)
+		}
+		if p.Allow.With != nil {
+			a.With = l.object(p.Allow.With)
+		}
+		return a
+	case p.Deny != nil:
+		return l.deny(p.Deny, at)
+	case p.Ref != nil:
+		return l.ref(p.Ref)
+	case p.Call != nil:
+		r := &ast.Ref{Pos: at, Name: p.Call.Name}
+		acc := ast.Accessor{Pos: at, Kind: ast.AccessCall, Args: []ast.Expr{}}
+		for _, a := range p.Call.Args {
+			acc.Args = append(acc.Args, l.expr(a))
+		}
+		r.Path = append(r.Path, acc)
+		return r
+	case p.Array != nil:
+		return l.array(p.Array)
+	case p.Object != nil:
+		return l.object(p.Object)
+	case p.Paren != nil:
+		return l.expr(p.Paren)
+	case p.Run != nil:
+		return l.ternary(p.Run)
+	}
+	l.fail(p.Pos, "Syntax error: expected a value", l.snippet(p.Pos), "")
+	return &ast.NullLit{Pos: at}
+}
+
+// literalOrExpr keeps a double-quoted hint literal (hints are not
+// interpolated) and lowers anything else as an expression.
+func (l *lowerer) literalOrExpr(t *ternary) ast.Expr {
+	if t.Then == nil && len(t.Cond.Rest) == 0 && len(t.Cond.First.Ops) == 0 {
+		if s := t.Cond.First.X.Str; s != nil && (s.DQ || s.SQ != nil) {
+			raw := l.rawString(s)
+			return &ast.StringLit{Pos: l.pos(s.Pos), Kind: ast.DoubleQuote, Parts: []ast.TemplatePart{&ast.TextPart{Pos: l.pos(s.Pos), Text: raw}}}
+		}
+	}
+	return l.ternary(t)
+}
+
+func (l *lowerer) deny(d *denyX, at ast.Pos) ast.Expr {
+	if d.Reason != nil && d.Reason.Str != nil && (d.Reason.Str.DQ || d.Reason.Str.SQ != nil) {
+		return &ast.DenyExpr{Pos: at, Reason: l.rawString(d.Reason.Str)}
+	}
+	found := "deny"
+	if d.Reason != nil {
+		found = l.snippet(d.Reason.Pos)
+	}
+	pos := d.Pos
+	if d.Reason != nil {
+		pos = d.Reason.Pos
+	}
+	l.fail(pos, `Guard deny actions require a quoted reason: deny "reason"`, found, `write deny "why the operation is blocked"`)
+	return &ast.DenyExpr{Pos: at}
+}
+
+// rawString is the literal text between the quotes of a "…" or '…'
+// string, with escapes resolved but no interpolation.
+func (l *lowerer) rawString(s *strLit) string {
+	if s.SQ != nil {
+		return unescapeSingle((*s.SQ)[1 : len(*s.SQ)-1])
+	}
+	if len(s.Tokens) < 2 {
+		return ""
+	}
+	first, last := s.Tokens[0], s.Tokens[len(s.Tokens)-1]
+	raw := l.text[first.Pos.Offset+len(first.Value) : last.Pos.Offset]
+	return unescapeDouble(raw)
+}
+
+func (l *lowerer) ref(r *ref) *ast.Ref {
+	out := &ast.Ref{Pos: l.pos(r.Pos), Name: r.Name[1:]}
+	for _, a := range r.Path {
+		p := l.pos(a.Pos)
+		switch {
+		case a.Field != nil:
+			for i, f := range strings.Split(*a.Field, ".") {
+				out.Path = append(out.Path, ast.Accessor{Pos: p, Kind: ast.AccessField, Name: f, Optional: a.Optional && i == 0})
+			}
+		case a.Wild:
+			out.Path = append(out.Path, ast.Accessor{Pos: p, Kind: ast.AccessWildcard})
+		case a.Index != nil:
+			out.Path = append(out.Path, ast.Accessor{Pos: p, Kind: ast.AccessIndex, Index: l.expr(a.Index)})
+		case a.Call:
+			acc := ast.Accessor{Pos: p, Kind: ast.AccessCall, Args: []ast.Expr{}}
+			for _, x := range a.Args {
+				acc.Args = append(acc.Args, l.expr(x))
+			}
+			out.Path = append(out.Path, acc)
+		}
+	}
+	return out
+}
+
+func (l *lowerer) array(a *array) *ast.ArrayLit {
+	out := &ast.ArrayLit{Pos: l.pos(a.Pos), Items: []ast.ArrayItem{}}
+	for _, it := range a.Items {
+		if it.Effect != nil {
+			l.fail(it.Pos, "an effect ("+it.Effect.Kind+") is only allowed in a pipeline", it.Effect.Kind, "use it inside with { pipeline: [...] } or after |")
+			continue
+		}
+		out.Items = append(out.Items, ast.ArrayItem{Value: l.expr(it.Value), Spread: it.Spread, Optional: it.Optional})
+	}
+	return out
+}
+
+func (l *lowerer) object(o *object) *ast.ObjectLit {
+	out := &ast.ObjectLit{Pos: l.pos(o.Pos), Entries: []ast.ObjectEntry{}}
+	for _, en := range o.Entries {
+		out.Entries = append(out.Entries, l.entry(en))
+	}
+	return out
+}
+
+func (l *lowerer) entry(en *entry) ast.ObjectEntry {
+	p := l.pos(en.Pos)
+	if en.Spread != nil {
+		return ast.ObjectEntry{Pos: p, Spread: true, Value: l.ternary(en.Spread)}
+	}
+	key := ""
+	if en.KeyIdent != nil {
+		key = *en.KeyIdent
+	} else {
+		key = l.keyString(en.KeyStr)
+	}
+	return ast.ObjectEntry{Pos: p, Key: key, Value: l.expr(en.Value), Optional: en.Optional}
+}
+
+func (l *lowerer) keyString(s *strLit) string {
+	if v, ok := l.plainString(s); ok {
+		return v
+	}
+	return l.rawString(s)
+}
+
+// plainString returns the value of a quoted string with no
+// interpolation.
+func (l *lowerer) plainString(s *strLit) (string, bool) {
+	lit := l.str(s)
+	var b strings.Builder
+	for _, part := range lit.Parts {
+		t, ok := part.(*ast.TextPart)
+		if !ok {
+			return "", false
+		}
+		b.WriteString(t.Text)
+	}
+	return b.String(), true
+}
+
+func (l *lowerer) loadPath(p *primary) *ast.StringLit {
+	raw := *p.Load
+	inner := raw[1 : len(raw)-1]
+	sub := &lowerer{src: l.src, base: l.base + p.Pos.Offset + 1, text: inner}
+	lit := sub.cmdTemplate(inner, p.Pos)
+	if sub.err != nil && l.err == nil {
+		l.err = sub.err
+	}
+	return lit
+}
+
+func (l *lowerer) code(c *codeBlock) *ast.CodeExpr {
+	open := c.Tokens[0]
+	last := c.Tokens[len(c.Tokens)-1]
+	start := open.Pos.Offset + len(open.Value)
+	raw := l.text[start:last.Pos.Offset]
+	words := strings.Fields(strings.TrimSuffix(strings.TrimPrefix(open.Value, "|"), "{"))
+	out := &ast.CodeExpr{Pos: l.pos(c.Pos), Lang: "cmd", Code: raw}
+	if len(words) > 0 && words[0] == "run" {
+		out.Run = true
+		words = words[1:]
+	}
+	if len(words) > 0 {
+		out.Lang = normalLang(words[0])
+	}
+	if out.Lang == "cmd" {
+		sub := &lowerer{src: l.src, base: l.base + start, text: raw}
+		out.Command = sub.cmdTemplate(raw, c.Pos)
+		if sub.err != nil && l.err == nil {
+			l.err = sub.err
+		}
+	}
+	return out
+}
+
+func normalLang(s string) string {
+	switch s {
+	case "javascript":
+		return "js"
+	case "python":
+		return "py"
+	}
+	return s
+}

@@ -1,0 +1,386 @@
+package grammar
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+	"github.com/guardrun/guardrun/ast"
+)
+
+// lowerer turns one parsed span into ast nodes. base is the byte offset of
+// the span text inside the original file; every participle position is
+// relative to it.
+type lowerer struct {
+	src  *source
+	base int
+	text string
+	err  *Error
+}
+
+// parseDirective parses the span body..res.end of src; the directive's own
+// position is start (its slash, if any).
+func parseDirective(src *source, start, body int, res scanResult) (ast.Directive, error) {
+	text := src.text[body:res.end]
+	if err := precheck(src, start, text); err != nil {
+		return nil, err
+	}
+	var tree *span
+	var err error
+	if len(res.tokens) > 0 && res.tokens[len(res.tokens)-1].EOF() {
+		tree, err = parseSpanTokens(res.tokens)
+	} else {
+		tree, err = parseSpanText(text)
+	}
+	if err != nil {
+		return nil, convertParseError(src, body, text, res, err)
+	}
+	l := &lowerer{src: src, base: body, text: text}
+	d := l.top(tree, src.posAt(start))
+	if l.err != nil {
+		return nil, l.err
+	}
+	return d, nil
+}
+
+func (l *lowerer) pos(p lexer.Position) ast.Pos { return l.src.posAt(l.base + p.Offset) }
+
+func (l *lowerer) fail(p lexer.Position, msg, found, hint string) {
+	if l.err == nil {
+		l.err = posErr(l.pos(p), msg, found, hint)
+	}
+}
+
+func (l *lowerer) top(t *span, at ast.Pos) ast.Directive {
+	if t.Extra != nil {
+		if t.Stmt.Show != nil {
+			l.fail(t.Extra.Pos, "show accepts only a single argument. To display multiple values, use a template: show `@a @b`", "", "combine the values in one template")
+		} else {
+			l.fail(t.Extra.Pos, "Syntax error: unexpected text after the directive", l.snippet(t.Extra.Pos), "end the directive here or put the rest on its own line")
+		}
+		return nil
+	}
+	d := l.stmt(t.Stmt)
+	if es, ok := d.(*ast.ExprStmt); ok {
+		if r, ok := es.Value.(*ast.Ref); ok && len(r.Path) > 0 && r.Path[len(r.Path)-1].Kind == ast.AccessCall {
+			return &ast.RunDirective{Pos: at, Value: r, Bare: true}
+		}
+	}
+	setPos(d, at)
+	return d
+}
+
+func (l *lowerer) snippet(p lexer.Position) string {
+	if p.Offset >= len(l.text) {
+		return ""
+	}
+	return firstLine(l.text[p.Offset:])
+}
+
+// setPos moves a top-level directive's position to its leading slash.
+func setPos(d ast.Directive, at ast.Pos) {
+	switch n := d.(type) {
+	case *ast.VarDirective:
+		n.Pos = at
+	case *ast.ShowDirective:
+		n.Pos = at
+	case *ast.ExeDirective:
+		n.Pos = at
+	case *ast.RunDirective:
+		n.Pos = at
+	case *ast.WhenDirective:
+		n.Pos = at
+	case *ast.ForDirective:
+		n.Pos = at
+	case *ast.IfDirective:
+		n.Pos = at
+	case *ast.OutputDirective:
+		n.Pos = at
+	case *ast.AppendDirective:
+		n.Pos = at
+	case *ast.LogDirective:
+		n.Pos = at
+	case *ast.ImportDirective:
+		n.Pos = at
+	case *ast.ExportDirective:
+		n.Pos = at
+	case *ast.GuardDirective:
+		n.Pos = at
+	case *ast.PolicyDirective:
+		n.Pos = at
+	case *ast.LetStmt:
+		n.Pos = at
+	case *ast.AugmentStmt:
+		n.Pos = at
+	case *ast.ReturnStmt:
+		n.Pos = at
+	case *ast.ExprStmt:
+		n.Pos = at
+	}
+}
+
+func (l *lowerer) stmt(s *stmt) ast.Directive {
+	p := l.pos(s.Pos)
+	switch {
+	case s.Var != nil:
+		return l.varStmt(s.Var, p)
+	case s.Show != nil:
+		return &ast.ShowDirective{Pos: p, Value: l.expr(s.Show)}
+	case s.Exe != nil:
+		return l.exe(s.Exe, p)
+	case s.Run != nil:
+		return &ast.RunDirective{Pos: p, Value: l.expr(s.Run)}
+	case s.When != nil:
+		return &ast.WhenDirective{Pos: p, When: l.when(s.When, p)}
+	case s.If != nil:
+		return l.ifStmt(s.If, p)
+	case s.For != nil:
+		return &ast.ForDirective{Pos: p, For: l.forExpr(s.For, p)}
+	case s.Output != nil:
+		v, t, f := l.output(s.Output)
+		return &ast.OutputDirective{Pos: p, Value: v, Target: t, Format: f}
+	case s.Append != nil:
+		v, t, f := l.output(s.Append)
+		return &ast.AppendDirective{Pos: p, Value: v, Target: t, Format: f}
+	case s.Log != nil:
+		return &ast.LogDirective{Pos: p, Value: l.expr(s.Log)}
+	case s.Import != nil:
+		return l.importStmt(s.Import, p)
+	case s.Export != nil:
+		return &ast.ExportDirective{Pos: p, All: s.Export.All, Names: trimAts(s.Export.Names)}
+	case s.Guard != nil:
+		return l.guard(s.Guard, p)
+	case s.Policy != nil:
+		return &ast.PolicyDirective{Pos: p, Name: s.Policy.Name[1:], Value: l.expr(s.Policy.Value)}
+	case s.Let != nil:
+		return &ast.LetStmt{Pos: p, Name: s.Let.Name[1:], Value: l.expr(s.Let.Value)}
+	case s.Return != nil:
+		return l.returnStmt(s.Return, p)
+	case s.Augment != nil:
+		return &ast.AugmentStmt{Pos: p, Name: s.Augment.Name[1:], Value: l.expr(s.Augment.Value)}
+	case s.Expr != nil:
+		v := l.expr(s.Expr)
+		if isRunCode(v) {
+			return &ast.RunDirective{Pos: p, Value: v}
+		}
+		return &ast.ExprStmt{Pos: p, Value: v}
+	}
+	l.fail(s.Pos, "Syntax error: empty statement", "", "")
+	return nil
+}
+
+// isRunCode reports whether v is `run {…}` (possibly piped or with a
+// with-clause), which is a run statement even without the run keyword
+// being lexed separately.
+func isRunCode(v ast.Expr) bool {
+	if pl, ok := v.(*ast.PipelineExpr); ok {
+		v = pl.Source
+	}
+	c, ok := v.(*ast.CodeExpr)
+	return ok && c.Run
+}
+
+func trimAts(names []string) []string {
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		out = append(out, strings.TrimPrefix(n, "@"))
+	}
+	return out
+}
+
+var reservedLabels = map[string]bool{
+	"module": true, "static": true, "live": true, "cached": true, "local": true,
+	"foreach": true, "pipeline": true, "with": true, "from": true, "as": true, "tools": true,
+}
+
+func (l *lowerer) labels(ls []*label, mods bool) []string {
+	var out []string
+	for _, lb := range ls {
+		name := lb.Name
+		if lb.Sub != nil {
+			name += ":" + *lb.Sub
+		}
+		if !mods && (lb.Bang || lb.Priv) {
+			l.fail(lb.Pos, fmt.Sprintf("label modifier %q is only allowed in return values and guard actions", name), name, "write plain labels here: var secret @x = …")
+		}
+		if reservedLabels[name] {
+			l.fail(lb.Pos, fmt.Sprintf("%q is a reserved word and cannot be used as a label", name), name, "choose another label name")
+		}
+		if lb.Bang {
+			name = "!" + name
+		}
+		if lb.Priv {
+			name += "!"
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+func (l *lowerer) varStmt(v *varStmt, p ast.Pos) *ast.VarDirective {
+	return &ast.VarDirective{Pos: p, Labels: l.labels(v.Labels, false), Name: v.Name[1:], Value: l.expr(v.Value)}
+}
+
+func (l *lowerer) exe(e *exeStmt, p ast.Pos) *ast.ExeDirective {
+	d := &ast.ExeDirective{Pos: p, Labels: l.labels(e.Labels, false), Name: e.Name[1:]}
+	for _, prm := range e.Params {
+		q := ast.Param{Pos: l.pos(prm.Pos), Name: strings.TrimPrefix(prm.Name, "@")}
+		if prm.Type != nil {
+			q.Type = *prm.Type
+		}
+		d.Params = append(d.Params, q)
+	}
+	if e.Block != nil {
+		d.Body = l.blockOrArray(e.Block)
+	} else {
+		d.Body = l.expr(e.Body)
+	}
+	return d
+}
+
+func (l *lowerer) returnStmt(r *returnStmt, p ast.Pos) *ast.ReturnStmt {
+	if r.Labeled != nil {
+		return &ast.ReturnStmt{Pos: p, Labels: l.labels(r.Labeled.Labels, true), Value: l.expr(r.Labeled.Value)}
+	}
+	return &ast.ReturnStmt{Pos: p, Value: l.expr(r.Value)}
+}
+
+func (l *lowerer) ifStmt(s *ifStmt, p ast.Pos) *ast.IfDirective {
+	d := &ast.IfDirective{Pos: p, Cond: l.expr(s.Cond), Then: l.block(s.Then)}
+	switch {
+	case s.ElseIf != nil:
+		d.Else = l.ifStmt(s.ElseIf, l.pos(s.ElseIf.Pos))
+	case s.Else != nil:
+		d.Else = l.block(s.Else)
+	}
+	return d
+}
+
+func (l *lowerer) output(o *outputStmt) (ast.Expr, ast.OutputTarget, string) {
+	var value ast.Expr
+	if o.Value != nil {
+		value = l.ternary(o.Value)
+	}
+	format := ""
+	if o.Format != nil {
+		format = *o.Format
+	}
+	if o.Target == nil {
+		// `output "file"` names only a target: the whole document goes there.
+		if value == nil {
+			return nil, ast.OutputTarget{}, format
+		}
+		return nil, ast.OutputTarget{Pos: value.Position(), Path: value}, format
+	}
+	return value, l.target(o.Target), format
+}
+
+func (l *lowerer) target(t *target) ast.OutputTarget {
+	out := ast.OutputTarget{Pos: l.pos(t.Pos)}
+	if t.Stream != nil {
+		out.Stream = *t.Stream
+	} else {
+		out.Path = l.ternary(t.Path)
+	}
+	return out
+}
+
+func (l *lowerer) importStmt(s *importStmt, p ast.Pos) *ast.ImportDirective {
+	d := &ast.ImportDirective{Pos: p}
+	switch {
+	case s.Policy != nil:
+		d.Policy = true
+		d.Namespace = (*s.Policy)[1:]
+		d.Path = l.literalPath(s.PPath)
+	case s.LPath != nil:
+		d.All = s.All
+		for _, n := range s.Names {
+			in := ast.ImportName{Pos: l.pos(n.Pos), Name: strings.TrimPrefix(n.Name, "@")}
+			if n.Alias != nil {
+				in.Alias = strings.TrimPrefix(*n.Alias, "@")
+			}
+			d.Names = append(d.Names, in)
+		}
+		d.Path = l.literalPath(s.LPath)
+	default:
+		d.Path = l.literalPath(s.Path)
+		if s.Alias != nil {
+			d.Namespace = (*s.Alias)[1:]
+		}
+	}
+	return d
+}
+
+// literalPath reads an import path: a quoted string without
+// interpolation, or a <path>.
+func (l *lowerer) literalPath(p *primary) string {
+	if p != nil {
+		if p.Load != nil {
+			return strings.TrimSuffix(strings.TrimPrefix(*p.Load, "<"), ">")
+		}
+		if p.Str != nil {
+			if s, ok := l.plainString(p.Str); ok {
+				return s
+			}
+		}
+		l.fail(p.Pos, "import path must be a quoted string", l.snippet(p.Pos), `write import { @a } from "./module.mld"`)
+	}
+	return ""
+}
+
+func (l *lowerer) guard(g *guardStmt, p ast.Pos) *ast.GuardDirective {
+	d := &ast.GuardDirective{Pos: p, Privileged: g.Privileged, Timing: "before"}
+	var f *filter
+	if g.A != nil {
+		d.Timing = g.A.Timing
+		if g.A.Name != nil {
+			d.Name = (*g.A.Name)[1:]
+		}
+		f = g.A.Filter
+	} else {
+		if g.B.Timing != nil {
+			d.Timing = *g.B.Timing
+		}
+		if g.B.Name != nil {
+			d.Name = (*g.B.Name)[1:]
+		}
+		f = g.B.Filter
+	}
+	d.Trigger = l.filter(f)
+	d.Body = l.when(g.Body, l.pos(g.Body.Pos))
+	if g.With != nil {
+		opts := l.object(g.With)
+		for _, e := range opts.Entries {
+			if e.Key != "privileged" {
+				continue
+			}
+			if b, ok := e.Value.(*ast.BoolLit); ok && b.Value {
+				d.Privileged = true
+			} else {
+				l.fail(g.With.Pos, "guard privileged option must be true", "privileged", "remove `with { privileged: false }`")
+			}
+		}
+	}
+	return d
+}
+
+func (l *lowerer) filter(f *filter) string {
+	var b strings.Builder
+	b.WriteString(f.Head)
+	colons := 0
+	limit := 1
+	if f.Head == "op" {
+		limit = 2
+	}
+	for _, s := range f.Rest {
+		if s.Sep == ":" {
+			colons++
+			if colons > limit {
+				l.fail(f.Pos, `Expected ".", "=", or whitespace but ":" found.`, b.String()+":"+s.Name, "a filter segment allows one colon: op:cmd:git or label:sub")
+			}
+		}
+		b.WriteString(s.Sep)
+		b.WriteString(s.Name)
+	}
+	return b.String()
+}

@@ -1,0 +1,145 @@
+package grammar
+
+import (
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+	"github.com/guardrun/guardrun/ast"
+)
+
+func (l *lowerer) str(s *strLit) *ast.StringLit {
+	at := l.pos(s.Pos)
+	switch {
+	case s.SQ != nil:
+		return &ast.StringLit{Pos: at, Kind: ast.SingleQuote, Parts: []ast.TemplatePart{&ast.TextPart{Pos: at, Text: unescapeSingle((*s.SQ)[1 : len(*s.SQ)-1])}}}
+	case s.DQ:
+		return &ast.StringLit{Pos: at, Kind: ast.DoubleQuote, Parts: l.parts(s.DQParts, unescapeDouble)}
+	case s.BT:
+		return &ast.StringLit{Pos: at, Kind: ast.Backtick, Parts: l.parts(s.BTParts, unescapeDouble)}
+	case s.Colon:
+		return &ast.StringLit{Pos: at, Kind: ast.DoubleColon, Parts: l.parts(s.CParts, unescapeDouble)}
+	}
+	lit := &ast.StringLit{Pos: at, Kind: ast.TripleColon, Parts: []ast.TemplatePart{}}
+	for _, tp := range s.TParts {
+		p := l.pos(tp.Pos)
+		if tp.Text != nil {
+			lit.Parts = appendText(lit.Parts, p, *tp.Text)
+			continue
+		}
+		r := &ast.Ref{Pos: p, Name: *tp.Name}
+		for _, f := range tp.Fields {
+			r.Path = append(r.Path, ast.Accessor{Pos: p, Kind: ast.AccessField, Name: f})
+		}
+		lit.Parts = append(lit.Parts, &ast.InterpPart{Pos: p, Value: r})
+	}
+	return lit
+}
+
+// appendText merges adjacent literal text into one part.
+func appendText(parts []ast.TemplatePart, p ast.Pos, text string) []ast.TemplatePart {
+	if n := len(parts); n > 0 {
+		if t, ok := parts[n-1].(*ast.TextPart); ok {
+			t.Text += text
+			return parts
+		}
+	}
+	return append(parts, &ast.TextPart{Pos: p, Text: text})
+}
+
+func (l *lowerer) parts(ps []*part, unescape func(string) string) []ast.TemplatePart {
+	out := []ast.TemplatePart{}
+	for _, pt := range ps {
+		p := l.pos(pt.Pos)
+		switch {
+		case pt.Text != nil:
+			out = appendText(out, p, *pt.Text)
+		case pt.Esc != nil:
+			out = appendText(out, p, unescape(*pt.Esc))
+		case pt.AtAt:
+			out = appendText(out, p, "@")
+		case pt.Interp != nil:
+			out = append(out, l.interp(pt.Interp))
+		}
+	}
+	return out
+}
+
+func (l *lowerer) interp(in *interp) *ast.InterpPart {
+	p := l.pos(in.Pos)
+	r := &ast.Ref{Pos: p, Name: in.Name[1:]}
+	for _, a := range in.Path {
+		ap := l.pos(a.Pos)
+		switch {
+		case a.Field != nil:
+			r.Path = append(r.Path, ast.Accessor{Pos: ap, Kind: ast.AccessField, Name: (*a.Field)[1:]})
+		case a.Wild:
+			r.Path = append(r.Path, ast.Accessor{Pos: ap, Kind: ast.AccessWildcard})
+		case a.Index != nil:
+			r.Path = append(r.Path, ast.Accessor{Pos: ap, Kind: ast.AccessIndex, Index: l.expr(a.Index)})
+		case a.Call:
+			acc := ast.Accessor{Pos: ap, Kind: ast.AccessCall, Args: []ast.Expr{}}
+			for _, x := range a.Args {
+				acc.Args = append(acc.Args, l.expr(x))
+			}
+			r.Path = append(r.Path, acc)
+		}
+	}
+	out := &ast.InterpPart{Pos: p, Value: r, OmitFalsy: in.Omit}
+	if in.Fallback != nil {
+		out.Fallback = l.primary(in.Fallback)
+	}
+	return out
+}
+
+// cmdTemplate parses text (a cmd body or a <path>) as a command template.
+// l.base must be the offset of text in the file.
+func (l *lowerer) cmdTemplate(text string, at lexer.Position) *ast.StringLit {
+	lit := &ast.StringLit{Pos: l.src.posAt(l.base), Kind: ast.Backtick, Parts: []ast.TemplatePart{}}
+	tree, err := parseCmdText(text)
+	if err != nil {
+		l.err = convertParseError(l.src, l.base, text, scanResult{}, err)
+		return lit
+	}
+	lit.Parts = l.parts(tree.Parts, func(s string) string { return s[1:] })
+	return lit
+}
+
+// unescapeDouble resolves a backslash escape in "…" strings and
+// templates. Unknown escapes drop the backslash, so `@x\-y` ends the
+// reference and keeps the hyphen.
+func unescapeDouble(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case '0':
+			b.WriteByte(0)
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+// unescapeSingle keeps '…' literal apart from escaped quotes and
+// backslashes.
+func unescapeSingle(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	return strings.NewReplacer(`\'`, `'`, `\\`, `\`).Replace(s)
+}

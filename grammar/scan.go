@@ -1,0 +1,147 @@
+package grammar
+
+import (
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// openers and closers track nesting while the span scanner walks tokens:
+// a directive continues past a newline while any of them is open.
+var closerFor = map[string]string{
+	"(": ")", "[": "]", "{": "}",
+	"TLParen": "TRParen", "TLBrack": "TRBrack",
+	"DQOpen": "DQClose", "BTOpen": "BTClose", "ColonOpen": "ColonClose",
+	"TripleOpen": "TripleClose", "CodeOpen": "CodeRBrace", "PipeCode": "CodeRBrace",
+	"CodeLBrace": "CodeRBrace", "MOpen": "MClose",
+}
+
+// openTok is an opener still waiting for its closer.
+type openTok struct {
+	kind   string
+	offset int
+	value  string
+}
+
+// scanResult says where a directive span ends and, when it runs to the end
+// of input with something still open, what was left open.
+type scanResult struct {
+	end      int
+	unclosed *openTok
+	// tokens are the span's tokens (offsets relative to the scan start),
+	// ending with EOF; the parser reuses them instead of lexing again.
+	tokens []lexer.Token
+}
+
+var identType = exprLexer.Symbols()["Ident"]
+
+var symbolNames = func() map[lexer.TokenType]string {
+	out := map[lexer.TokenType]string{}
+	for name, t := range exprLexer.Symbols() {
+		out[t] = name
+	}
+	return out
+}()
+
+// scanSpan finds the end of the directive starting at src[start:]: the
+// first newline outside any bracket, string, template or code block. The
+// scan is one pass of the same lexer the parser uses, so both agree on
+// what is open.
+//
+// Go's regexp backtracker clears state proportional to the input on every
+// match, so the lexer is fed a window of lines that grows geometrically
+// while something is still open, instead of the rest of the file.
+func scanSpan(src string, start int) scanResult {
+	limit := lineEnd(src, start)
+	for {
+		res, open := scanWindow(src, start, limit)
+		if !open || limit >= len(src) {
+			return res
+		}
+		limit = lineEnd(src, min(len(src), start+2*(limit-start)+1))
+	}
+}
+
+// scanWindow scans src[start:limit]; open reports that the window ended
+// with something still open.
+func scanWindow(src string, start, limit int) (scanResult, bool) {
+	res := scanWindowTokens(src[:limit], start)
+	return res, res.unclosed != nil
+}
+
+func scanWindowTokens(src string, start int) scanResult {
+	lx, err := exprLexer.LexString("", src[start:])
+	if err != nil {
+		return scanResult{end: lineEnd(src, start)}
+	}
+	var stack []openTok
+	var toks []lexer.Token
+	for {
+		tok, err := lx.Next()
+		if err != nil {
+			return scanResult{end: lineEnd(src, start+tok.Pos.Offset)}
+		}
+		if tok.EOF() {
+			toks = append(toks, tok)
+			break
+		}
+		name := symbolNames[tok.Type]
+		kind := name
+		if name == "Punct" {
+			kind = tok.Value
+		}
+		if len(stack) == 0 {
+			switch name {
+			case "NL", "ArmStar", "BareKw":
+				if i := strings.IndexAny(tok.Value, "\r\n"); i >= 0 {
+					if name == "BareKw" {
+						// The keyword itself still belongs to the span.
+						kw := strings.TrimRight(tok.Value[:i], " \t")
+						toks = append(toks, lexer.Token{Type: identType, Value: kw, Pos: tok.Pos})
+					}
+					eof := tok.Pos
+					eof.Offset += i
+					return scanResult{end: start + tok.Pos.Offset + i, tokens: append(toks, lexer.EOFToken(eof))}
+				}
+			}
+		}
+		toks = append(toks, tok)
+		if _, ok := closerFor[kind]; ok {
+			stack = append(stack, openTok{kind: kind, offset: start + tok.Pos.Offset, value: tok.Value})
+			continue
+		}
+		if len(stack) > 0 && closerFor[stack[len(stack)-1].kind] == closerKind(name, tok.Value) {
+			stack = stack[:len(stack)-1]
+		}
+	}
+	res := scanResult{end: len(src), tokens: toks}
+	if len(stack) > 0 {
+		i := len(stack) - 1
+		// Report an unbalanced code block at its opener, not at the inner
+		// brace that is left over.
+		for i > 0 && stack[i].kind == "CodeLBrace" {
+			i--
+		}
+		top := stack[i]
+		res.unclosed = &top
+	}
+	return res
+}
+
+func closerKind(name, value string) string {
+	if name == "Punct" {
+		return value
+	}
+	return name
+}
+
+// lineEnd is the offset of the newline ending the line that holds off.
+func lineEnd(src string, off int) int {
+	if off > len(src) {
+		return len(src)
+	}
+	if i := strings.IndexByte(src[off:], '\n'); i >= 0 {
+		return off + i
+	}
+	return len(src)
+}
