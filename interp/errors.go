@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/guardrun/guardrun/ast"
@@ -44,3 +45,22 @@ func (e *Error) Error() string {
 
 // Unwrap returns the underlying cause.
 func (e *Error) Unwrap() error { return e.Err }
+
+func newError(kind ErrorKind, pos ast.Pos, hint, format string, args ...any) *Error {
+	return &Error{Kind: kind, Pos: pos, Message: fmt.Sprintf(format, args...), Hint: hint}
+}
+
+// atPos makes err an *Error positioned at pos unless it already is one.
+func atPos(err error, kind ErrorKind, pos ast.Pos) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		if e.Pos.Line == 0 {
+			e.Pos = pos
+		}
+		return err
+	}
+	return &Error{Kind: kind, Pos: pos, Message: err.Error(), Err: err}
+}

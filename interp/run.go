@@ -2,7 +2,7 @@ package interp
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -33,13 +33,40 @@ type Options struct {
 type Result struct {
 	// Document is the assembled document, newline runs of 3+ collapsed.
 	Document string
-	Stdout   string
-	Stderr   string
+	// Stdout holds the `both` effects (show, run output) and `output … to
+	// stdout`, in order.
+	Stdout string
+	// Stderr holds log lines and `output … to stderr`.
+	Stderr string
 }
 
 // Run evaluates doc. On error the Result still holds what was produced up to
 // the failure.
-// STUB: replaced by the real interpreter.
-func Run(ctx context.Context, doc *ast.Document, opts Options) (*Result, error) {
-	return &Result{}, errors.New("interpreter not implemented")
+func Run(ctx context.Context, doc *ast.Document, opts Options) (res *Result, err error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	in := newInterp(ctx, opts)
+	res = &Result{}
+	defer func() {
+		if r := recover(); r != nil {
+			err = &Error{
+				Kind:    KindUnexpected,
+				Pos:     in.curPos,
+				Message: fmt.Sprintf("internal interpreter error: %v", r),
+				Hint:    "this is a bug in guardrun; please report it with the script that triggered it",
+			}
+		}
+		in.close()
+		res.Document = in.out.document()
+		res.Stdout = in.out.stdout.String()
+		res.Stderr = in.out.stderr.String()
+	}()
+	if doc == nil {
+		return res, nil
+	}
+	mod := newModule(doc.File, opts.Dir)
+	in.main = mod
+	err = in.execDocument(in.rootEnv(mod), doc)
+	return res, err
 }

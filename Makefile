@@ -1,0 +1,40 @@
+# guardrun developer targets. `make test` is what CI runs.
+
+GO        ?= go
+CASES     ?= ../shared/conformance/mlld/cases
+FAIL_UNDER ?=
+FUZZTIME  ?= 30s
+GOTESTFLAGS ?= -timeout 5m
+
+.PHONY: all build test vet fmt-check lint conformance bench fuzz
+
+all: build test
+
+build:
+	$(GO) build ./...
+
+test: fmt-check vet
+	$(GO) test $(GOTESTFLAGS) ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then \
+		echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+lint: fmt-check vet
+
+conformance:
+	@if [ -d "$(CASES)" ]; then \
+		$(GO) run ./cmd/guardrun conform $(if $(FAIL_UNDER),--fail-under $(FAIL_UNDER)) $(CASES); \
+	else \
+		echo "conformance: $(CASES) not found, skipping"; \
+	fi
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./grammar
+	$(GO) test -run '^$$' -fuzz '^FuzzRun$$' -fuzztime $(FUZZTIME) .

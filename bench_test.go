@@ -1,0 +1,61 @@
+package guardrun
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkRun runs each example program, compiled once, in a loop: the
+// cost of one Run with fresh interpreter state.
+func BenchmarkRun(b *testing.B) {
+	var paths []string
+	for _, pat := range []string{"examples/*.md", "examples/*.mld"} {
+		m, err := filepath.Glob(pat)
+		if err != nil {
+			b.Fatal(err)
+		}
+		paths = append(paths, m...)
+	}
+	if len(paths) == 0 {
+		b.Skip("no examples")
+	}
+	for _, p := range paths {
+		b.Run(filepath.Base(p), func(b *testing.B) {
+			prg, err := CompileFile(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			dir := b.TempDir()
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := prg.Run(ctx, WithDir(dir)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCompile measures parsing alone.
+func BenchmarkCompile(b *testing.B) {
+	paths, _ := filepath.Glob("examples/*")
+	for _, p := range paths {
+		b.Run(filepath.Base(p), func(b *testing.B) {
+			prg, err := CompileFile(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			src := prg.src
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := Compile(p, src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/guardrun/guardrun/conformance"
+)
+
+func runConform(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("guardrun conform", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	manifest := fs.String("manifest", "", "manifest.tsv listing the cases (default CASES_DIR/../manifest.tsv, else discovery)")
+	filter := fs.String("filter", "", "run only cases whose path contains this")
+	verbose := fs.Bool("v", false, "show a diff under each failure")
+	failUnder := fs.Float64("fail-under", -1, "exit 1 when the pass percentage is below this")
+	jobs := fs.Int("jobs", 0, "parallel workers (default GOMAXPROCS)")
+	timeout := fs.Duration("timeout", conformance.DefaultTimeout, "timeout per script")
+	dirs, ok := parseInterspersed(fs, args)
+	if !ok {
+		return exitUsage
+	}
+	if len(dirs) != 1 {
+		fmt.Fprintln(stderr, "guardrun conform: expected exactly one CASES_DIR")
+		fs.Usage()
+		return exitUsage
+	}
+	casesDir := dirs[0]
+	if st, err := os.Stat(casesDir); err != nil || !st.IsDir() {
+		fmt.Fprintf(stderr, "guardrun conform: %s is not a directory\n", casesDir)
+		fs.Usage()
+		return exitUsage
+	}
+	cases, err := conformance.Load(casesDir, *manifest)
+	if err != nil {
+		fmt.Fprintf(stderr, "guardrun conform: %v\n", err)
+		return exitUsage
+	}
+	cases = conformance.Filter(cases, *filter)
+	results := conformance.Run(context.Background(), cases, conformance.Options{
+		CasesDir: casesDir,
+		Timeout:  *timeout,
+		Jobs:     *jobs,
+	})
+	sum := conformance.Report(stdout, results, *verbose)
+	if *failUnder >= 0 && sum.Percent() < *failUnder {
+		fmt.Fprintf(stderr, "guardrun conform: pass rate %.1f%% is below --fail-under %g%%\n", sum.Percent(), *failUnder)
+		return exitFail
+	}
+	return exitOK
+}

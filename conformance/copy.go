@@ -1,0 +1,60 @@
+package conformance
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// isDefinitionFile reports whether a file only defines the test and so stays
+// out of the run directory, as in mlld's harness (at every depth).
+func isDefinitionFile(name string) bool {
+	switch {
+	case strings.HasPrefix(name, "example") && strings.HasSuffix(name, ".md"),
+		strings.HasPrefix(name, "expected") && strings.HasSuffix(name, ".md"),
+		name == "error.md", name == "expected-error.json", name == "warning.md":
+		return true
+	}
+	// Variant error files (error-<v>.md) define tests too. example*.mld is
+	// copied, as mlld's harness does.
+	return strings.HasPrefix(name, "error-") && strings.HasSuffix(name, ".md")
+}
+
+// copyCaseDir copies src into dst recursively, leaving definition files out.
+func copyCaseDir(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() || isDefinitionFile(d.Name()) {
+			return nil
+		}
+		return copyFile(path, target)
+	})
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

@@ -1,0 +1,187 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/guardrun/guardrun/ast"
+)
+
+// Script is one script to run, prepared by the runner.
+type Script struct {
+	// Name is the script's path inside Dir. A markdown script is not copied
+	// there (mlld's harness leaves test-definition files out), so Source
+	// holds its text.
+	Name   string
+	Source []byte
+	// Dir is the fresh temporary copy of the case directory: the run's base
+	// directory.
+	Dir  string
+	Mode ast.Mode
+}
+
+// RunFunc runs one script and reports what it produced. It must honour ctx.
+// Tests inject fakes; Facade is the real one.
+type RunFunc func(ctx context.Context, s Script) Outcome
+
+// Options configure Run.
+type Options struct {
+	// CasesDir holds the case directories named by Case.Path.
+	CasesDir string
+	// Run executes a script; nil means Facade.
+	Run RunFunc
+	// Timeout bounds one script (default 10s).
+	Timeout time.Duration
+	// Jobs is the number of parallel workers (default GOMAXPROCS).
+	Jobs int
+}
+
+// DefaultTimeout bounds one script when Options.Timeout is zero.
+const DefaultTimeout = 10 * time.Second
+
+// ScriptResult is the verdict on one script of a case.
+type ScriptResult struct {
+	Script string
+	Verdict
+	Elapsed time.Duration
+}
+
+// Result is the verdict on one case: it passes only if all its scripts do.
+type Result struct {
+	Case    Case
+	Pass    bool
+	Reason  string
+	Scripts []ScriptResult
+}
+
+// Run runs every case and returns results in the order of cases.
+func Run(ctx context.Context, cases []Case, opts Options) []Result {
+	if opts.Run == nil {
+		opts.Run = Facade
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	results := make([]Result, len(cases))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < jobs && w < len(cases); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = runCase(ctx, cases[i], opts)
+			}
+		}()
+	}
+	for i := range cases {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
+}
+
+func runCase(ctx context.Context, c Case, opts Options) Result {
+	res := Result{Case: c, Pass: true}
+	dir := filepath.Join(opts.CasesDir, filepath.FromSlash(c.Path))
+	scripts := c.Scripts
+	if len(scripts) == 0 {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return Result{Case: c, Reason: err.Error()}
+		}
+		scripts, _ = scanCaseDir(entries)
+		if len(scripts) == 0 {
+			return Result{Case: c, Reason: "no example*.md or example*.mld script"}
+		}
+	}
+	for _, s := range scripts {
+		sr := runScript(ctx, dir, s, opts)
+		res.Scripts = append(res.Scripts, sr)
+		if !sr.Pass && res.Pass {
+			res.Pass = false
+			res.Reason = sr.Reason
+			if len(scripts) > 1 {
+				res.Reason = s + ": " + sr.Reason
+			}
+		}
+	}
+	return res
+}
+
+func runScript(ctx context.Context, caseDir, script string, opts Options) ScriptResult {
+	start := time.Now()
+	sr := ScriptResult{Script: script}
+	done := func(v Verdict) ScriptResult {
+		sr.Verdict = v
+		sr.Elapsed = time.Since(start)
+		return sr
+	}
+	exp, err := LoadExpectation(caseDir, script)
+	if err != nil {
+		return done(fail("reading case files: "+err.Error(), ""))
+	}
+	src, err := os.ReadFile(filepath.Join(caseDir, script))
+	if err != nil {
+		return done(fail("reading script: "+err.Error(), ""))
+	}
+	tmp, err := os.MkdirTemp("", "guardrun-case-")
+	if err != nil {
+		return done(fail("temporary directory: "+err.Error(), ""))
+	}
+	defer os.RemoveAll(tmp)
+	if err := copyCaseDir(caseDir, tmp); err != nil {
+		return done(fail("copying case: "+err.Error(), ""))
+	}
+	out, err := runWithTimeout(ctx, opts, Script{
+		Name:   filepath.Join(tmp, script),
+		Source: src,
+		Dir:    tmp,
+		Mode:   exp.Mode,
+	})
+	if err != nil {
+		return done(fail(err.Error(), ""))
+	}
+	return done(Check(exp, out))
+}
+
+// abandonGrace is how long past its deadline a run that ignores ctx is
+// waited for before the runner gives up on it and moves on.
+var abandonGrace = 2 * time.Second
+
+// runWithTimeout calls opts.Run under a deadline, turning a panic into an
+// error and giving up on a run that ignores its context, so one bad case
+// cannot stall or crash the whole suite.
+func runWithTimeout(ctx context.Context, opts Options, s Script) (Outcome, error) {
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	type reply struct {
+		out Outcome
+		err error
+	}
+	ch := make(chan reply, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				ch <- reply{err: fmt.Errorf("panic: %v", r)}
+			}
+		}()
+		ch <- reply{out: opts.Run(ctx, s)}
+	}()
+	select {
+	case r := <-ch:
+		return r.out, r.err
+	case <-time.After(opts.Timeout + abandonGrace):
+		return Outcome{}, fmt.Errorf("timed out after %s (run ignored cancellation)", opts.Timeout)
+	}
+}

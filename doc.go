@@ -1,0 +1,16 @@
+// Package guardrun is the embedding API of the guardrun interpreter: compile
+// a script once into a Program, then Run it any number of times, from any
+// number of goroutines, each run with its own options and its own fresh
+// interpreter state.
+//
+//	prg, err := guardrun.CompileFile("policy.mld")
+//	if err != nil { ... }
+//	res, err := prg.Run(ctx, guardrun.WithDir("."), guardrun.WithoutCode())
+//	fmt.Print(res.Document)
+//
+// Every failure a script author can cause comes back as an *Error carrying a
+// name (ParseError, VariableError, GuardError, ...), a file:line:col position,
+// the offending source line and a hint; Render formats it for a terminal.
+// The package never panics on user input: a panic inside the parser or
+// evaluator is recovered and reported as an InterpreterError.
+package guardrun

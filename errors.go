@@ -1,0 +1,194 @@
+package guardrun
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/grammar"
+	"github.com/guardrun/guardrun/interp"
+)
+
+// Error is every failure a script can cause, in one shape for embedders,
+// the CLI and the conformance runner.
+type Error struct {
+	// Name classifies the error: "ParseError", an interp.ErrorKind such as
+	// "VariableError", or "GuardError".
+	Name    string
+	Message string
+	Pos     ast.Pos
+	// Hint says what the script's author can do about the error.
+	Hint string
+	// SourceLine is the text of the line Pos points into, when known.
+	SourceLine string
+
+	// Guard fields describe a guard denial; they are empty for other errors.
+	GuardName        string
+	Filter           string
+	Reason           string
+	Operation        string
+	OperationSubtype string
+	Timing           string
+	OutputPreview    string
+	Decision         string
+	RetryHint        string
+
+	cause error
+	// internal marks a recovered panic: a guardrun bug, never the script's
+	// fault. The fuzz target fails on it.
+	internal bool
+}
+
+// Error renders "file:line:col: message".
+func (e *Error) Error() string {
+	if e.Pos.Line == 0 {
+		if e.Pos.File == "" {
+			return e.Message
+		}
+		return e.Pos.File + ": " + e.Message
+	}
+	return fmt.Sprintf("%s: %s", e.Pos, e.Message)
+}
+
+// Unwrap returns the parser or evaluator error this one was made from.
+func (e *Error) Unwrap() error { return e.cause }
+
+// Render gives the terminal form: the position and message, the offending
+// source line with a caret under the column, and the hint.
+func (e *Error) Render() string {
+	var b strings.Builder
+	b.WriteString(e.Error())
+	b.WriteByte('\n')
+	if e.SourceLine != "" && e.Pos.Line > 0 {
+		line := strings.TrimRight(e.SourceLine, "\r\n")
+		b.WriteString("    ")
+		b.WriteString(line)
+		b.WriteString("\n    ")
+		b.WriteString(caretPad(line, e.Pos.Col))
+		b.WriteString("^\n")
+	}
+	if e.Hint != "" {
+		b.WriteString("hint: ")
+		b.WriteString(e.Hint)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// caretPad returns the padding that puts a caret under 1-based column col,
+// keeping tabs so the caret lines up however the terminal renders them.
+func caretPad(line string, col int) string {
+	var b strings.Builder
+	i := 1
+	for _, r := range line {
+		if i >= col {
+			break
+		}
+		if r == '\t' {
+			b.WriteByte('\t')
+		} else {
+			b.WriteByte(' ')
+		}
+		i++
+	}
+	for ; i < col; i++ {
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// source is what newError needs to quote the offending line.
+type source struct {
+	name string
+	src  []byte
+	dir  string
+}
+
+// newError converts a parser or evaluator error into an *Error.
+func newError(err error, s source) *Error {
+	var ge *Error
+	if errors.As(err, &ge) {
+		return ge
+	}
+	e := &Error{cause: err}
+	var ie *interp.Error
+	var pe *grammar.Error
+	switch {
+	case errors.As(err, &ie):
+		e.Name = string(ie.Kind)
+		e.Message = ie.Message
+		e.Pos = ie.Pos
+		e.Hint = ie.Hint
+		if e.Name == "" {
+			e.Name = string(interp.KindUnexpected)
+		}
+	case errors.As(err, &pe):
+		e.Name = "ParseError"
+		e.Message = pe.Message
+		e.Pos = pe.Pos
+		e.Hint = pe.Hint
+	case errors.Is(err, context.DeadlineExceeded):
+		e.Name = string(interp.KindInterrupt)
+		e.Message = "run timed out"
+		e.Hint = "the script took longer than its deadline; look for long-running commands or loops"
+	case errors.Is(err, context.Canceled):
+		e.Name = string(interp.KindInterrupt)
+		e.Message = "run cancelled"
+	default:
+		e.Name = string(interp.KindUnexpected)
+		e.Message = err.Error()
+	}
+	if e.Message == "" {
+		e.Message = err.Error()
+	}
+	if e.Pos.File == "" && e.Pos.Line == 0 {
+		e.Pos.File = s.name
+	}
+	e.SourceLine = sourceLine(e.Pos, s)
+	return e
+}
+
+// sourceLine finds the text of pos's line: in the compiled source when pos
+// is in the main script, otherwise in the module file on disk.
+func sourceLine(pos ast.Pos, s source) string {
+	if pos.Line <= 0 {
+		return ""
+	}
+	src := s.src
+	if pos.File != "" && pos.File != s.name {
+		src = readModule(pos.File, s.dir)
+	}
+	return nthLine(src, pos.Line)
+}
+
+func readModule(file, dir string) []byte {
+	if b, err := os.ReadFile(file); err == nil {
+		return b
+	}
+	if dir != "" && !filepath.IsAbs(file) {
+		if b, err := os.ReadFile(filepath.Join(dir, file)); err == nil {
+			return b
+		}
+	}
+	return nil
+}
+
+func nthLine(src []byte, n int) string {
+	for i := 1; len(src) > 0; i++ {
+		line := src
+		rest := []byte(nil)
+		if j := bytes.IndexByte(src, '\n'); j >= 0 {
+			line, rest = src[:j], src[j+1:]
+		}
+		if i == n {
+			return strings.TrimRight(string(line), "\r")
+		}
+		src = rest
+	}
+	return ""
+}

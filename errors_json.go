@@ -1,0 +1,70 @@
+package guardrun
+
+import "encoding/json"
+
+// errorJSON is the wire shape of an Error in `guardrun --json` output. Guard
+// keys match mlld's expected-error.json names so tools can compare directly.
+type errorJSON struct {
+	Message          string `json:"message"`
+	Name             string `json:"name"`
+	Hint             string `json:"hint,omitempty"`
+	GuardName        string `json:"guardName,omitempty"`
+	Filter           string `json:"filter,omitempty"`
+	Reason           string `json:"reason,omitempty"`
+	Operation        string `json:"operation,omitempty"`
+	OperationSubtype string `json:"operationSubtype,omitempty"`
+	Timing           string `json:"timing,omitempty"`
+	OutputPreview    string `json:"outputPreview,omitempty"`
+	Decision         string `json:"decision,omitempty"`
+	RetryHint        string `json:"retryHint,omitempty"`
+	File             string `json:"file,omitempty"`
+	Line             int    `json:"line,omitempty"`
+	Column           int    `json:"column,omitempty"`
+}
+
+// MarshalJSON encodes the error as {"message","name",guard fields...,
+// "file","line","column"}, leaving out empty guard fields.
+func (e *Error) MarshalJSON() ([]byte, error) {
+	return json.Marshal(errorJSON{
+		Message:          e.Message,
+		Name:             e.Name,
+		Hint:             e.Hint,
+		GuardName:        e.GuardName,
+		Filter:           e.Filter,
+		Reason:           e.Reason,
+		Operation:        e.Operation,
+		OperationSubtype: e.OperationSubtype,
+		Timing:           e.Timing,
+		OutputPreview:    e.OutputPreview,
+		Decision:         e.Decision,
+		RetryHint:        e.RetryHint,
+		File:             e.Pos.File,
+		Line:             e.Pos.Line,
+		Column:           e.Pos.Col,
+	})
+}
+
+// Fields returns the error's structured fields keyed by the names mlld uses
+// in expected-error.json (name, guardName, filter, guardFilter, reason,
+// operation, ...). Empty fields are left out.
+func (e *Error) Fields() map[string]string {
+	m := map[string]string{}
+	add := func(k, v string) {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	add("name", e.Name)
+	add("message", e.Message)
+	add("guardName", e.GuardName)
+	add("filter", e.Filter)
+	add("guardFilter", e.Filter)
+	add("reason", e.Reason)
+	add("operation", e.Operation)
+	add("operationSubtype", e.OperationSubtype)
+	add("timing", e.Timing)
+	add("outputPreview", e.OutputPreview)
+	add("decision", e.Decision)
+	add("retryHint", e.RetryHint)
+	return m
+}

@@ -1,0 +1,472 @@
+package guardrun_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/guardrun/guardrun"
+)
+
+// update rewrites the golden files from what the implementation produces.
+// error-contains.md is never rewritten: it holds only the parts of a message
+// a human decided are stable.
+var update = flag.Bool("update", false, "rewrite expected.md, expected-stderr.md and error.md from actual output")
+
+const (
+	fixturesRoot = "fixtures"
+	// fixtureCommandTimeout is short so that the timeout fixture finishes
+	// quickly; no other fixture runs a command anywhere near this long.
+	fixtureCommandTimeout = 2 * time.Second
+	// fixtureRunDeadline stops a run that hangs (an evaluator loop, a stuck
+	// command that ignores the per-command timeout) from blocking the suite.
+	fixtureRunDeadline = 30 * time.Second
+)
+
+// Fixture files. A case is a directory holding example.md (markdown mode) or
+// example.mld (strict mode); everything else in the directory is copied
+// next to the script so it can be imported or read.
+const (
+	expectedFile       = "expected.md"
+	expectedStderrFile = "expected-stderr.md"
+	errorFile          = "error.md"
+	errorContainsFile  = "error-contains.md"
+)
+
+var scriptNames = []string{"example.md", "example.mld"}
+
+// fixtureCase is one directory under fixtures/.
+type fixtureCase struct {
+	name   string // area/case, with forward slashes
+	dir    string // source directory (golden files are updated here)
+	script string // base name of the script
+}
+
+// TestFixtures runs every golden case under fixtures/: output cases compare
+// the normalised document (and stderr, when expected-stderr.md exists);
+// error cases compare the first line of the error and require a hint.
+func TestFixtures(t *testing.T) {
+	cases := findFixtureCases(t, fixturesRoot)
+	require.NotEmpty(t, cases, "no fixtures found under %s", fixturesRoot)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			runFixture(t, c)
+		})
+	}
+}
+
+// TestReadmeTour runs the examples of README.md: every fenced block tagged
+// mld-example (strict mode; "mld-example md" for markdown mode) must be
+// followed by a block tagged output holding the expected document. A README
+// without examples passes; an example without its output block fails.
+func TestReadmeTour(t *testing.T) {
+	src, err := os.ReadFile("README.md")
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Skip("no README.md")
+	}
+	require.NoError(t, err)
+	examples, problems := readmeExamples(string(src))
+	for _, p := range problems {
+		t.Error(p)
+	}
+	if len(examples) == 0 {
+		t.Log("README.md has no mld-example blocks")
+	}
+	for _, ex := range examples {
+		t.Run(fmt.Sprintf("README.md:%d", ex.line), func(t *testing.T) {
+			t.Parallel()
+			work := t.TempDir()
+			script := filepath.Join(work, ex.script)
+			require.NoError(t, os.WriteFile(script, []byte(ex.source), 0o644))
+			res, err := runScript(t, script, work)
+			if err != nil {
+				t.Fatalf("README.md:%d: example failed:\n%s", ex.line, renderError(err))
+			}
+			if diff := cmp.Diff(normalizeDocument(ex.output), normalizeDocument(res.Document)); diff != "" {
+				t.Errorf("README.md:%d: output mismatch (-want +got):\n%s", ex.line, diff)
+			}
+		})
+	}
+}
+
+// readmeExample is one mld-example block and the output block after it.
+type readmeExample struct {
+	line   int    // line of the opening fence
+	script string // example.mld or example.md, selecting the mode
+	source string
+	output string
+}
+
+// fencedBlock is one ``` block of a markdown file.
+type fencedBlock struct {
+	line int
+	info []string
+	body string
+}
+
+// readmeExamples pairs each mld-example block with the block that follows it
+// and reports, as messages, examples that have no output block.
+func readmeExamples(md string) ([]readmeExample, []string) {
+	blocks := fencedBlocks(md)
+	var examples []readmeExample
+	var problems []string
+	for i, b := range blocks {
+		if len(b.info) == 0 || b.info[0] != "mld-example" {
+			continue
+		}
+		if i+1 >= len(blocks) || len(blocks[i+1].info) == 0 || blocks[i+1].info[0] != "output" {
+			problems = append(problems, fmt.Sprintf("README.md:%d: mld-example block is not followed by an output block", b.line))
+			continue
+		}
+		script := "example.mld"
+		if len(b.info) > 1 && (b.info[1] == "md" || b.info[1] == "markdown") {
+			script = "example.md"
+		}
+		examples = append(examples, readmeExample{line: b.line, script: script, source: b.body, output: blocks[i+1].body})
+	}
+	return examples, problems
+}
+
+// fencedBlocks splits md into its backtick-fenced blocks. A fence closes on a
+// line of at least as many backticks as opened it, as in CommonMark.
+func fencedBlocks(md string) []fencedBlock {
+	var blocks []fencedBlock
+	var cur *fencedBlock
+	var body strings.Builder
+	fence := 0
+	for n, line := range strings.Split(strings.ReplaceAll(md, "\r\n", "\n"), "\n") {
+		trimmed := strings.TrimLeft(line, " ")
+		ticks := len(trimmed) - len(strings.TrimLeft(trimmed, "`"))
+		if cur == nil {
+			if ticks >= 3 {
+				cur = &fencedBlock{line: n + 1, info: strings.Fields(trimmed[ticks:])}
+				fence = ticks
+				body.Reset()
+			}
+			continue
+		}
+		if ticks >= fence && strings.TrimSpace(trimmed[ticks:]) == "" {
+			cur.body = body.String()
+			blocks = append(blocks, *cur)
+			cur = nil
+			continue
+		}
+		body.WriteString(line)
+		body.WriteByte('\n')
+	}
+	return blocks
+}
+
+// findFixtureCases walks root and returns every case directory, sorted. Like
+// mlld's harness it does not descend into a case: subdirectories of a case
+// are its input files.
+func findFixtureCases(t *testing.T, root string) []fixtureCase {
+	t.Helper()
+	var cases []fixtureCase
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		script := caseScript(path)
+		if script == "" {
+			return nil
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		cases = append(cases, fixtureCase{name: filepath.ToSlash(rel), dir: path, script: script})
+		return filepath.SkipDir
+	})
+	require.NoError(t, err)
+	sort.Slice(cases, func(i, j int) bool { return cases[i].name < cases[j].name })
+	return cases
+}
+
+// caseScript returns the script file name in dir, or "" if dir is not a case.
+func caseScript(dir string) string {
+	for _, name := range scriptNames {
+		if fileExists(filepath.Join(dir, name)) {
+			return name
+		}
+	}
+	return ""
+}
+
+func runFixture(t *testing.T, c fixtureCase) {
+	work := t.TempDir()
+	copyDir(t, c.dir, work)
+	res, err := runScript(t, filepath.Join(work, c.script), work)
+
+	errorPath := filepath.Join(c.dir, errorFile)
+	containsPath := filepath.Join(c.dir, errorContainsFile)
+	if fileExists(errorPath) || fileExists(containsPath) {
+		checkErrorCase(t, c, work, res, err)
+		return
+	}
+	checkOutputCase(t, c, res, err)
+}
+
+// runScript compiles and runs one script the way an embedder would. A panic
+// escaping the facade is turned into a test failure rather than killing the
+// whole suite, so one bad case cannot hide the results of the others.
+func runScript(t *testing.T, script, dir string) (res *guardrun.Result, err error) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("panic escaped the facade: %v", r)
+		}
+	}()
+	prg, err := guardrun.CompileFile(script)
+	if err != nil {
+		return &guardrun.Result{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), fixtureRunDeadline)
+	defer cancel()
+	res, err = prg.Run(ctx, guardrun.WithDir(dir), guardrun.WithCommandTimeout(fixtureCommandTimeout))
+	if res == nil {
+		res = &guardrun.Result{}
+	}
+	return res, err
+}
+
+func checkOutputCase(t *testing.T, c fixtureCase, res *guardrun.Result, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("unexpected error:\n%s", renderError(err))
+	}
+	gotDoc := normalizeDocument(res.Document)
+	gotStderr := normalizeStream(res.Stderr)
+	if *update {
+		writeGolden(t, filepath.Join(c.dir, expectedFile), gotDoc)
+		if fileExists(filepath.Join(c.dir, expectedStderrFile)) {
+			writeGolden(t, filepath.Join(c.dir, expectedStderrFile), gotStderr)
+		}
+		return
+	}
+	want := normalizeDocument(readFile(t, filepath.Join(c.dir, expectedFile)))
+	if diff := cmp.Diff(want, gotDoc); diff != "" {
+		t.Errorf("document mismatch (-want +got):\n%s", diff)
+	}
+	stderrPath := filepath.Join(c.dir, expectedStderrFile)
+	if fileExists(stderrPath) {
+		wantStderr := normalizeStream(readFile(t, stderrPath))
+		if diff := cmp.Diff(wantStderr, gotStderr); diff != "" {
+			t.Errorf("stderr mismatch (-want +got):\n%s", diff)
+		}
+	}
+}
+
+// checkErrorCase requires the run to fail with a positioned error that carries
+// a hint. error.md must equal the first line of the error; every non-empty
+// line of error-contains.md must occur in that first line. When expected.md
+// also exists, the partial document must contain it (mlld's rule).
+func checkErrorCase(t *testing.T, c fixtureCase, work string, res *guardrun.Result, err error) {
+	t.Helper()
+	require.Error(t, err, "expected the script to fail; document was:\n%s", res.Document)
+	var gerr *guardrun.Error
+	require.True(t, errors.As(err, &gerr), "error is %T, not *guardrun.Error: %v", err, err)
+	require.False(t, isRecoveredPanic(gerr), "the implementation panicked:\n%s", renderError(err))
+	require.NotEmpty(t, strings.TrimSpace(gerr.Hint), "error has no hint:\n%s", renderError(err))
+
+	got := firstLine(relativeTo(work, err.Error()))
+	// Logged so that `go test -v` shows what a loose error-contains.md accepted.
+	t.Logf("error: %s (hint: %s)", got, gerr.Hint)
+	errorPath := filepath.Join(c.dir, errorFile)
+	if fileExists(errorPath) {
+		if *update {
+			writeGolden(t, errorPath, got)
+		} else {
+			want := firstLine(readFile(t, errorPath))
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("error mismatch (-want +got):\n%s\nfull error:\n%s", diff, renderError(err))
+			}
+		}
+	}
+	containsPath := filepath.Join(c.dir, errorContainsFile)
+	if fileExists(containsPath) {
+		parts := nonEmptyLines(readFile(t, containsPath))
+		require.NotEmpty(t, parts, "%s is empty", containsPath)
+		require.True(t, hasPositionPart(parts, c.script),
+			"%s must name the position (%s:LINE:) so a fixture cannot pass on the message alone", containsPath, c.script)
+		for _, part := range parts {
+			if !strings.Contains(got, part) {
+				t.Errorf("error first line does not contain %q\n got: %s\nfull error:\n%s", part, got, renderError(err))
+			}
+		}
+	}
+	expectedPath := filepath.Join(c.dir, expectedFile)
+	if fileExists(expectedPath) && !*update {
+		want := normalizeDocument(readFile(t, expectedPath))
+		gotDoc := normalizeDocument(res.Document)
+		if !strings.Contains(gotDoc, want) {
+			t.Errorf("partial document does not contain expected.md\nwant (substring):\n%s\ngot:\n%s", want, gotDoc)
+		}
+	}
+}
+
+// hasPositionPart reports whether one required part pins the script's name
+// and at least a line number ("example.mld:3:"), or, for cases where only the
+// file is certain, the file name followed by a colon.
+func hasPositionPart(parts []string, script string) bool {
+	for _, p := range parts {
+		if strings.HasPrefix(p, script+":") {
+			return true
+		}
+	}
+	return false
+}
+
+// isRecoveredPanic recognises the facade's rendering of a recovered panic,
+// which must never be how a script error is reported.
+func isRecoveredPanic(e *guardrun.Error) bool {
+	return strings.HasPrefix(e.Message, "internal error:")
+}
+
+var newlineRuns = regexp.MustCompile(`\n{3,}`)
+
+// normalizeDocument applies mlld's fixture comparison: CRLF to LF, runs of
+// three or more newlines collapsed to two, surrounding whitespace trimmed.
+func normalizeDocument(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = newlineRuns.ReplaceAllString(s, "\n\n")
+	return strings.TrimSpace(s)
+}
+
+// normalizeStream is the stderr comparison: CRLF to LF and trimmed, nothing
+// collapsed (blank lines written by the script are significant).
+func normalizeStream(s string) string {
+	return strings.TrimSpace(strings.ReplaceAll(s, "\r\n", "\n"))
+}
+
+// relativeTo strips the temporary case directory from paths in msg, so that
+// positions read "example.mld:2:1" as written in the golden files.
+func relativeTo(dir, msg string) string {
+	msg = strings.ReplaceAll(msg, dir+string(filepath.Separator), "")
+	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
+		msg = strings.ReplaceAll(msg, real+string(filepath.Separator), "")
+	}
+	return msg
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(strings.ReplaceAll(s, "\r\n", "\n"))
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
+}
+
+func nonEmptyLines(s string) []string {
+	var out []string
+	for _, line := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+func renderError(err error) string {
+	var gerr *guardrun.Error
+	if errors.As(err, &gerr) {
+		return gerr.Render()
+	}
+	return err.Error()
+}
+
+func writeGolden(t *testing.T, path, content string) {
+	t.Helper()
+	if content != "" {
+		content += "\n"
+	}
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func fileExists(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && !info.IsDir()
+}
+
+// copyDir copies the case directory so scripts that write files never touch
+// the source tree and parallel cases never see each other's output.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	require.NoError(t, err)
+}
+
+// TestReadmeExamplesPairing pins how TestReadmeTour reads README.md before the
+// README has any examples: blocks pair in order, the info string selects the
+// mode, and an example without an output block is reported, not skipped.
+func TestReadmeExamplesPairing(t *testing.T) {
+	md := strings.Join([]string{
+		"# Tour",
+		"```mld-example",
+		`show "a"`,
+		"```",
+		"",
+		"```output",
+		"a",
+		"```",
+		"````mld-example md",
+		"/show `b`",
+		"```",
+		"````",
+		"```output",
+		"b",
+		"```",
+		"```mld-example",
+		`show "orphan"`,
+		"```",
+		"```sh",
+		"ls",
+		"```",
+	}, "\n")
+	examples, problems := readmeExamples(md)
+	require.Len(t, examples, 2)
+	require.Equal(t, readmeExample{line: 2, script: "example.mld", source: "show \"a\"\n", output: "a\n"}, examples[0])
+	require.Equal(t, "example.md", examples[1].script)
+	require.Equal(t, "/show `b`\n```\n", examples[1].source, "a longer fence must not close on a shorter one")
+	require.Equal(t, []string{"README.md:16: mld-example block is not followed by an output block"}, problems)
+}

@@ -1,0 +1,193 @@
+package interp
+
+import (
+	"errors"
+
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/code"
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// codeEngine returns the run's engine, creating it on first use so that
+// scripts without code pay nothing.
+func (in *interp) codeEngine() *code.Engine {
+	if in.engine == nil {
+		in.engine = code.NewEngine(code.Options{
+			Timeout:     in.opts.CommandTimeout,
+			OutputLimit: in.opts.OutputLimit,
+			Stderr:      stderrWriter{in.out},
+			Dir:         in.opts.Dir,
+		})
+	}
+	return in.engine
+}
+
+// stderrWriter routes JS console.error and command stderr to the run's
+// stderr stream.
+type stderrWriter struct{ o *output }
+
+func (w stderrWriter) Write(p []byte) (int, error) {
+	w.o.writeStderr(string(p))
+	return len(p), nil
+}
+
+// jsValue is what a code block sees for a value: parsed command output is
+// passed as its original text, everything else as data.
+func jsValue(v *value.Variable) any {
+	if v == nil {
+		return ""
+	}
+	if v.Text != nil && isStructured(v.Data) {
+		return *v.Text
+	}
+	if _, ok := v.Data.(value.Undefined); ok {
+		// mlld binds a parameter without argument so that property reads on
+		// it give undefined instead of throwing.
+		return ""
+	}
+	return v.Data
+}
+
+// runCode runs a code block with the innermost exe's parameters bound.
+// stdin, when non-nil, is fed to commands.
+func (in *interp) runCode(e *env, c *ast.CodeExpr, stdin *string) (*value.Variable, error) {
+	if in.opts.DisableCode {
+		return nil, newError(KindCommand, c.Pos, "this embedder runs scripts without code execution",
+			"code execution is disabled: cannot run %s block", c.Lang)
+	}
+	lang := c.Lang
+	var res *value.Variable
+	var err error
+	switch lang {
+	case "js", "javascript", "node":
+		res, err = in.runJS(e, c)
+	case "cmd", "", "run":
+		lang = "cmd"
+		res, err = in.runCommand(e, c, stdin)
+	case "sh", "bash":
+		res, err = in.runShellBlock(e, c, stdin)
+	default:
+		return nil, newError(KindCode, c.Pos, "use js, node, cmd, sh or bash", "unsupported code language: %s", c.Lang)
+	}
+	if err != nil {
+		return nil, codeError(err, c.Pos)
+	}
+	for _, p := range e.params {
+		res.Security = mergeDesc(res.Security, p.val.Security)
+	}
+	res.Security = addTaint(res.Security, "src:"+lang)
+	return res, nil
+}
+
+func codeError(err error, pos ast.Pos) error {
+	var ce *code.Error
+	if errors.As(err, &ce) {
+		kind := KindCommand
+		if ce.Lang == "js" || ce.Lang == "node" {
+			kind = KindCode
+		}
+		hint := ce.Hint
+		switch {
+		case ce.Interrupted:
+			kind = KindInterrupt
+			hint = "the run was cancelled or hit its deadline"
+		case hint != "":
+		case kind == KindCode:
+			hint = "the " + ce.Lang + " block threw an exception; fix the code or guard the failing case"
+		default:
+			hint = "the command failed; run it in a shell to see why, or handle the failure in the script"
+		}
+		return &Error{Kind: kind, Pos: pos, Message: ce.Message, Hint: hint, Err: err}
+	}
+	return atPos(err, KindCommand, pos)
+}
+
+func (in *interp) runJS(e *env, c *ast.CodeExpr) (*value.Variable, error) {
+	var binds []code.Binding
+	hasMx := false
+	for _, p := range e.params {
+		if p.name == "mx" {
+			hasMx = true
+		}
+		binds = append(binds, code.Binding{Name: p.name, Value: jsValue(p.val)})
+	}
+	if !hasMx {
+		binds = append(binds, code.Binding{Name: "mx", Value: e.mxObject()})
+	}
+	eng := in.codeEngine()
+	var out any
+	var err error
+	if c.Lang == "node" {
+		out, err = eng.RunNode(in.ctx, c.Code, binds)
+	} else {
+		out, err = eng.RunJS(in.ctx, c.Code, binds)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out = value.FromGo(out)
+	if s, ok := out.(string); ok {
+		return textOutput(s), nil
+	}
+	return value.New(out), nil
+}
+
+// runCommand runs a cmd block: literal text stays shell text, interpolated
+// values reach the shell as data through BuildCommand.
+func (in *interp) runCommand(e *env, c *ast.CodeExpr, stdin *string) (*value.Variable, error) {
+	var segs []code.Segment
+	var desc value.Descriptor
+	if c.Command != nil {
+		for _, part := range c.Command.Parts {
+			switch p := part.(type) {
+			case *ast.TextPart:
+				segs = append(segs, code.Segment{Literal: p.Text})
+			case *ast.InterpPart:
+				text, literal, v, err := in.interpolatePart(e, p)
+				if err != nil {
+					return nil, err
+				}
+				if v != nil {
+					desc = mergeDesc(desc, v.Security)
+				}
+				if literal {
+					segs = append(segs, code.Segment{Literal: text})
+				} else {
+					segs = append(segs, code.Segment{Value: text, IsValue: true})
+				}
+			}
+		}
+	} else {
+		segs = append(segs, code.Segment{Literal: c.Code})
+	}
+	script, envVars := code.BuildCommand(segs)
+	req := code.ShellRequest{Lang: "cmd", Script: script, Env: envVars}
+	if stdin != nil {
+		req.Stdin, req.HasStdin = *stdin, true
+	}
+	out, err := in.codeEngine().RunShell(in.ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	res := textOutput(out)
+	res.Security = desc
+	return res, nil
+}
+
+// runShellBlock runs an sh/bash block with the exe's parameters as
+// environment variables.
+func (in *interp) runShellBlock(e *env, c *ast.CodeExpr, stdin *string) (*value.Variable, error) {
+	envVars := map[string]string{}
+	for _, p := range e.params {
+		envVars[p.name] = rawText(p.val)
+	}
+	req := code.ShellRequest{Lang: c.Lang, Script: c.Code, Env: envVars}
+	if stdin != nil {
+		req.Stdin, req.HasStdin = *stdin, true
+	}
+	out, err := in.codeEngine().RunShell(in.ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return textOutput(out), nil
+}

@@ -1,0 +1,293 @@
+package interp
+
+import (
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// execDocument runs a document's prose and directives in order.
+func (in *interp) execDocument(e *env, doc *ast.Document) error {
+	if doc.Frontmatter != "" {
+		e.sc.vars["fm"] = value.New(parseFrontmatter(doc.Frontmatter))
+	}
+	for _, n := range doc.Body {
+		if err := in.checkCtx(n.Position()); err != nil {
+			return err
+		}
+		switch d := n.(type) {
+		case *ast.Prose:
+			in.out.prose(d.Text)
+		case ast.Directive:
+			in.curPos = d.Position()
+			if err := in.execDirective(e, d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (in *interp) checkCtx(pos ast.Pos) error {
+	if err := in.ctx.Err(); err != nil {
+		return &Error{Kind: KindInterrupt, Pos: pos, Message: "run interrupted: " + err.Error(), Hint: "the run was cancelled or hit its deadline", Err: err}
+	}
+	return nil
+}
+
+// execDirective runs one statement. Values produced by expression
+// statements are discarded.
+func (in *interp) execDirective(e *env, d ast.Directive) error {
+	_, err := in.execStatement(e, d)
+	return err
+}
+
+// execStatement runs one statement and returns the value it yields (show
+// returns the shown value, run its output, an expression statement its
+// value).
+func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error) {
+	switch d := d.(type) {
+	case *ast.VarDirective:
+		return undefined(), in.execVar(e, d)
+	case *ast.ShowDirective:
+		return in.execShow(e, d)
+	case *ast.ExeDirective:
+		return undefined(), in.execExe(e, d)
+	case *ast.RunDirective:
+		return in.execRun(e, d)
+	case *ast.WhenDirective:
+		v, _, _, err := in.evalWhen(e, d.When, true)
+		return v, err
+	case *ast.ForDirective:
+		_, err := in.evalFor(e, d.For, false)
+		return undefined(), err
+	case *ast.IfDirective:
+		v, _, err := in.execIf(e, d)
+		return v, err
+	case *ast.OutputDirective:
+		return undefined(), in.execOutput(e, d.Value, d.Target, false, d.Pos)
+	case *ast.AppendDirective:
+		return undefined(), in.execOutput(e, d.Value, d.Target, true, d.Pos)
+	case *ast.LogDirective:
+		v, err := in.evalExpr(e, d.Value)
+		if err != nil {
+			return nil, atPos(err, KindUnexpected, d.Pos)
+		}
+		in.out.writeStderr(withNewline(value.Text(v.Data)))
+		return undefined(), nil
+	case *ast.ImportDirective:
+		return undefined(), in.execImport(e, d)
+	case *ast.ExportDirective:
+		e.mod.hasExport = true
+		if d.All {
+			e.mod.exportAll = true
+		}
+		e.mod.exports = append(e.mod.exports, d.Names...)
+		return undefined(), nil
+	case *ast.GuardDirective:
+		if d.Name != "" {
+			e.mod.guards[d.Name] = d
+		}
+		in.registerGuard(d)
+		return undefined(), nil
+	case *ast.PolicyDirective:
+		in.policies = append(in.policies, d)
+		return undefined(), nil
+	case *ast.LetStmt:
+		v, err := in.evalExpr(e, d.Value)
+		if err != nil {
+			return nil, atPos(err, KindUnexpected, d.Pos)
+		}
+		e.sc.vars[d.Name] = v
+		return undefined(), nil
+	case *ast.AugmentStmt:
+		return undefined(), in.execAugment(e, d)
+	case *ast.ReturnStmt:
+		v, err := in.evalExpr(e, d.Value)
+		if err != nil {
+			return nil, atPos(err, KindUnexpected, d.Pos)
+		}
+		v = withLabels(v, d.Labels)
+		if e.sc == e.mod.root {
+			in.out.both(withNewline(displayText(v)))
+		}
+		return v, nil
+	case *ast.ExprStmt:
+		v, err := in.evalExpr(e, d.Value)
+		if err != nil {
+			return nil, atPos(err, KindUnexpected, d.Pos)
+		}
+		return v, nil
+	}
+	return nil, newError(KindUnexpected, d.Position(), "", "unsupported directive %T", d)
+}
+
+func withLabels(v *value.Variable, labels []string) *value.Variable {
+	if len(labels) == 0 {
+		return v
+	}
+	c := *v
+	c.Security = addLabels(v.Security, labels...)
+	return &c
+}
+
+func redefinitionError(name string, pos ast.Pos) error {
+	return newError(KindVariable, pos,
+		"Variables in mlld are immutable by design. Use a different variable name or remove one of the definitions.",
+		"Variable '%s' is already defined and cannot be redefined.", name)
+}
+
+func (in *interp) define(e *env, name string, v *value.Variable, pos ast.Pos) error {
+	if _, exists := e.sc.vars[name]; exists {
+		return redefinitionError(name, pos)
+	}
+	e.sc.vars[name] = v
+	return nil
+}
+
+func (in *interp) execVar(e *env, d *ast.VarDirective) error {
+	if _, exists := e.sc.vars[d.Name]; exists {
+		return redefinitionError(d.Name, d.Pos)
+	}
+	v, err := in.evalExpr(e, d.Value)
+	if err != nil {
+		return atPos(err, KindUnexpected, d.Pos)
+	}
+	if err := retryOutsidePipeline(v, d.Pos); err != nil {
+		return err
+	}
+	if isSkip(v) {
+		v = undefined()
+	}
+	c := *v
+	c.Security = addLabels(v.Security, d.Labels...)
+	return in.define(e, d.Name, &c, d.Pos)
+}
+
+func (in *interp) execShow(e *env, d *ast.ShowDirective) (*value.Variable, error) {
+	v, err := in.evalExpr(e, d.Value)
+	if err != nil {
+		return nil, atPos(err, KindUnexpected, d.Pos)
+	}
+	if err := retryOutsidePipeline(v, d.Pos); err != nil {
+		return nil, err
+	}
+	in.out.both(withNewline(displayText(v)))
+	return v, nil
+}
+
+func (in *interp) execExe(e *env, d *ast.ExeDirective) error {
+	x := &exe{name: d.Name, params: d.Params, body: d.Body, labels: d.Labels, pos: d.Pos, sc: e.sc, mod: e.mod}
+	return in.define(e, d.Name, value.New(x), d.Pos)
+}
+
+// execRun runs a command, code block or invocation and prints its output
+// to the document.
+func (in *interp) execRun(e *env, d *ast.RunDirective) (*value.Variable, error) {
+	var v *value.Variable
+	var err error
+	if r, ok := d.Value.(*ast.Ref); ok {
+		v, err = in.evalInvocation(e, r)
+	} else {
+		v, err = in.evalExpr(e, d.Value)
+	}
+	if err != nil {
+		return nil, atPos(err, KindCommand, d.Pos)
+	}
+	if err := retryOutsidePipeline(v, d.Pos); err != nil {
+		return nil, err
+	}
+	if s := runText(v); s != "" {
+		in.out.both(withNewline(s))
+	}
+	return v, nil
+}
+
+// evalInvocation evaluates a ref as an invocation: a ref to an exe without
+// an argument list is called with no arguments.
+func (in *interp) evalInvocation(e *env, r *ast.Ref) (*value.Variable, error) {
+	v, err := in.evalRef(e, r)
+	if err != nil {
+		return nil, err
+	}
+	if x, ok := v.Data.(*exe); ok {
+		return in.callExe(e, x, nil, callOpts{pos: r.Pos})
+	}
+	return v, nil
+}
+
+func (in *interp) execIf(e *env, d *ast.IfDirective) (v *value.Variable, returned bool, err error) {
+	c, err := in.evalCond(e, d.Cond)
+	if err != nil {
+		return nil, false, atPos(err, KindUnexpected, d.Pos)
+	}
+	if c {
+		return in.runBlock(e, d.Then, true)
+	}
+	switch el := d.Else.(type) {
+	case *ast.BlockExpr:
+		return in.runBlock(e, el, true)
+	case *ast.IfDirective:
+		return in.execIf(e, el)
+	}
+	return undefined(), false, nil
+}
+
+func (in *interp) execAugment(e *env, d *ast.AugmentStmt) error {
+	cur, sc := e.sc.lookup(d.Name)
+	if cur == nil {
+		return newError(KindVariable, d.Pos, "declare it first with let",
+			"Cannot use += on undefined variable @%s. Use \"let @%s = ...\" first.", d.Name, d.Name)
+	}
+	add, err := in.evalExpr(e, d.Value)
+	if err != nil {
+		return atPos(err, KindUnexpected, d.Pos)
+	}
+	var data any
+	switch c := cur.Data.(type) {
+	case []any:
+		out := append([]any(nil), c...)
+		if arr, ok := add.Data.([]any); ok {
+			out = append(out, arr...)
+		} else {
+			out = append(out, add.Data)
+		}
+		data = out
+	case string:
+		data = c + value.Text(add.Data)
+	case float64:
+		n, ok := add.Data.(float64)
+		if !ok {
+			return newError(KindType, d.Pos, "", "cannot add %s to a number with +=", typeName(add.Data))
+		}
+		data = c + n
+	case *value.Object:
+		o := value.NewObject()
+		for _, k := range c.Keys {
+			o.Set(k, c.Values[k])
+		}
+		if ao, ok := add.Data.(*value.Object); ok {
+			for _, k := range ao.Keys {
+				o.Set(k, ao.Values[k])
+			}
+		} else {
+			return newError(KindType, d.Pos, "", "cannot merge %s into an object with +=", typeName(add.Data))
+		}
+		data = o
+	case nil, value.Undefined:
+		data = add.Data
+	default:
+		return newError(KindType, d.Pos, "", "cannot use += on a %s", typeName(cur.Data))
+	}
+	sc.vars[d.Name] = derived(data, cur, add)
+	return nil
+}
+
+// retryOutsidePipeline rejects a retry that reached a statement: only a
+// pipeline stage can be retried.
+func retryOutsidePipeline(v *value.Variable, pos ast.Pos) error {
+	if isRetry(v) {
+		return newError(KindPipeline, pos, "use retry only as a when action of an exe that runs as a pipeline stage",
+			"retry keyword used outside pipeline context")
+	}
+	return nil
+}

@@ -1,0 +1,128 @@
+package interp
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// execOutput runs `output`/`append`. A nil value expression means the
+// document so far.
+func (in *interp) execOutput(e *env, x ast.Expr, t ast.OutputTarget, appendMode bool, pos ast.Pos) error {
+	var v *value.Variable
+	if x == nil {
+		v = value.New(in.out.document())
+	} else {
+		var err error
+		v, err = in.evalExpr(e, x)
+		if err != nil {
+			return atPos(err, KindEffect, pos)
+		}
+	}
+	return in.writeTarget(e, v, t, appendMode, pos)
+}
+
+// writeTarget writes v to a stream or file.
+func (in *interp) writeTarget(e *env, v *value.Variable, t ast.OutputTarget, appendMode bool, pos ast.Pos) error {
+	switch t.Stream {
+	case "stdout":
+		in.out.writeStdout(withNewline(rawText(v)))
+		return nil
+	case "stderr":
+		in.out.writeStderr(withNewline(rawText(v)))
+		return nil
+	}
+	if t.Path == nil {
+		return newError(KindEffect, pos, "write `to stdout`, `to stderr` or `to \"file\"`", "output needs a target")
+	}
+	pv, err := in.evalExpr(e, t.Path)
+	if err != nil {
+		return atPos(err, KindEffect, pos)
+	}
+	rel := value.Text(pv.Data)
+	path := rel
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(in.baseDir(e), path)
+	}
+	var content string
+	ext := strings.ToLower(filepath.Ext(path))
+	switch {
+	case appendMode && ext == ".jsonl":
+		content = value.ToJSON(jsonData(v), false) + "\n"
+	case ext == ".json" && !appendMode:
+		if s, ok := v.Data.(string); ok {
+			content = s
+		} else {
+			content = value.ToJSON(v.Data, true)
+		}
+	case appendMode:
+		content = withNewline(rawText(v))
+	default:
+		if isStructured(v.Data) && v.Text == nil {
+			content = value.ToJSON(v.Data, true)
+		} else {
+			content = rawText(v)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return newError(KindEffect, pos, "check that the directory can be created", "cannot create directory for %s: %v", rel, err)
+	}
+	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if appendMode {
+		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		return newError(KindEffect, pos, "check the path and permissions", "cannot write %s: %v", rel, err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(content); err != nil {
+		return newError(KindEffect, pos, "", "cannot write %s: %v", rel, err)
+	}
+	return nil
+}
+
+func jsonData(v *value.Variable) any {
+	if s, ok := v.Data.(string); ok {
+		return structuredData(s)
+	}
+	return v.Data
+}
+
+func (in *interp) baseDir(e *env) string {
+	if in.opts.Dir != "" {
+		return in.opts.Dir
+	}
+	if e.mod != nil {
+		return e.mod.dir
+	}
+	return "."
+}
+
+// runEffect runs an inline pipeline effect on the current value.
+func (in *interp) runEffect(e *env, eff *ast.EffectStage, cur *value.Variable, pos ast.Pos) error {
+	v := cur
+	if eff.Value != nil {
+		var err error
+		v, err = in.evalExpr(e, eff.Value)
+		if err != nil {
+			return atPos(err, KindEffect, pos)
+		}
+	}
+	switch eff.Kind {
+	case "show":
+		in.out.both(withNewline(displayText(v)))
+	case "log":
+		in.out.writeStderr(withNewline(value.Text(v.Data)))
+	case "output", "append":
+		t := ast.OutputTarget{Stream: "stdout"}
+		if eff.Target != nil {
+			t = *eff.Target
+		}
+		return in.writeTarget(e, v, t, eff.Kind == "append", pos)
+	}
+	return nil
+}

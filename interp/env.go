@@ -1,0 +1,154 @@
+package interp
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/code"
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// interp holds the state of one run.
+type interp struct {
+	ctx    context.Context
+	opts   Options
+	out    *output
+	engine *code.Engine
+	main   *module
+	// curPos is the directive being run, for errors raised by a recovered
+	// panic.
+	curPos ast.Pos
+	// active counts the calls of each exe currently on the stack, to report
+	// recursion instead of overflowing.
+	active map[*exe]int
+	depth  int
+	// modules caches imported modules by absolute path.
+	modules map[string]*module
+	// guards and policies are recorded for the guard machinery; they have no
+	// effect yet.
+	guards   []*ast.GuardDirective
+	policies []*ast.PolicyDirective
+	// lastErrors is the error list of the most recent parallel group
+	// (`@mx.errors`).
+	lastErrors []any
+}
+
+func newInterp(ctx context.Context, opts Options) *interp {
+	return &interp{
+		ctx:     ctx,
+		opts:    opts,
+		out:     &output{outW: opts.Stdout, errW: opts.Stderr},
+		active:  map[*exe]int{},
+		modules: map[string]*module{},
+	}
+}
+
+func (in *interp) close() {}
+
+// module is one script file: its scope, directory and exports.
+type module struct {
+	file      string
+	dir       string
+	root      *scope
+	exports   []string
+	exportAll bool
+	hasExport bool
+	// guards are the module's named guards, importable like variables.
+	guards map[string]*ast.GuardDirective
+}
+
+func newModule(file, dir string) *module {
+	if dir == "" && file != "" {
+		dir = filepath.Dir(file)
+	}
+	return &module{file: file, dir: dir, root: newScope(nil), guards: map[string]*ast.GuardDirective{}}
+}
+
+// scope is one level of variable bindings.
+type scope struct {
+	vars   map[string]*value.Variable
+	parent *scope
+}
+
+func newScope(parent *scope) *scope {
+	return &scope{vars: map[string]*value.Variable{}, parent: parent}
+}
+
+func (s *scope) lookup(name string) (*value.Variable, *scope) {
+	for c := s; c != nil; c = c.parent {
+		if v, ok := c.vars[name]; ok {
+			return v, c
+		}
+	}
+	return nil, nil
+}
+
+// codeParam is a parameter bound as a language variable in js/sh blocks.
+type codeParam struct {
+	name string
+	val  *value.Variable
+}
+
+// env is the evaluation context of one expression or statement.
+type env struct {
+	in  *interp
+	sc  *scope
+	mod *module
+	// pipe is the ambient pipeline frame (`@p`, `@mx.try`…), nil outside
+	// pipelines.
+	pipe *pipeFrame
+	// params are the innermost exe call's parameters, bound by name in code
+	// blocks.
+	params []codeParam
+	// lenient makes unknown variables undefined instead of an error (when
+	// conditions).
+	lenient bool
+}
+
+func (in *interp) rootEnv(mod *module) *env {
+	return &env{in: in, sc: mod.root, mod: mod}
+}
+
+// child returns an env with a new nested scope.
+func (e *env) child() *env {
+	c := *e
+	c.sc = newScope(e.sc)
+	return &c
+}
+
+// with returns a copy of e with lenient set as given.
+func (e *env) withLenient(l bool) *env {
+	if e.lenient == l {
+		return e
+	}
+	c := *e
+	c.lenient = l
+	return &c
+}
+
+func (e *env) withPipe(p *pipeFrame) *env {
+	c := *e
+	c.pipe = p
+	return &c
+}
+
+func (e *env) lookup(name string) (*value.Variable, bool) {
+	if v, _ := e.sc.lookup(name); v != nil {
+		return v, true
+	}
+	return e.ambient(name)
+}
+
+// ambient resolves the context variables that are not in any scope.
+func (e *env) ambient(name string) (*value.Variable, bool) {
+	switch name {
+	case "mx":
+		return value.New(e.mxObject()), true
+	case "p", "pipeline":
+		if e.pipe != nil {
+			return value.New(e.pipe.contextObject()), true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,293 @@
+package interp
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// evalExpr evaluates an expression to a value.
+func (in *interp) evalExpr(e *env, x ast.Expr) (*value.Variable, error) {
+	if x == nil {
+		return undefined(), nil
+	}
+	switch x := x.(type) {
+	case *ast.NullLit:
+		return value.New(nil), nil
+	case *ast.BoolLit:
+		return value.New(x.Value), nil
+	case *ast.NumberLit:
+		return value.New(x.Value), nil
+	case *ast.StringLit:
+		return in.evalString(e, x)
+	case *ast.Ref:
+		return in.evalRef(e, x)
+	case *ast.ArrayLit:
+		return in.evalArray(e, x)
+	case *ast.ObjectLit:
+		return in.evalObject(e, x)
+	case *ast.UnaryExpr:
+		return in.evalUnary(e, x)
+	case *ast.BinaryExpr:
+		return in.evalBinary(e, x)
+	case *ast.TernaryExpr:
+		c, err := in.evalCond(e, x.Cond)
+		if err != nil {
+			return nil, err
+		}
+		if c {
+			return in.evalExpr(e, x.Then)
+		}
+		return in.evalExpr(e, x.Else)
+	case *ast.CodeExpr:
+		return in.runCode(e, x, nil)
+	case *ast.PipelineExpr:
+		return in.evalPipeline(e, x)
+	case *ast.WhenExpr:
+		v, _, _, err := in.evalWhen(e, x, false)
+		return v, err
+	case *ast.ForExpr:
+		return in.evalFor(e, x, true)
+	case *ast.ForeachExpr:
+		return in.evalForeach(e, x)
+	case *ast.BlockExpr:
+		v, _, err := in.runBlock(e, x, false)
+		return v, err
+	case *ast.RetryExpr:
+		var hint *value.Variable
+		if x.Hint != nil {
+			h, err := in.evalExpr(e, x.Hint)
+			if err != nil {
+				return nil, err
+			}
+			hint = h
+		}
+		return value.New(retrySignal{hint: hint}), nil
+	case *ast.SkipExpr:
+		return value.New(skipSignal{}), nil
+	case *ast.DeniedExpr:
+		return value.New(false), nil
+	case *ast.AllowExpr, *ast.DenyExpr:
+		return undefined(), nil
+	case *ast.FileLoad:
+		return in.evalFileLoad(e, x)
+	}
+	return nil, newError(KindUnexpected, x.Position(), "", "unsupported expression %T", x)
+}
+
+// evalCond evaluates a condition: unknown variables are undefined (falsy)
+// rather than an error.
+func (in *interp) evalCond(e *env, x ast.Expr) (bool, error) {
+	v, err := in.evalExpr(e.withLenient(true), x)
+	if err != nil {
+		return false, err
+	}
+	return value.Truthy(v.Data), nil
+}
+
+func (in *interp) evalArray(e *env, x *ast.ArrayLit) (*value.Variable, error) {
+	out := make([]any, 0, len(x.Items))
+	res := value.New(nil)
+	for _, it := range x.Items {
+		v, err := in.evalExpr(e, it.Value)
+		if err != nil {
+			return nil, err
+		}
+		res.Security = mergeDesc(res.Security, v.Security)
+		switch {
+		case it.Spread:
+			if arr, ok := structuredData(v.Data).([]any); ok {
+				out = append(out, arr...)
+			} else if !isNullish(v) {
+				out = append(out, v.Data)
+			}
+		case it.Optional && !value.Truthy(v.Data):
+		default:
+			out = append(out, v.Data)
+		}
+	}
+	res.Data = out
+	return res, nil
+}
+
+func (in *interp) evalObject(e *env, x *ast.ObjectLit) (*value.Variable, error) {
+	o := value.NewObject()
+	res := value.New(o)
+	for _, en := range x.Entries {
+		v, err := in.evalExpr(e, en.Value)
+		if err != nil {
+			return nil, err
+		}
+		res.Security = mergeDesc(res.Security, v.Security)
+		switch {
+		case en.Spread:
+			if so, ok := structuredData(v.Data).(*value.Object); ok {
+				for _, k := range so.Keys {
+					o.Set(k, so.Values[k])
+				}
+			}
+		case en.Optional && !value.Truthy(v.Data):
+		default:
+			o.Set(en.Key, v.Data)
+		}
+	}
+	return res, nil
+}
+
+func (in *interp) evalUnary(e *env, x *ast.UnaryExpr) (*value.Variable, error) {
+	v, err := in.evalExpr(e, x.X)
+	if err != nil {
+		return nil, err
+	}
+	switch x.Op {
+	case "!":
+		return derived(!value.Truthy(v.Data), v), nil
+	case "-":
+		n, ok := toNumber(v.Data)
+		if !ok {
+			return nil, newError(KindType, x.Pos, "", "cannot negate a %s", typeName(v.Data))
+		}
+		return derived(-n, v), nil
+	}
+	return nil, newError(KindUnexpected, x.Pos, "", "unknown operator %s", x.Op)
+}
+
+func toNumber(d any) (float64, bool) {
+	switch n := d.(type) {
+	case float64:
+		return n, true
+	case string:
+		return value.ParseNumber(n)
+	case bool:
+		if n {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+func (in *interp) evalBinary(e *env, x *ast.BinaryExpr) (*value.Variable, error) {
+	switch x.Op {
+	case "&&", "||", "??":
+		l, err := in.evalExpr(e, x.Left)
+		if err != nil {
+			return nil, err
+		}
+		switch x.Op {
+		case "&&":
+			if !value.Truthy(l.Data) {
+				return l, nil
+			}
+		case "||":
+			if value.Truthy(l.Data) {
+				return l, nil
+			}
+		case "??":
+			if !isNullish(l) {
+				return l, nil
+			}
+		}
+		return in.evalExpr(e, x.Right)
+	}
+	l, err := in.evalExpr(e, x.Left)
+	if err != nil {
+		return nil, err
+	}
+	r, err := in.evalExpr(e, x.Right)
+	if err != nil {
+		return nil, err
+	}
+	return in.binaryOp(x.Op, l, r, x.Pos)
+}
+
+func (in *interp) binaryOp(op string, l, r *value.Variable, pos ast.Pos) (*value.Variable, error) {
+	switch op {
+	case "==":
+		return derived(value.Equal(l.Data, r.Data), l, r), nil
+	case "!=":
+		return derived(!value.Equal(l.Data, r.Data), l, r), nil
+	case "~=":
+		return derived(value.TolerantMatch(l.Data, r.Data), l, r), nil
+	case "!~=":
+		return derived(!value.TolerantMatch(l.Data, r.Data), l, r), nil
+	case "<", ">", "<=", ">=":
+		c, err := value.Compare(l.Data, r.Data)
+		if err != nil {
+			// Comparisons with undefined or mismatched kinds are false so that
+			// `@missing < 3` in a when arm simply does not match.
+			return derived(false, l, r), nil
+		}
+		var b bool
+		switch op {
+		case "<":
+			b = c < 0
+		case ">":
+			b = c > 0
+		case "<=":
+			b = c <= 0
+		case ">=":
+			b = c >= 0
+		}
+		return derived(b, l, r), nil
+	case "+", "-", "*", "/", "%":
+		ln, lok := l.Data.(float64)
+		rn, rok := r.Data.(float64)
+		if !lok || !rok {
+			if op == "+" {
+				if _, ls := l.Data.(string); ls {
+					return nil, newError(KindType, pos, "write `@a@b` in a template instead",
+						"String concatenation with + is not supported. Use template strings instead.")
+				}
+				if _, rs := r.Data.(string); rs {
+					return nil, newError(KindType, pos, "write `@a@b` in a template instead",
+						"String concatenation with + is not supported. Use template strings instead.")
+				}
+			}
+			var okL, okR bool
+			ln, okL = toNumber(l.Data)
+			rn, okR = toNumber(r.Data)
+			if !okL || !okR {
+				return nil, newError(KindType, pos, "arithmetic needs two numbers",
+					"Cannot apply %s to %s and %s", op, typeName(l.Data), typeName(r.Data))
+			}
+		}
+		var n float64
+		switch op {
+		case "+":
+			n = ln + rn
+		case "-":
+			n = ln - rn
+		case "*":
+			n = ln * rn
+		case "/":
+			n = ln / rn
+		case "%":
+			n = math.Mod(ln, rn)
+		}
+		return derived(n, l, r), nil
+	}
+	return nil, newError(KindUnexpected, pos, "", "unknown operator %s", op)
+}
+
+func (in *interp) evalFileLoad(e *env, x *ast.FileLoad) (*value.Variable, error) {
+	p, err := in.evalString(e, x.Path)
+	if err != nil {
+		return nil, err
+	}
+	path := value.Text(p.Data)
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(e.mod.dir, path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, newError(KindImport, x.Pos, "check the path; it is relative to the script's directory", "File not found: %s", value.Text(p.Data))
+	}
+	v := value.New(string(b))
+	v.Security = addTaint(v.Security, "src:file")
+	v.Source = path
+	return v, nil
+}

@@ -1,0 +1,470 @@
+package interp
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// Retry budgets (SPEC §3.7).
+const (
+	maxContextRetries = 10
+	maxStageRetries   = 20
+)
+
+// pipeStage is a stage with the inline effects written after it; effects
+// are not stages and replay whenever their stage runs again.
+type pipeStage struct {
+	stage   *ast.Stage
+	effects []*ast.Stage
+}
+
+// retryCtx is one retry context: stage requester asked to re-run the
+// stage before it. try counts attempts; outputs are the re-run outputs.
+type retryCtx struct {
+	requester int
+	try       int
+	hint      *value.Variable
+	outputs   []any
+}
+
+// pipeState is the state of one pipeline run.
+type pipeState struct {
+	outputs []*value.Variable
+	all     []*retryCtx
+	active  []*retryCtx
+}
+
+// pipeFrame is what a stage sees of its pipeline (`@p`, `@mx.try`…).
+type pipeFrame struct {
+	st    *pipeState
+	stage int
+	try   int
+	input *value.Variable
+	hint  *value.Variable
+}
+
+func (s *pipeState) ctxFor(stage int) *retryCtx {
+	for i := len(s.active) - 1; i >= 0; i-- {
+		c := s.active[i]
+		if c.requester == stage || c.requester == stage+1 {
+			return c
+		}
+	}
+	return nil
+}
+
+func (s *pipeState) tryFor(stage int) int {
+	if c := s.ctxFor(stage); c != nil {
+		return c.try
+	}
+	return 1
+}
+
+// hintFor gives the retry hint to the stage being re-run only.
+func (s *pipeState) hintFor(stage int) *value.Variable {
+	for i := len(s.active) - 1; i >= 0; i-- {
+		if c := s.active[i]; c.requester == stage+1 {
+			return c.hint
+		}
+	}
+	return nil
+}
+
+// output is `@p[k]`: the source for 0, stage k's output, or counting
+// back from the previous stage for negative k.
+func (f *pipeFrame) output(k int) *value.Variable {
+	outs := f.st.outputs
+	if k < 0 {
+		k += f.stage
+		if k < 1 {
+			return undefined()
+		}
+	}
+	if k >= f.stage && k != 0 || k >= len(outs) || outs[k] == nil {
+		return undefined()
+	}
+	return outs[k]
+}
+
+func (s *pipeState) top() *retryCtx {
+	if len(s.active) == 0 {
+		return nil
+	}
+	return s.active[len(s.active)-1]
+}
+
+// contextObject is `@p` / `@pipeline`: `[0]` is the source output, `[i]`
+// stage i's output, negative indexes count back over stage outputs.
+func (f *pipeFrame) contextObject() *value.Object {
+	o := value.NewObject()
+	outs := f.st.outputs
+	if len(outs) > 0 && outs[0] != nil {
+		o.Set("0", outs[0].Data)
+	}
+	for j := 1; j < f.stage && j < len(outs); j++ {
+		if outs[j] != nil {
+			o.Set(strconv.Itoa(j), outs[j].Data)
+		}
+	}
+	for k := 1; k < f.stage && f.stage-k < len(outs); k++ {
+		if v := outs[f.stage-k]; v != nil {
+			o.Set(strconv.Itoa(-k), v.Data)
+		}
+	}
+	o.Set("stage", float64(f.stage))
+	o.Set("try", float64(f.try))
+	length := f.stage - 1
+	if length < 0 {
+		length = 0
+	}
+	o.Set("length", float64(length))
+	all := make([]any, 0, len(f.st.all))
+	for _, c := range f.st.all {
+		all = append(all, append([]any{}, c.outputs...))
+	}
+	if c := f.st.ctxFor(f.stage); c != nil {
+		o.Set("tries", append([]any{}, c.outputs...))
+	} else {
+		o.Set("tries", all)
+	}
+	o.Set("guards", []any{})
+	retries := value.NewObject()
+	retries.Set("all", all)
+	o.Set("retries", retries)
+	return o
+}
+
+// mxObject is the ambient `@mx`.
+func (e *env) mxObject() *value.Object {
+	o := value.NewObject()
+	f := e.pipe
+	if f == nil {
+		o.Set("try", float64(1))
+		o.Set("stage", float64(0))
+		o.Set("input", value.Undefined{})
+		o.Set("hint", nil)
+		o.Set("isPipeline", false)
+	} else {
+		o.Set("try", float64(f.try))
+		o.Set("stage", float64(f.stage))
+		if f.input != nil {
+			o.Set("input", f.input.Data)
+			o.Set("lastOutput", f.input.Data)
+		} else {
+			o.Set("input", value.Undefined{})
+		}
+		if f.hint != nil {
+			o.Set("hint", f.hint.Data)
+		} else {
+			o.Set("hint", nil)
+		}
+		o.Set("isPipeline", true)
+	}
+	errs := []any{}
+	if e.in != nil && e.in.lastErrors != nil {
+		errs = e.in.lastErrors
+	}
+	o.Set("errors", errs)
+	return o
+}
+
+// isFunctionSource reports whether a pipeline source is re-evaluated on
+// retry (an invocation or code) rather than replayed.
+func isFunctionSource(e *env, src ast.Expr) bool {
+	switch s := src.(type) {
+	case *ast.CodeExpr:
+		return true
+	case *ast.Ref:
+		if n := len(s.Path); n > 0 {
+			return s.Path[n-1].Kind == ast.AccessCall
+		}
+		if v, ok := e.lookup(s.Name); ok {
+			_, isExe := v.Data.(*exe)
+			return isExe
+		}
+	}
+	return false
+}
+
+// evalSource evaluates a pipeline source. A bare reference to an exe is
+// invoked; code gets stdin from `with { stdin: … }`.
+func (in *interp) evalSource(e *env, src ast.Expr, stdin *string) (*value.Variable, error) {
+	switch s := src.(type) {
+	case *ast.CodeExpr:
+		return in.runCode(e, s, stdin)
+	case *ast.Ref:
+		if len(s.Path) == 0 {
+			return in.evalInvocation(e, s)
+		}
+	}
+	return in.evalExpr(e, src)
+}
+
+func (in *interp) withStdin(e *env, w *ast.WithClause) (*string, error) {
+	if w == nil || w.Options == nil {
+		return nil, nil
+	}
+	for _, en := range w.Options.Entries {
+		if en.Key == "stdin" {
+			v, err := in.evalExpr(e, en.Value)
+			if err != nil {
+				return nil, err
+			}
+			s := rawText(v)
+			return &s, nil
+		}
+	}
+	return nil, nil
+}
+
+// evalPipeline runs `source | stage | …` (or `with { pipeline }`),
+// including retries, parallel groups and inline effects.
+func (in *interp) evalPipeline(e *env, pe *ast.PipelineExpr) (*value.Variable, error) {
+	stdin, err := in.withStdin(e, pe.With)
+	if err != nil {
+		return nil, err
+	}
+	all := append([]*ast.Stage(nil), pe.Stages...)
+	if pe.With != nil && !pe.FromWith {
+		all = append(all, pe.With.Pipeline...)
+	}
+	if len(all) == 0 {
+		return in.evalSource(e, pe.Source, stdin)
+	}
+	var srcEffects []*ast.Stage
+	var stages []pipeStage
+	for _, s := range all {
+		if s.Kind == ast.StageEffect {
+			if len(stages) == 0 {
+				srcEffects = append(srcEffects, s)
+			} else {
+				stages[len(stages)-1].effects = append(stages[len(stages)-1].effects, s)
+			}
+			continue
+		}
+		stages = append(stages, pipeStage{stage: s})
+	}
+	n := len(stages)
+	st := &pipeState{outputs: make([]*value.Variable, n+1)}
+	isFunc := isFunctionSource(e, pe.Source)
+
+	evalSrc := func(try int, hint *value.Variable) (*value.Variable, error) {
+		fr := &pipeFrame{st: st, stage: 0, try: try, input: undefined(), hint: hint}
+		v, err := in.evalSource(e.withPipe(fr), pe.Source, stdin)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
+	out0, err := evalSrc(1, nil)
+	if err != nil {
+		return nil, err
+	}
+	st.outputs[0] = out0
+	if err := in.runEffects(e, srcEffects, &pipeFrame{st: st, stage: 0, try: 1}, out0); err != nil {
+		return nil, err
+	}
+	staticReruns := 0
+	for i := 1; i <= n; {
+		if err := in.checkCtx(pe.Pos); err != nil {
+			return nil, err
+		}
+		fr := &pipeFrame{st: st, stage: i, try: st.tryFor(i), input: st.outputs[i-1], hint: st.hintFor(i)}
+		ps := stages[i-1]
+		res, err := in.runStage(e, ps.stage, fr)
+		if err != nil {
+			return nil, err
+		}
+		if hint, retry := retryOf(res); retry {
+			c := st.top()
+			if c == nil || c.requester != i {
+				c = &retryCtx{requester: i, try: 1}
+				st.active = append(st.active, c)
+				st.all = append(st.all, c)
+			}
+			target := i - 1
+			if target == 0 && !isFunc {
+				staticReruns++
+				if staticReruns >= maxStageRetries {
+					return nil, newError(KindPipeline, ps.stage.Pos, "make the retry condition reachable, or make the source a function",
+						"Pipeline aborted: Stage 0 exceeded global retry limit (%d attempts).", maxStageRetries)
+				}
+			} else if c.try >= maxContextRetries {
+				return nil, newError(KindPipeline, ps.stage.Pos, "make the retry condition reachable within the retry budget",
+					"Pipeline aborted: Stage %d exceeded retry limit for stage %d (%d attempts; max %d).", i, target, c.try, maxContextRetries)
+			}
+			c.try++
+			c.hint = hint
+			if target == 0 {
+				v := out0
+				if isFunc {
+					v, err = evalSrc(c.try, hint)
+					if err != nil {
+						return nil, err
+					}
+				}
+				st.outputs[0] = v
+				c.outputs = append(c.outputs, v.Data)
+				if err := in.runEffects(e, srcEffects, &pipeFrame{st: st, stage: 0, try: c.try, hint: hint}, v); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			i = target
+			continue
+		}
+		st.outputs[i] = res
+		if c := st.top(); c != nil && c.requester == i+1 && c.try > 1 {
+			c.outputs = append(c.outputs, res.Data)
+		}
+		if c := st.top(); c != nil && c.requester == i {
+			st.active = st.active[:len(st.active)-1]
+		}
+		if err := in.runEffects(e, ps.effects, &pipeFrame{st: st, stage: i, try: fr.try, hint: fr.hint}, res); err != nil {
+			return nil, err
+		}
+		i++
+	}
+	final := *st.outputs[n]
+	final.Security = mergeDesc(st.outputs[0].Security, final.Security)
+	return &final, nil
+}
+
+// retryOf reports whether a stage asked for a retry: a `retry` action, or
+// a code stage returning the text "retry".
+func retryOf(v *value.Variable) (*value.Variable, bool) {
+	if v == nil {
+		return nil, false
+	}
+	switch d := v.Data.(type) {
+	case retrySignal:
+		return d.hint, true
+	case string:
+		return nil, d == "retry"
+	}
+	return nil, false
+}
+
+// runEffects runs inline effects on the output of the stage they follow.
+func (in *interp) runEffects(e *env, effects []*ast.Stage, fr *pipeFrame, cur *value.Variable) error {
+	if len(effects) == 0 {
+		return nil
+	}
+	fr.input = cur
+	ee := e.withPipe(fr).child()
+	ee.sc.vars["input"] = cur
+	for _, s := range effects {
+		if s.Effect == nil {
+			continue
+		}
+		if err := in.runEffect(ee, s.Effect, cur, s.Pos); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runStage runs one stage on the frame's input.
+func (in *interp) runStage(e *env, s *ast.Stage, fr *pipeFrame) (*value.Variable, error) {
+	se := e.withPipe(fr)
+	input := fr.input
+	switch s.Kind {
+	case ast.StageCall:
+		return in.runCallStage(se, s, input)
+	case ast.StageCode:
+		ce := se.child()
+		ce.sc.vars["input"] = input
+		ce.params = append(append([]codeParam(nil), se.params...), codeParam{name: "input", val: input})
+		stdin := rawText(input)
+		return in.runCode(ce, s.Code, &stdin)
+	case ast.StageParallel:
+		return in.runParallel(e, s, fr)
+	case ast.StageEffect:
+		if s.Effect != nil {
+			return input, in.runEffect(se, s.Effect, input, s.Pos)
+		}
+		return input, nil
+	}
+	return nil, newError(KindPipeline, s.Pos, "", "unsupported pipeline stage")
+}
+
+func (in *interp) runCallStage(e *env, s *ast.Stage, input *value.Variable) (*value.Variable, error) {
+	if s.Call == nil {
+		return input, nil
+	}
+	ref := *s.Call
+	var callArgs []ast.Expr
+	if n := len(ref.Path); n > 0 && ref.Path[n-1].Kind == ast.AccessCall {
+		callArgs = ref.Path[n-1].Args
+		ref.Path = ref.Path[:n-1]
+	}
+	// The stage's own scope binds @input so that arguments such as
+	// `@ok(@input)` see the stage input.
+	ae := e.child()
+	ae.sc.vars["input"] = input
+	callee, err := in.evalRef(ae, &ref)
+	if err != nil {
+		return nil, atPos(err, KindPipeline, s.Pos)
+	}
+	args, err := in.evalArgs(ae, callArgs, ref.Name)
+	if err != nil {
+		return nil, atPos(err, KindPipeline, s.Pos)
+	}
+	switch f := callee.Data.(type) {
+	case *exe:
+		return in.callExe(e, f, append([]*value.Variable{input}, args...), callOpts{pos: s.Pos, stageInput: input})
+	case builtin:
+		extra := make([]any, len(args))
+		for i, a := range args {
+			extra[i] = a.Data
+		}
+		return in.transform(f.name, transformInput(input), extra, s.Pos, append([]*value.Variable{input}, args...)...)
+	}
+	return nil, newError(KindPipeline, s.Pos, "pipeline stages must be exes or builtin transformers",
+		"@%s is not executable (type: %s)", ref.Name, typeName(callee.Data))
+}
+
+// runParallel runs a parallel group on the same input. The result is the
+// array of results (as data and compact JSON text); a failing branch
+// contributes an error object and is listed in @mx.errors.
+func (in *interp) runParallel(e *env, s *ast.Stage, fr *pipeFrame) (*value.Variable, error) {
+	results := make([]any, 0, len(s.Parallel))
+	errs := []any{}
+	res := derived(nil, fr.input)
+	for i, sub := range s.Parallel {
+		v, err := in.runStage(e, sub, fr)
+		if err != nil {
+			if ie, ok := err.(*Error); ok && ie.Kind == KindInterrupt {
+				return nil, err
+			}
+			msg := errorMessage(err)
+			eo := value.NewObject()
+			eo.Set("index", float64(i))
+			eo.Set("key", float64(i))
+			eo.Set("message", msg)
+			eo.Set("error", msg)
+			eo.Set("value", fr.input.Data)
+			results = append(results, eo)
+			errs = append(errs, eo)
+			continue
+		}
+		res.Security = mergeDesc(res.Security, v.Security)
+		results = append(results, v.Data)
+	}
+	in.lastErrors = errs
+	text := value.ToJSON(results, false)
+	res.Data = results
+	res.Text = &text
+	res.Source = sourceParallel
+	return res, nil
+}
+
+func errorMessage(err error) string {
+	if ie, ok := err.(*Error); ok {
+		return ie.Message
+	}
+	return fmt.Sprint(err)
+}

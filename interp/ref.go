@@ -1,0 +1,337 @@
+package interp
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// builtinNames are the builtin transformers reachable as `@name`.
+var builtinNames = map[string]bool{
+	"json": true, "JSON": true, "parse": true, "trim": true, "upper": true, "lower": true,
+	"pretty": true, "sort": true, "xml": true, "csv": true, "md": true,
+}
+
+// builtin is a builtin transformer used as a value (`@json`, `@parse.loose`).
+type builtin struct{ name string }
+
+// CallableName implements value.Callable.
+func (b builtin) CallableName() string { return b.name }
+
+// resolvable reports whether a ref's root names something.
+func (e *env) resolvable(name string) bool {
+	if _, ok := e.lookup(name); ok {
+		return true
+	}
+	return builtinNames[name]
+}
+
+func (in *interp) evalRef(e *env, r *ast.Ref) (*value.Variable, error) {
+	if v, rest, ok, err := in.pipelineIndex(e, r); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return in.applyPath(e, v, rest, r)
+	}
+	root, ok := e.lookup(r.Name)
+	if ok && r.Name == "mx" && len(r.Path) > 0 && r.Path[0].Kind == ast.AccessField && r.Path[0].Name == "guard" {
+		if v, _ := e.sc.lookup("mx"); v == nil {
+			return nil, newError(KindVariable, r.Pos, "@mx.guard exists only inside guards and denied handlers",
+				`Variable "mx" has no field "guard"`)
+		}
+	}
+	if !ok {
+		switch {
+		case builtinNames[r.Name]:
+			root = value.New(builtin{name: r.Name})
+		case e.lenient:
+			return undefined(), nil
+		default:
+			return nil, newError(KindVariable, r.Pos, "define it with var (or let inside a block) before using it",
+				"Variable not found: %s", r.Name)
+		}
+	}
+	return in.applyPath(e, root, r.Path, r)
+}
+
+func (in *interp) applyPath(e *env, cur *value.Variable, path []ast.Accessor, r *ast.Ref) (*value.Variable, error) {
+	// inMeta is set once `.mx` was taken: a further `.mx` (inside
+	// `.mx.data`) is a user field.
+	inMeta := false
+	for i := 0; i < len(path); i++ {
+		acc := path[i]
+		if acc.Optional && isNullish(cur) {
+			return undefined(), nil
+		}
+		switch acc.Kind {
+		case ast.AccessField:
+			if i+1 < len(path) && path[i+1].Kind == ast.AccessCall {
+				res, err := in.callMember(e, cur, acc.Name, path[i+1], r)
+				if err != nil {
+					return nil, err
+				}
+				cur = res
+				i++
+				continue
+			}
+			if acc.Name == "mx" && !inMeta {
+				inMeta = true
+				cur = derived(mxOf(cur), cur)
+				continue
+			}
+			if b, ok := cur.Data.(builtin); ok {
+				cur = value.New(builtin{name: b.name + "." + acc.Name})
+				continue
+			}
+			cur = fieldOf(cur, acc.Name)
+		case ast.AccessIndex:
+			idx, err := in.evalExpr(e.withLenient(false), acc.Index)
+			if err != nil {
+				return nil, err
+			}
+			cur = indexOf(cur, idx.Data)
+		case ast.AccessWildcard:
+			arr, ok := structuredData(cur.Data).([]any)
+			if !ok {
+				return undefined(), nil
+			}
+			// The projection covers the plain field and index steps that
+			// follow; a method call after them applies to the projected array.
+			j := i + 1
+			for j < len(path) && (path[j].Kind == ast.AccessField || path[j].Kind == ast.AccessIndex) &&
+				!(j+1 < len(path) && path[j+1].Kind == ast.AccessCall) {
+				j++
+			}
+			out := make([]any, 0, len(arr))
+			for _, el := range arr {
+				v, err := in.applyPath(e, derived(el, cur), path[i+1:j], r)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, v.Data)
+			}
+			cur = derived(out, cur)
+			i = j - 1
+		case ast.AccessCall:
+			args, err := in.evalArgs(e, acc.Args, calleeName(cur, r))
+			if err != nil {
+				return nil, err
+			}
+			res, err := in.callValue(e, cur, args, acc.Pos, r)
+			if err != nil {
+				return nil, err
+			}
+			cur = res
+		}
+	}
+	return cur, nil
+}
+
+func calleeName(v *value.Variable, r *ast.Ref) string {
+	if c, ok := v.Data.(value.Callable); ok {
+		return c.CallableName()
+	}
+	if r != nil {
+		return r.Name
+	}
+	return "?"
+}
+
+// fieldOf reads `.name`; the result carries the container's descriptor.
+func fieldOf(cur *value.Variable, name string) *value.Variable {
+	switch cur.Data.(type) {
+	case nil:
+		return derived(nil, cur)
+	case value.Undefined:
+		return undefined()
+	}
+	d, ok := value.Property(structuredData(cur.Data), name)
+	if !ok {
+		return derived(value.Undefined{}, cur)
+	}
+	return derived(d, cur)
+}
+
+func indexOf(cur *value.Variable, idx any) *value.Variable {
+	switch cur.Data.(type) {
+	case nil:
+		return derived(nil, cur)
+	case value.Undefined:
+		return undefined()
+	}
+	d, ok := value.Index(structuredData(cur.Data), idx)
+	if !ok {
+		return derived(value.Undefined{}, cur)
+	}
+	return derived(d, cur)
+}
+
+// evalArgs evaluates call arguments. A bare reference to an unknown
+// variable is an error naming the function.
+func (in *interp) evalArgs(e *env, args []ast.Expr, fn string) ([]*value.Variable, error) {
+	out := make([]*value.Variable, 0, len(args))
+	for _, a := range args {
+		if r, ok := a.(*ast.Ref); ok && !e.resolvable(r.Name) {
+			return nil, newError(KindVariable, r.Pos, "define the variable before passing it",
+				"Undefined variable '@%s' passed to function @%s", r.Name, fn)
+		}
+		v, err := in.evalExpr(e.withLenient(false), a)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// callMember handles `.name(args)`: an exe stored in an object field, or a
+// builtin method.
+func (in *interp) callMember(e *env, cur *value.Variable, name string, call ast.Accessor, r *ast.Ref) (*value.Variable, error) {
+	if b, ok := cur.Data.(builtin); ok {
+		args, err := in.evalArgs(e, call.Args, b.name+"."+name)
+		if err != nil {
+			return nil, err
+		}
+		return in.callValue(e, value.New(builtin{name: b.name + "." + name}), args, call.Pos, r)
+	}
+	if o, ok := structuredData(cur.Data).(*value.Object); ok {
+		if f, ok := o.Get(name); ok {
+			if _, callable := f.(value.Callable); callable {
+				args, err := in.evalArgs(e, call.Args, name)
+				if err != nil {
+					return nil, err
+				}
+				return in.callValue(e, derived(f, cur), args, call.Pos, r)
+			}
+		}
+	}
+	args, err := in.evalArgs(e, call.Args, name)
+	if err != nil {
+		return nil, err
+	}
+	argData := make([]any, len(args))
+	for i, a := range args {
+		argData[i] = a.Data
+	}
+	recv := cur.Data
+	if cur.Text != nil && isStructured(recv) && isStringMethod(name) {
+		recv = *cur.Text
+	}
+	res, err := value.CallMethod(recv, name, argData)
+	if err != nil {
+		if errors.Is(err, value.ErrNoMethod) {
+			return nil, newError(KindType, call.Pos, "check the method name; see the list of builtin methods",
+				"Unknown method .%s() on %s", name, typeName(cur.Data))
+		}
+		return nil, newError(KindType, call.Pos, "", "%s", err.Error())
+	}
+	return derived(res, append([]*value.Variable{cur}, args...)...), nil
+}
+
+func isStringMethod(name string) bool {
+	switch name {
+	case "trim", "toUpperCase", "toLowerCase", "split", "replace", "replaceAll", "startsWith", "endsWith",
+		"padStart", "padEnd", "repeat", "substring", "match":
+		return true
+	}
+	return false
+}
+
+// callValue calls an exe or builtin transformer.
+func (in *interp) callValue(e *env, callee *value.Variable, args []*value.Variable, pos ast.Pos, r *ast.Ref) (*value.Variable, error) {
+	switch f := callee.Data.(type) {
+	case *exe:
+		return in.callExe(e, f, args, callOpts{pos: pos})
+	case builtin:
+		var input any = ""
+		var extra []any
+		if len(args) > 0 {
+			input = transformInput(args[0])
+			for _, a := range args[1:] {
+				extra = append(extra, a.Data)
+			}
+		}
+		return in.transform(f.name, input, extra, pos, args...)
+	}
+	name := "value"
+	if r != nil {
+		name = "@" + r.Name
+	}
+	return nil, newError(KindCall, pos, "only executables defined with exe can be called",
+		"%s is not executable (type: %s)", name, typeName(callee.Data))
+}
+
+// transformInput is what a builtin transformer receives: parsed command
+// output as its text, everything else as data.
+func transformInput(v *value.Variable) any {
+	if v.Text != nil {
+		return *v.Text
+	}
+	return v.Data
+}
+
+func (in *interp) transform(name string, input any, args []any, pos ast.Pos, from ...*value.Variable) (*value.Variable, error) {
+	out, ok, err := value.Transform(name, input, args)
+	if !ok {
+		return nil, newError(KindVariable, pos, "", "Unknown transformer @%s", name)
+	}
+	if err != nil {
+		return nil, newError(KindType, pos, "", "%s", err.Error())
+	}
+	return derived(out, from...), nil
+}
+
+// refText reconstructs how a reference was written, for undefined
+// references that templates keep literally.
+func refText(r *ast.Ref) string {
+	var b strings.Builder
+	b.WriteString("@" + r.Name)
+	for _, a := range r.Path {
+		switch a.Kind {
+		case ast.AccessField:
+			b.WriteString("." + a.Name)
+		case ast.AccessIndex:
+			switch ix := a.Index.(type) {
+			case *ast.NumberLit:
+				b.WriteString("[" + ix.Raw + "]")
+			case *ast.StringLit:
+				b.WriteString("[\"")
+				for _, p := range ix.Parts {
+					if t, ok := p.(*ast.TextPart); ok {
+						b.WriteString(t.Text)
+					}
+				}
+				b.WriteString("\"]")
+			default:
+				b.WriteString("[…]")
+			}
+		case ast.AccessWildcard:
+			b.WriteString("[*]")
+		case ast.AccessCall:
+			b.WriteString("()")
+		}
+	}
+	return b.String()
+}
+
+// pipelineIndex resolves `@p[i]` / `@pipeline[i]` to the stage output
+// itself, so that its descriptor (`@p[1].mx.labels`) survives.
+func (in *interp) pipelineIndex(e *env, r *ast.Ref) (*value.Variable, []ast.Accessor, bool, error) {
+	if e.pipe == nil || (r.Name != "p" && r.Name != "pipeline") || len(r.Path) == 0 || r.Path[0].Kind != ast.AccessIndex {
+		return nil, nil, false, nil
+	}
+	if v, _ := e.sc.lookup(r.Name); v != nil {
+		return nil, nil, false, nil
+	}
+	idx, err := in.evalExpr(e.withLenient(false), r.Path[0].Index)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	n, ok := idx.Data.(float64)
+	if !ok {
+		return nil, nil, false, nil
+	}
+	return e.pipe.output(int(n)), r.Path[1:], true, nil
+}

@@ -1,0 +1,96 @@
+package guardrun
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/guardrun/guardrun/grammar"
+	"github.com/guardrun/guardrun/interp"
+)
+
+// RunOption configures one Run.
+type RunOption func(*runConfig)
+
+// runConfig keeps interp.Options out of the public signatures so the
+// evaluator's options can change without breaking embedders.
+type runConfig struct {
+	opts interp.Options
+}
+
+// WithDir sets the base directory: imports and output files resolve against
+// it and commands run in it. The default is the process's working directory.
+func WithDir(dir string) RunOption {
+	return func(c *runConfig) { c.opts.Dir = dir }
+}
+
+// WithStdout streams the script's stdout effects to w as they happen, in
+// addition to collecting them in Result.Stdout.
+func WithStdout(w io.Writer) RunOption {
+	return func(c *runConfig) { c.opts.Stdout = w }
+}
+
+// WithStderr streams the script's stderr effects (logs, guard warnings) to
+// w as they happen, in addition to collecting them in Result.Stderr.
+func WithStderr(w io.Writer) RunOption {
+	return func(c *runConfig) { c.opts.Stderr = w }
+}
+
+// WithCommandTimeout bounds each command or code block (default 30s).
+func WithCommandTimeout(d time.Duration) RunOption {
+	return func(c *runConfig) { c.opts.CommandTimeout = d }
+}
+
+// WithOutputLimit caps one command's captured output in bytes (default 4 MiB).
+func WithOutputLimit(n int) RunOption {
+	return func(c *runConfig) { c.opts.OutputLimit = n }
+}
+
+// WithoutCode makes js/node/cmd/sh blocks and run fail with an error instead
+// of executing, for untrusted scripts and fuzzing.
+func WithoutCode() RunOption {
+	return func(c *runConfig) { c.opts.DisableCode = true }
+}
+
+// Result is what one Run produced. On failure it still holds the output
+// produced before the error, and Err describes the error.
+type Result struct {
+	// Document is the assembled document (show, prose, return values).
+	Document string
+	// Stdout holds `output ... to stdout` effects.
+	Stdout string
+	// Stderr holds logs, `output ... to stderr` and guard warnings.
+	Stderr string
+	// Err is the run's error, the same value Run returns; nil on success.
+	Err *Error
+}
+
+// Run evaluates the program with fresh interpreter state. The returned error,
+// when non-nil, is the *Error also stored in Result.Err; the Result is never
+// nil. Cancelling ctx interrupts the run.
+func (p *Program) Run(ctx context.Context, opts ...RunOption) (res *Result, err error) {
+	cfg := runConfig{opts: interp.Options{Parse: grammar.Parse}}
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	o := cfg.opts
+	res = &Result{}
+	defer func() {
+		if r := recover(); r != nil {
+			res.Err = panicError(p.name, r)
+			err = res.Err
+		}
+	}()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	out, rerr := interp.Run(ctx, p.doc, o)
+	if out != nil {
+		res.Document, res.Stdout, res.Stderr = out.Document, out.Stdout, out.Stderr
+	}
+	if rerr == nil {
+		return res, nil
+	}
+	res.Err = newError(rerr, source{name: p.name, src: p.src, dir: o.Dir})
+	return res, res.Err
+}
