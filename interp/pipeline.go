@@ -32,7 +32,12 @@ type retryCtx struct {
 
 // pipeState is the state of one pipeline run.
 type pipeState struct {
-	outputs []*value.Variable
+	// invocationSource is set when stage 0 is an exe invocation or code:
+	// only then do stages add their src:* taint, like chained direct calls
+	// (SPEC §8 item 8). Stages of a variable, literal or template source add
+	// their exe labels but no source marker.
+	invocationSource bool
+	outputs          []*value.Variable
 	all     []*retryCtx
 	active  []*retryCtx
 }
@@ -248,8 +253,8 @@ func (in *interp) evalPipeline(e *env, pe *ast.PipelineExpr) (*value.Variable, e
 		stages = append(stages, pipeStage{stage: s})
 	}
 	n := len(stages)
-	st := &pipeState{outputs: make([]*value.Variable, n+1)}
 	isFunc := isFunctionSource(e, pe.Source)
+	st := &pipeState{outputs: make([]*value.Variable, n+1), invocationSource: isFunc}
 
 	evalSrc := func(try int, hint *value.Variable) (*value.Variable, error) {
 		fr := &pipeFrame{st: st, stage: 0, try: try, input: undefined(), hint: hint}
@@ -369,6 +374,17 @@ func (in *interp) runEffects(e *env, effects []*ast.Stage, fr *pipeFrame, cur *v
 
 // runStage runs one stage on the frame's input.
 func (in *interp) runStage(e *env, s *ast.Stage, fr *pipeFrame) (*value.Variable, error) {
+	res, err := in.runStageKind(e, s, fr)
+	if err != nil || res == nil || fr.st.invocationSource || s.Kind == ast.StageEffect {
+		return res, err
+	}
+	out := *res
+	out.Security = withoutNewSourceTaint(res.Security, fr.input.Security)
+	return &out, nil
+}
+
+// runStageKind dispatches on the stage kind.
+func (in *interp) runStageKind(e *env, s *ast.Stage, fr *pipeFrame) (*value.Variable, error) {
 	se := e.withPipe(fr)
 	input := fr.input
 	switch s.Kind {

@@ -94,6 +94,20 @@ func addTaint(d value.Descriptor, taint ...string) value.Descriptor {
 	return mergeDesc(d, value.Descriptor{Taint: taint})
 }
 
+// withoutNewSourceTaint drops the src:* taint entries of d that the input
+// descriptor did not already carry; labels and other taint stay.
+func withoutNewSourceTaint(d, input value.Descriptor) value.Descriptor {
+	out := d
+	out.Taint = nil
+	for _, t := range d.Taint {
+		if strings.HasPrefix(t, "src:") && !hasLabel(input.Taint, t) {
+			continue
+		}
+		out.Taint = append(out.Taint, t)
+	}
+	return out
+}
+
 // isStructured reports whether data is an array or object.
 func isStructured(data any) bool {
 	switch data.(type) {
