@@ -24,8 +24,10 @@ func WithDir(dir string) RunOption {
 	return func(c *runConfig) { c.opts.Dir = dir }
 }
 
-// WithStdout streams the script's stdout effects to w as they happen, in
-// addition to collecting them in Result.Stdout.
+// WithStdout streams to w, as they happen, the effects that go to stdout
+// but not to the document (`output … to stdout`). Shown text is not
+// streamed: it is part of Result.Document, and Result.Stdout holds the full
+// stdout stream (shown text included) as mlld's harness defines it.
 func WithStdout(w io.Writer) RunOption {
 	return func(c *runConfig) { c.opts.Stdout = w }
 }

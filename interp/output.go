@@ -55,9 +55,12 @@ func (o *output) both(s string) {
 	}
 	o.flushBreaks()
 	o.doc.WriteString(s)
-	o.writeStdout(s)
+	o.stdout.WriteString(s)
 }
 
+// writeStdout emits to stdout only (output … to stdout). Only these reach
+// the live writer: shown text is already in the document, and a caller that
+// prints the document would otherwise print it twice.
 func (o *output) writeStdout(s string) {
 	o.stdout.WriteString(s)
 	if o.outW != nil {

@@ -14,8 +14,11 @@ type Options struct {
 	// Dir is the base directory: relative paths (imports, output files)
 	// resolve against it, and commands run in it.
 	Dir string
-	// Stdout and Stderr receive the script's stdout and stderr effects as
-	// they happen (may be nil). The Result holds copies as well.
+	// Stdout receives, as they happen, the effects that go to stdout but
+	// not to the document (`output … to stdout`); shown text reaches the
+	// caller through the document. Stderr receives every stderr effect
+	// (logs, `output … to stderr`, command stderr). Both may be nil; the
+	// Result holds full copies of both streams.
 	Stdout io.Writer
 	Stderr io.Writer
 	// CommandTimeout bounds one command or code block (0 = default 30s).

@@ -95,10 +95,9 @@ func runScript(file string, f scriptFlags, stdout, stderr io.Writer) int {
 		opts = append(opts, guardrun.WithoutCode())
 	}
 	if !f.json {
-		// stderr streams as it happens. stdout does not: `show` writes to
-		// both the document and stdout, so streaming it would print every
-		// shown value twice; the document printed at the end is the output.
-		opts = append(opts, guardrun.WithStderr(stderr))
+		// stderr and `output … to stdout` stream as they happen; the
+		// document follows when the run ends.
+		opts = append(opts, guardrun.WithStderr(stderr), guardrun.WithStdout(stdout))
 	}
 
 	res := &guardrun.Result{}
