@@ -47,7 +47,7 @@ type StringLit struct {
 	Parts []TemplatePart
 }
 
-// TemplatePart is a *TextPart or an *InterpPart.
+// TemplatePart is a *TextPart, an *InterpPart or a *TemplateFor.
 type TemplatePart interface {
 	Node
 	templatePart()
@@ -67,6 +67,17 @@ type InterpPart struct {
 	Value     Expr
 	OmitFalsy bool
 	Fallback  Expr
+}
+
+// TemplateFor is a `/for [@key,] @var in source … /end` block inside a ::
+// template: Body is rendered once per element of Source with Var (and
+// Key) bound, and the renderings are concatenated in order.
+type TemplateFor struct {
+	Pos    Pos
+	Key    string
+	Var    string
+	Source Expr
+	Body   []TemplatePart
 }
 
 // AccessKind tells what an Accessor does.
@@ -323,6 +334,7 @@ func (n *NumberLit) Position() Pos    { return n.Pos }
 func (n *StringLit) Position() Pos    { return n.Pos }
 func (n *TextPart) Position() Pos     { return n.Pos }
 func (n *InterpPart) Position() Pos   { return n.Pos }
+func (n *TemplateFor) Position() Pos  { return n.Pos }
 func (n *Ref) Position() Pos          { return n.Pos }
 func (n *ArrayLit) Position() Pos     { return n.Pos }
 func (n *ObjectLit) Position() Pos    { return n.Pos }
@@ -369,5 +381,6 @@ func (*DenyExpr) expr()     {}
 func (*FileLoad) expr()     {}
 func (*LabelExpr) expr()    {}
 
-func (*TextPart) templatePart()   {}
-func (*InterpPart) templatePart() {}
+func (*TextPart) templatePart()    {}
+func (*InterpPart) templatePart()  {}
+func (*TemplateFor) templatePart() {}

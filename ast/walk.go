@@ -133,6 +133,11 @@ func children(n Node) []Node {
 		}
 	case *InterpPart:
 		out = appendExprs(out, x.Value, x.Fallback)
+	case *TemplateFor:
+		out = appendExprs(out, x.Source)
+		for _, p := range x.Body {
+			out = append(out, p)
+		}
 	case *Ref:
 		for _, a := range x.Path {
 			out = appendExprs(out, a.Index)

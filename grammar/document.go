@@ -134,7 +134,7 @@ func (p *docParser) run() error {
 			if err != nil {
 				return err
 			}
-			if kw == "show" {
+			if kw == "show" && swallowsBlankLines(p.doc.Body[len(p.doc.Body)-1]) {
 				for dirEnd < len(text) && strings.IndexByte(" \t\r\n", text[dirEnd]) >= 0 {
 					dirEnd++
 				}
@@ -145,6 +145,25 @@ func (p *docParser) run() error {
 		pos = next
 	}
 	return p.prose(proseStart, len(text))
+}
+
+// swallowsBlankLines reports whether a show directive consumes the
+// whitespace after it, blank lines included. In mlld's grammar each show
+// form ends with an optional-whitespace rule, except that a template or
+// string followed by tail modifiers (`| @f`, `with {…}`) ends right after
+// the tail: `show "x" | @f` keeps its line break and the blank lines that
+// follow, while `show @v | @f` (a reference with a tail) still eats them.
+func swallowsBlankLines(n ast.Node) bool {
+	d, ok := n.(*ast.ShowDirective)
+	if !ok {
+		return true
+	}
+	pl, ok := d.Value.(*ast.PipelineExpr)
+	if !ok {
+		return true
+	}
+	_, isTemplate := pl.Source.(*ast.StringLit)
+	return !isTemplate
 }
 
 // frontmatter stores a leading --- block and returns where the body starts.

@@ -22,6 +22,10 @@ var fuzzSeeds = []string{
 	"/var @x = [1, 2\n",
 	"/show `unterminated\n",
 	"/exe @f() = js { {\n",
+	"/var @m = ::\n/for @k, @v in @o\n- @k: @v\n/end\n::\n/show @m\n",
+	"/var @t = when @s [\n  >= 0.3 && < 0.7 => \"a\"\n  <file.md> => \"b\"\n]\n",
+	"/run cmd {echo \"a && b\" | tr a b; c 2>&1 &}\n",
+	"/guard @g before secret = when [ @x => allow * => deny \"x\" ]\n/show `a@@b` | @f\n\n",
 }
 
 func FuzzParse(f *testing.F) {

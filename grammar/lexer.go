@@ -1,150 +1,265 @@
 package grammar
 
 import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
 // identPattern is an mlld identifier: a hyphen is part of the name only
-// when an alphanumeric follows it, so `@a-@b` is two references.
+// when an alphanumeric follows it, so `@a-@b` is two references. The
+// lexer below implements it by hand; document.go still matches it with a
+// regexp to classify lines.
 const identPattern = `[A-Za-z_](?:[A-Za-z0-9_]|-[A-Za-z0-9])*`
 
-// refPattern is an @reference head.
-const refPattern = `@` + identPattern
+// The lexer is hand-written: participle's regexp lexer tries every rule
+// in turn on the remaining input, and Go's backtracking matcher clears
+// state proportional to that input on each attempt, which made lexing
+// the bulk of parse time. Participle still does all the parsing; this
+// only produces its tokens.
+//
+// A lexer is a stack of states, like participle's stateful lexer: string
+// and template openers push a state and their closers pop it, and an
+// @reference inside a template pushes a state that keeps its field,
+// index and call accessors attached.
+type lexState uint8
 
-// Code bodies are kept raw: quoted runs are single tokens so that braces
-// inside JS strings and templates do not unbalance the block, and an
-// unmatched quote degrades to plain text instead of swallowing the file.
-const codeTextPattern = `"(?:\\[\s\S]|[^"\\\n])*"|'(?:\\[\s\S]|[^'\\\n])*'|` +
-	"`(?:\\\\[\\s\\S]|[^`\\\\])*`" + `|[^{}"'` + "`" + `]+|["'` + "`]"
+const (
+	// stExpr lexes directive text.
+	stExpr lexState = iota
+	// stForHead is the `@x in @source` head of a /for block inside a ::
+	// template: expression tokens up to the end of the line.
+	stForHead
+	stDQ
+	stBT
+	stColon
+	stTriple
+	stMustache
+	// stTRef follows an @name inside a template: field, index and call
+	// accessors stay attached; anything else returns to the text.
+	stTRef
+	stTBrack
+	stTParen
+	// stTFB follows `@name??`: an optional quoted fallback.
+	stTFB
+	// stCmd is the start state of the command-template lexer: only
+	// @references (and `\@`, `@@`) are special.
+	stCmd
+	// stCode is the raw body of a code block; quoted runs are single
+	// tokens so that braces inside JS strings do not unbalance the block.
+	stCode
+)
 
-// templateStates are shared by the expression lexer and the command
-// template lexer.
-func templateStates() lexer.Rules {
-	esc := lexer.Rule{Name: "Esc", Pattern: `\\[\s\S]`}
-	atAt := lexer.Rule{Name: "AtAt", Pattern: `@@`}
-	ref := lexer.Rule{Name: "TplRef", Pattern: refPattern, Action: lexer.Push("TRef")}
-	loneAt := lexer.Rule{Name: "LoneAt", Pattern: `@`}
-	return lexer.Rules{
-		"DQ": {
-			{Name: "DQClose", Pattern: `"`, Action: lexer.Pop()},
-			esc, atAt, ref,
-			// An alphanumeric right before @ makes it text (alice@example.com).
-			{Name: "DQText", Pattern: `(?:[A-Za-z0-9]@|[^"@\\])+`},
-			loneAt,
-		},
-		"BT": {
-			{Name: "BTClose", Pattern: "`", Action: lexer.Pop()},
-			esc, atAt, ref,
-			{Name: "BTText", Pattern: "(?:[A-Za-z0-9]@|[^`@\\\\])+"},
-			loneAt,
-		},
-		"Colon": {
-			{Name: "ColonClose", Pattern: `::`, Action: lexer.Pop()},
-			esc, atAt, ref,
-			{Name: "ColonText", Pattern: `(?:[A-Za-z0-9]@|[^:@\\])+`},
-			{Name: "ColonChar", Pattern: `:`},
-			loneAt,
-		},
-		"Triple": {
-			{Name: "TripleClose", Pattern: `:::`, Action: lexer.Pop()},
-			{Name: "MOpen", Pattern: `\{\{`, Action: lexer.Push("Mustache")},
-			{Name: "TripleText", Pattern: `[^:{]+`},
-			{Name: "TripleChar", Pattern: `[:{]`},
-		},
-		"Mustache": {
-			{Name: "MClose", Pattern: `\}\}`, Action: lexer.Pop()},
-			{Name: "mws", Pattern: `[ \t]+`},
-			{Name: "Ident", Pattern: identPattern},
-			{Name: "MDot", Pattern: `\.`},
-			{Name: "Bad", Pattern: `[\s\S]`},
-		},
-		// TRef follows an @name inside a template: field, index and call
-		// accessors stay attached; anything else returns to the text.
-		"TRef": {
-			{Name: "TField", Pattern: `\.[A-Za-z0-9_]+(?:-[A-Za-z0-9]+)*`},
-			{Name: "TLBrack", Pattern: `\[`, Action: lexer.Push("TBrack")},
-			{Name: "TLParen", Pattern: `\(`, Action: lexer.Push("TParen")},
-			{Name: "TFallback", Pattern: `\?\?`, Action: lexer.Push("TFB")},
-			{Name: "TOmit", Pattern: `\?`},
-			lexer.Return(),
-		},
-		"TBrack": {
-			{Name: "TRBrack", Pattern: `\]`, Action: lexer.Pop()},
-			{Name: "TLBrack", Pattern: `\[`, Action: lexer.Push("TBrack")},
-			lexer.Include("Expr"),
-		},
-		"TParen": {
-			{Name: "TRParen", Pattern: `\)`, Action: lexer.Pop()},
-			{Name: "TLParen", Pattern: `\(`, Action: lexer.Push("TParen")},
-			lexer.Include("Expr"),
-		},
-		"TFB": {
-			{Name: "DQOpen", Pattern: `"`, Action: lexer.Push("DQ")},
-			{Name: "SQString", Pattern: `'(?:\\[\s\S]|[^'\\])*'`},
-			lexer.Return(),
-		},
-		// CmdRoot is the start state of the command-template lexer; the
-		// expression lexer carries it too so both share token types.
-		"CmdRoot": {
-			{Name: "CmdEsc", Pattern: `\\@`},
-			{Name: "AtAt", Pattern: `@@`},
-			{Name: "TplRef", Pattern: refPattern, Action: lexer.Push("TRef")},
-			{Name: "CmdText", Pattern: `(?:[A-Za-z0-9]@|[^@\\])+`},
-			{Name: "CmdChar", Pattern: `\\`},
-			{Name: "LoneAt", Pattern: `@`},
-		},
-		"Code": {
-			{Name: "CodeLBrace", Pattern: `\{`, Action: lexer.Push("Code")},
-			{Name: "CodeRBrace", Pattern: `\}`, Action: lexer.Pop()},
-			{Name: "CodeText", Pattern: codeTextPattern},
-		},
+// Token types. Participle matches grammar literals by value and named
+// tokens by these types; the names are what the grammar in tree.go uses.
+const (
+	tArmStar lexer.TokenType = -(iota + 2)
+	tArmOp
+	tNL
+	tBareKw
+	tCodeOpen
+	tPipeCode
+	tTripleOpen
+	tColonOpen
+	tBTOpen
+	tDQOpen
+	tSQString
+	tBadQuote
+	tFileLoad
+	tNumber
+	tAtIdent
+	tIdent
+	tOp
+	tPunct
+	tCmpOp
+	tArithOp
+	tText
+	tBad
+	tDQClose
+	tEsc
+	tAtAt
+	tTplRef
+	tBTClose
+	tColonClose
+	tColonFor
+	tForHeadEnd
+	tColonEnd
+	tTripleClose
+	tMOpen
+	tMClose
+	tMDot
+	tTField
+	tTLBrack
+	tTLParen
+	tTFallback
+	tTOmit
+	tTRBrack
+	tTRParen
+	tCodeLBrace
+	tCodeRBrace
+	tCodeText
+)
+
+var tokenNames = map[string]lexer.TokenType{
+	"EOF": lexer.EOF, "ArmStar": tArmStar, "ArmOp": tArmOp, "NL": tNL, "BareKw": tBareKw,
+	"CodeOpen": tCodeOpen, "PipeCode": tPipeCode, "TripleOpen": tTripleOpen,
+	"ColonOpen": tColonOpen, "BTOpen": tBTOpen, "DQOpen": tDQOpen, "SQString": tSQString,
+	"BadQuote": tBadQuote, "FileLoad": tFileLoad, "Number": tNumber, "AtIdent": tAtIdent,
+	"Ident": tIdent, "Op": tOp, "Punct": tPunct, "CmpOp": tCmpOp, "ArithOp": tArithOp, "Text": tText, "Bad": tBad, "DQClose": tDQClose,
+	"Esc": tEsc, "AtAt": tAtAt, "TplRef": tTplRef, "BTClose": tBTClose, "ColonClose": tColonClose,
+	"ColonFor":   tColonFor,
+	"ForHeadEnd": tForHeadEnd, "ColonEnd": tColonEnd, "TripleClose": tTripleClose,
+	"MOpen": tMOpen, "MClose": tMClose, "MDot": tMDot, "TField": tTField, "TLBrack": tTLBrack,
+	"TLParen": tTLParen, "TFallback": tTFallback, "TOmit": tTOmit, "TRBrack": tTRBrack,
+	"TRParen": tTRParen, "CodeLBrace": tCodeLBrace, "CodeRBrace": tCodeRBrace, "CodeText": tCodeText,
+}
+
+// lexDef is a participle lexer definition whose lexers start in root.
+type lexDef struct{ root lexState }
+
+var (
+	// exprLexer lexes directive spans.
+	exprLexer = &lexDef{root: stExpr}
+	// cmdLexer lexes the body of a cmd/run block (or a <path>) as a command
+	// template.
+	cmdLexer = &lexDef{root: stCmd}
+)
+
+// Symbols implements lexer.Definition.
+func (d *lexDef) Symbols() map[string]lexer.TokenType { return tokenNames }
+
+// Lex implements lexer.Definition.
+func (d *lexDef) Lex(filename string, r io.Reader) (lexer.Lexer, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return d.LexString(filename, string(b))
+}
+
+// LexString implements lexer.StringDefinition.
+func (d *lexDef) LexString(filename string, input string) (lexer.Lexer, error) {
+	return newLexer(filename, input, d.root), nil
+}
+
+// LexBytes implements lexer.BytesDefinition.
+func (d *lexDef) LexBytes(filename string, input []byte) (lexer.Lexer, error) {
+	return d.LexString(filename, string(input))
+}
+
+type handLexer struct {
+	src   string
+	pos   lexer.Position
+	stack []lexState
+	// forDepth counts the /for heads and bodies open inside :: templates,
+	// so that a line starting with /end is a block end only inside one.
+	forDepth int
+}
+
+func newLexer(filename, src string, root lexState) *handLexer {
+	return &handLexer{
+		src:   src,
+		pos:   lexer.Position{Filename: filename, Line: 1, Column: 1},
+		stack: append(make([]lexState, 0, 8), root),
 	}
 }
 
-// exprRules lex directive text. NL is kept (the span scanner needs it) and
-// elided by the parser; ArmStar is a `*` that starts a line, which inside
-// a when list is a wildcard arm and never a multiplication.
-func exprRules() []lexer.Rule {
-	return []lexer.Rule{
-		{Name: "comment", Pattern: `(?:>>|<<)[^\n]*`},
-		{Name: "ArmStar", Pattern: `\r?\n[ \t]*\*`},
-		{Name: "NL", Pattern: `\r?\n`},
-		{Name: "ws", Pattern: `[ \t\r]+`},
-		// A bare allow/retry ends at the end of its line or at `;`, so the
-		// next rule's condition is not taken as its value.
-		{Name: "BareKw", Pattern: `(?:allow|retry)[ \t]*(?:;|\r?\n)`},
-		{Name: "CodeOpen", Pattern: `(?:run[ \t]+)?(?:javascript|js|node|python|py|bash|sh|cmd)[ \t]*\{|run[ \t]*\{`, Action: lexer.Push("Code")},
-		{Name: "PipeCode", Pattern: `\|[ \t]*\{`, Action: lexer.Push("Code")},
-		{Name: "TripleOpen", Pattern: `:::`, Action: lexer.Push("Triple")},
-		{Name: "ColonOpen", Pattern: `::`, Action: lexer.Push("Colon")},
-		{Name: "BTOpen", Pattern: "`", Action: lexer.Push("BT")},
-		{Name: "DQOpen", Pattern: `"`, Action: lexer.Push("DQ")},
-		{Name: "SQString", Pattern: `'(?:\\[\s\S]|[^'\\])*'`},
-		{Name: "BadQuote", Pattern: `'`},
-		{Name: "FileLoad", Pattern: `<[^\s<>=@!'"][^\s<>]*>`},
-		{Name: "Number", Pattern: `\d+(?:\.\d+)?`},
-		{Name: "AtIdent", Pattern: refPattern},
-		{Name: "Ident", Pattern: identPattern},
-		{Name: "Op", Pattern: `\.\.\.|!~=|=>|==|!=|~=|<=|>=|&&|\|\||\?\?|\?\.|\+=`},
-		{Name: "Punct", Pattern: `[\[\](){},;:.?!<>=|*/%+\-]`},
-		{Name: "Bad", Pattern: `[\s\S]`},
+func (l *handLexer) push(s lexState) { l.stack = append(l.stack, s) }
+
+func (l *handLexer) pop() {
+	if len(l.stack) > 1 {
+		l.stack = l.stack[:len(l.stack)-1]
 	}
 }
 
-// exprLexer lexes directive spans.
-var exprLexer = func() *lexer.StatefulDefinition {
-	rules := templateStates()
-	rules["Root"] = []lexer.Rule{lexer.Include("Expr")}
-	rules["Expr"] = exprRules()
-	return lexer.MustStateful(rules)
-}()
+// emit returns the token of type t spanning the next n bytes and advances
+// past it.
+func (l *handLexer) emit(t lexer.TokenType, n int) lexer.Token {
+	off := l.pos.Offset
+	tok := lexer.Token{Type: t, Value: l.src[off : off+n], Pos: l.pos}
+	l.advance(n)
+	return tok
+}
 
-// cmdLexer lexes the body of a cmd/run block as a command template: only
-// @references (and `\@`, `@@`) are special; every other byte, backslashes
-// included, is shell text.
-var cmdLexer = func() *lexer.StatefulDefinition {
-	rules := templateStates()
-	rules["Expr"] = exprRules()
-	rules["Root"] = []lexer.Rule{lexer.Include("CmdRoot")}
-	return lexer.MustStateful(rules)
-}()
+func (l *handLexer) advance(n int) {
+	span := l.src[l.pos.Offset : l.pos.Offset+n]
+	l.pos.Offset += n
+	nl := strings.LastIndexByte(span, '\n')
+	if nl < 0 {
+		l.pos.Column += utf8.RuneCountInString(span)
+		return
+	}
+	l.pos.Line += strings.Count(span, "\n")
+	l.pos.Column = utf8.RuneCountInString(span[nl:])
+}
+
+// step is what a state function did at the current position.
+type step uint8
+
+const (
+	// stepToken: a token was produced.
+	stepToken step = iota
+	// stepAgain: blanks or a comment were skipped, or the state was popped;
+	// lex again from the new position and state.
+	stepAgain
+	// stepFail: no rule matches here.
+	stepFail
+)
+
+// Next implements lexer.Lexer.
+func (l *handLexer) Next() (lexer.Token, error) {
+	for l.pos.Offset < len(l.src) {
+		i := l.pos.Offset
+		var (
+			tok lexer.Token
+			res step
+		)
+		switch st := l.stack[len(l.stack)-1]; st {
+		case stExpr, stForHead:
+			tok, res = l.expr(i, st == stForHead)
+		case stDQ:
+			tok, res = l.quoted(i, '"', tDQClose)
+		case stBT:
+			tok, res = l.quoted(i, '`', tBTClose)
+		case stColon:
+			tok, res = l.colon(i)
+		case stTriple:
+			tok, res = l.triple(i)
+		case stMustache:
+			tok, res = l.mustache(i)
+		case stTRef:
+			tok, res = l.tref(i)
+		case stTBrack:
+			tok, res = l.nested(i, '[', ']', tTLBrack, tTRBrack, stTBrack)
+		case stTParen:
+			tok, res = l.nested(i, '(', ')', tTLParen, tTRParen, stTParen)
+		case stTFB:
+			tok, res = l.fallback(i)
+		case stCmd:
+			tok, res = l.cmd(i)
+		case stCode:
+			tok, res = l.code(i)
+		}
+		switch res {
+		case stepToken:
+			return tok, nil
+		case stepFail:
+			return lexer.Token{}, &lexer.Error{Msg: fmt.Sprintf("invalid input text %q", sample(l.src[i:])), Pos: l.pos}
+		}
+	}
+	return lexer.EOFToken(l.pos), nil
+}
+
+func sample(s string) string {
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	r := []rune(s)
+	if len(r) > 16 {
+		return string(r[:16]) + "..."
+	}
+	return s
+}

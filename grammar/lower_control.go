@@ -1,6 +1,8 @@
 package grammar
 
 import (
+	"strings"
+
 	"github.com/guardrun/guardrun/ast"
 )
 
@@ -31,8 +33,15 @@ func (l *lowerer) when(w *whenBody, at ast.Pos) *ast.WhenExpr {
 		return out
 	}
 	seenStar, seenNone := false, false
-	for _, a := range arms.Arms {
-		arm := &ast.WhenArm{Pos: l.pos(a.Pos)}
+	for i, a := range arms.Arms {
+		if i > 0 && a.Star && bareAllowAction(arms.Arms[i-1].Action) {
+			if prev := l.pos(arms.Arms[i-1].Action.Pos); prev.Line == l.posSkipSpace(a.Pos).Line {
+				// mlld reads the * as allow's value and then fails at the
+				// =>; say so instead of guessing which was meant.
+				l.fail(a.Pos, "a bare allow followed by * on the same line: mlld takes the * as allow's value", "allow *", "end a bare allow with ; or a newline before the next rule: allow; * => …")
+			}
+		}
+		arm := &ast.WhenArm{Pos: l.posSkipSpace(a.Pos)}
 		switch {
 		case a.Let != nil:
 			arm.Kind, arm.Let = ast.ArmWildcard, true
@@ -66,6 +75,21 @@ func (l *lowerer) when(w *whenBody, at ast.Pos) *ast.WhenExpr {
 		out.Arms = append(out.Arms, arm)
 	}
 	return out
+}
+
+// bareAllowAction reports whether a is `allow` with nothing after it that
+// the grammar took as part of it (a value or a with-clause); an allow
+// ended by ; or a line break is lexed as BareKw instead.
+func bareAllowAction(a *action) bool {
+	if a == nil || a.Value == nil || len(a.Value.Steps) > 0 || a.Value.With != nil {
+		return false
+	}
+	t := a.Value.Source
+	if t.Then != nil || len(t.Rest) > 0 {
+		return false
+	}
+	al := t.First.Allow
+	return al != nil && al.Value == nil && al.With == nil
 }
 
 func (l *lowerer) action(a *action) ast.Node {
@@ -158,9 +182,12 @@ func (l *lowerer) forExpr(f *forBody, at ast.Pos) *ast.ForExpr {
 // partial lowers an operator-led match condition; a nil operand (Left of
 // the innermost comparisons) stands for the when subject.
 func (l *lowerer) partial(p *partial) ast.Expr {
-	b := &binary{Pos: p.Pos}
+	var rest []*binRest
 	for _, r := range p.Rest {
-		b.Rest = append(b.Rest, &binRest{Pos: r.Pos, Op: r.Op, Right: r.Right})
+		// An ArmOp token carries the line break before the operator.
+		pos := r.Pos
+		pos.Offset += len(r.Op) - len(strings.TrimLeft(r.Op, " \t\r\n"))
+		rest = append(rest, &binRest{Pos: pos, Op: strings.TrimSpace(r.Op), Right: r.Right})
 	}
-	return l.binary(b)
+	return l.binary(nil, rest)
 }

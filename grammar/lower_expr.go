@@ -103,10 +103,10 @@ func plainArray(e *expr) *array {
 		return nil
 	}
 	t := e.Source
-	if t.Then != nil || len(t.Cond.Rest) > 0 || len(t.Cond.First.Ops) > 0 {
+	if t.Then != nil || len(t.Rest) > 0 {
 		return nil
 	}
-	return t.Cond.First.X.Array
+	return t.First.Array
 }
 
 func (l *lowerer) arrayStage(it *arrayItem) *ast.Stage {
@@ -135,7 +135,7 @@ func (l *lowerer) ternary(t *ternary) ast.Expr {
 	if t == nil {
 		return nil
 	}
-	c := l.binary(t.Cond)
+	c := l.binary(t.First, t.Rest)
 	if t.Then == nil {
 		return c
 	}
@@ -148,9 +148,10 @@ var precedence = map[string]int{
 	"+": 5, "-": 5, "*": 6, "/": 6, "%": 6,
 }
 
-// binary applies operator precedence to the flat operand/operator list.
-func (l *lowerer) binary(b *binary) ast.Expr {
-	operands := []ast.Expr{l.unary(b.First)}
+// binary applies operator precedence to a flat operand/operator list. A
+// nil first operand (in an operator-led match condition) stays nil.
+func (l *lowerer) binary(first *primary, rest []*binRest) ast.Expr {
+	operands := []ast.Expr{l.primary(first)}
 	var ops []*binRest
 	reduce := func() {
 		op := ops[len(ops)-1]
@@ -164,32 +165,17 @@ func (l *lowerer) binary(b *binary) ast.Expr {
 		}
 		operands = append(operands, &ast.BinaryExpr{Pos: p, Op: op.Op, Left: lft, Right: r})
 	}
-	for _, r := range b.Rest {
+	for _, r := range rest {
 		for len(ops) > 0 && precedence[ops[len(ops)-1].Op] >= precedence[r.Op] {
 			reduce()
 		}
 		ops = append(ops, r)
-		operands = append(operands, l.unary(r.Right))
+		operands = append(operands, l.primary(r.Right))
 	}
 	for len(ops) > 0 {
 		reduce()
 	}
 	return operands[0]
-}
-
-func (l *lowerer) unary(u *unary) ast.Expr {
-	if u == nil {
-		return nil
-	}
-	x := l.primary(u.X)
-	for i := len(u.Ops) - 1; i >= 0; i-- {
-		if n, ok := x.(*ast.NumberLit); ok && u.Ops[i] == "-" && i == len(u.Ops)-1 {
-			x = &ast.NumberLit{Pos: l.pos(u.Pos), Value: -n.Value, Raw: "-" + n.Raw}
-			continue
-		}
-		x = &ast.UnaryExpr{Pos: l.pos(u.Pos), Op: u.Ops[i], X: x}
-	}
-	return x
 }
 
 func (l *lowerer) primary(p *primary) ast.Expr {
@@ -249,6 +235,14 @@ func (l *lowerer) primary(p *primary) ast.Expr {
 		return l.deny(p.Deny, at)
 	case p.Ref != nil:
 		return l.ref(p.Ref)
+	case p.Not != nil:
+		return &ast.UnaryExpr{Pos: at, Op: "!", X: l.primary(p.Not)}
+	case p.Neg != nil:
+		x := l.primary(p.Neg)
+		if n, ok := x.(*ast.NumberLit); ok && p.Neg.Number != nil {
+			return &ast.NumberLit{Pos: at, Value: -n.Value, Raw: "-" + n.Raw}
+		}
+		return &ast.UnaryExpr{Pos: at, Op: "-", X: x}
 	case p.Call != nil:
 		r := &ast.Ref{Pos: at, Name: p.Call.Name}
 		acc := ast.Accessor{Pos: at, Kind: ast.AccessCall, Args: []ast.Expr{}}
@@ -273,8 +267,8 @@ func (l *lowerer) primary(p *primary) ast.Expr {
 // literalOrExpr keeps a double-quoted hint literal (hints are not
 // interpolated) and lowers anything else as an expression.
 func (l *lowerer) literalOrExpr(t *ternary) ast.Expr {
-	if t.Then == nil && len(t.Cond.Rest) == 0 && len(t.Cond.First.Ops) == 0 {
-		if s := t.Cond.First.X.Str; s != nil && (s.DQ || s.SQ != nil) {
+	if t.Then == nil && len(t.Rest) == 0 {
+		if s := t.First.Str; s != nil && (s.DQ || s.SQ != nil) {
 			raw := l.rawString(s)
 			return &ast.StringLit{Pos: l.pos(s.Pos), Kind: ast.DoubleQuote, Parts: []ast.TemplatePart{&ast.TextPart{Pos: l.pos(s.Pos), Text: raw}}}
 		}
@@ -418,6 +412,10 @@ func (l *lowerer) code(c *codeBlock) *ast.CodeExpr {
 		out.Lang = normalLang(words[0])
 	}
 	if out.Lang == "cmd" {
+		if off, op := forbiddenShellOperator(raw); op != "" {
+			l.failAt(l.base+start+off, cmdOperatorMessage(op), op, "cmd { … } runs a single pipeline (only | is allowed); use sh { … } for shell syntax such as &&, ;, redirects or &")
+			return out
+		}
 		sub := &lowerer{src: l.src, base: l.base + start, text: raw}
 		out.Command = sub.cmdTemplate(raw, c.Pos)
 		if sub.err != nil && l.err == nil {

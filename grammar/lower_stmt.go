@@ -25,18 +25,21 @@ func parseDirective(src *source, start, body int, res scanResult) (ast.Directive
 	if err := precheck(src, start, text); err != nil {
 		return nil, err
 	}
-	var tree *span
-	var err error
+	var (
+		tree  *span
+		extra *lexer.Token
+		err   error
+	)
 	if len(res.tokens) > 0 && res.tokens[len(res.tokens)-1].EOF() {
-		tree, err = parseSpanTokens(res.tokens)
+		tree, extra, err = parseSpanTokens(res.tokens)
 	} else {
-		tree, err = parseSpanText(text)
+		tree, extra, err = parseSpanText(text)
 	}
 	if err != nil {
 		return nil, convertParseError(src, body, text, res, err)
 	}
 	l := &lowerer{src: src, base: body, text: text}
-	d := l.top(tree, src.posAt(start))
+	d := l.top(tree, extra, src.posAt(start))
 	if l.err != nil {
 		return nil, l.err
 	}
@@ -45,18 +48,35 @@ func parseDirective(src *source, start, body int, res scanResult) (ast.Directive
 
 func (l *lowerer) pos(p lexer.Position) ast.Pos { return l.src.posAt(l.base + p.Offset) }
 
+// posSkipSpace is the position of the first non-blank byte at or after
+// p: ArmStar and ArmOp tokens start at the line break before the arm.
+func (l *lowerer) posSkipSpace(p lexer.Position) ast.Pos {
+	off := p.Offset
+	for off < len(l.text) && strings.IndexByte(" \t\r\n", l.text[off]) >= 0 {
+		off++
+	}
+	return l.src.posAt(l.base + off)
+}
+
+// failAt is fail for an absolute offset in the file.
+func (l *lowerer) failAt(off int, msg, found, hint string) {
+	if l.err == nil {
+		l.err = posErr(l.src.posAt(off), msg, found, hint)
+	}
+}
+
 func (l *lowerer) fail(p lexer.Position, msg, found, hint string) {
 	if l.err == nil {
 		l.err = posErr(l.pos(p), msg, found, hint)
 	}
 }
 
-func (l *lowerer) top(t *span, at ast.Pos) ast.Directive {
-	if t.Extra != nil {
+func (l *lowerer) top(t *span, extra *lexer.Token, at ast.Pos) ast.Directive {
+	if extra != nil {
 		if t.Stmt.Show != nil {
-			l.fail(t.Extra.Pos, "show accepts only a single argument. To display multiple values, use a template: show `@a @b`", "", "combine the values in one template")
+			l.fail(extra.Pos, "show accepts only a single argument. To display multiple values, use a template: show `@a @b`", "", "combine the values in one template")
 		} else {
-			l.fail(t.Extra.Pos, "Syntax error: unexpected text after the directive", l.snippet(t.Extra.Pos), "end the directive here or put the rest on its own line")
+			l.fail(extra.Pos, "Syntax error: unexpected text after the directive", l.snippet(extra.Pos), "end the directive here or put the rest on its own line")
 		}
 		return nil
 	}

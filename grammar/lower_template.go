@@ -17,7 +17,7 @@ func (l *lowerer) str(s *strLit) *ast.StringLit {
 	case s.BT:
 		return &ast.StringLit{Pos: at, Kind: ast.Backtick, Parts: l.parts(s.BTParts, unescapeDouble)}
 	case s.Colon:
-		return &ast.StringLit{Pos: at, Kind: ast.DoubleColon, Parts: l.parts(s.CParts, unescapeDouble)}
+		return &ast.StringLit{Pos: at, Kind: ast.DoubleColon, Parts: trimFormattingNewlines(l.parts(s.CParts, unescapeDouble))}
 	}
 	lit := &ast.StringLit{Pos: at, Kind: ast.TripleColon, Parts: []ast.TemplatePart{}}
 	for _, tp := range s.TParts {
@@ -32,6 +32,7 @@ func (l *lowerer) str(s *strLit) *ast.StringLit {
 		}
 		lit.Parts = append(lit.Parts, &ast.InterpPart{Pos: p, Value: r})
 	}
+	lit.Parts = trimFormattingNewlines(lit.Parts)
 	return lit
 }
 
@@ -59,9 +60,42 @@ func (l *lowerer) parts(ps []*part, unescape func(string) string) []ast.Template
 			out = appendText(out, p, "@")
 		case pt.Interp != nil:
 			out = append(out, l.interp(pt.Interp))
+		case pt.For != nil:
+			out = append(out, l.tplFor(pt.For, unescape))
 		}
 	}
 	return out
+}
+
+func (l *lowerer) tplFor(f *tplFor, unescape func(string) string) *ast.TemplateFor {
+	out := &ast.TemplateFor{Pos: l.pos(f.Pos), Var: f.First[1:], Source: l.expr(f.Source), Body: l.parts(f.Body, unescape)}
+	if f.Second != nil {
+		out.Key, out.Var = out.Var, (*f.Second)[1:]
+	}
+	return out
+}
+
+// trimFormattingNewlines drops the line break right after the opening
+// :: or ::: and the one right before the closing delimiter, as mlld does,
+// so that a template may start and end on lines of its own.
+func trimFormattingNewlines(parts []ast.TemplatePart) []ast.TemplatePart {
+	if len(parts) > 0 {
+		if t, ok := parts[0].(*ast.TextPart); ok && strings.HasPrefix(t.Text, "\n") {
+			t.Text = t.Text[1:]
+			if t.Text == "" {
+				parts = parts[1:]
+			}
+		}
+	}
+	if n := len(parts); n > 0 {
+		if t, ok := parts[n-1].(*ast.TextPart); ok && strings.HasSuffix(t.Text, "\n") {
+			t.Text = t.Text[:len(t.Text)-1]
+			if t.Text == "" {
+				parts = parts[:n-1]
+			}
+		}
+	}
+	return parts
 }
 
 func (l *lowerer) interp(in *interp) *ast.InterpPart {

@@ -33,6 +33,8 @@ func TestProseAssembly(t *testing.T) {
 		{"comment line vanishes", "a\n>> note\nb\n", []string{"a\nb\n"}},
 		{"fenced directives stay prose", "```\n/show \"x\"\n```\n", []string{"```\n/show \"x\"\n```\n"}},
 		{"unknown slash word is prose", "/end of text\n", []string{"/end of text\n"}},
+		{"show of a piped template keeps its line break", "/show \"a\" | @f\n\n## Next\n", []string{"\n\n## Next\n"}},
+		{"show of a piped reference swallows blank lines", "/show @a | @f\n\n## Next\n", []string{"## Next\n"}},
 		{"email is prose", "mail alice@example.com | show\n", []string{"mail alice@example.com | show\n"}},
 	}
 	for _, tc := range tests {
@@ -290,6 +292,12 @@ func TestErrors(t *testing.T) {
 		{"when all", "when all [ @a => show @a ]", ast.Strict, 1, 6, "The 'all' modifier has been removed"},
 		{"none placement", "when [ none => show 1\n @a => show 2 ]", ast.Strict, 2, 2, "must be the last"},
 		{"unterminated single", "var @x = 'abc", ast.Strict, 1, 10, "Unterminated single-quoted string"},
+		{"cmd and", "var @a = 1\nrun cmd {echo a && echo b}", ast.Strict, 2, 17, "Shell operator && is not allowed"},
+		{"cmd redirect", "exe @f() = cmd {ls 2>&1}", ast.Strict, 1, 21, "redirection operator >&"},
+		{"cmd semicolon", "run {a; b}", ast.Strict, 1, 7, "semicolon"},
+		{"cmd background", "run cmd {sleep 1 &}", ast.Strict, 1, 18, "Background execution"},
+		{"allow takes star", "guard @g before secret = when [ @x => allow * => deny \"x\" ]", ast.Strict, 1, 45, "bare allow followed by *"},
+		{"stray /end in :: template", "var @m = ::\n/for @x in @a\n@x\n", ast.Strict, 1, 10, "Unterminated :: template"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 )
 
 // The participle parsers are built once, on first use; building them
-// compiles every lexer pattern and reflects over the parse tree.
+// reflects over the parse tree.
 var (
 	buildOnce  sync.Once
 	spanParser *participle.Parser[span]
@@ -35,21 +35,6 @@ func parsers() error {
 	return buildErr
 }
 
-// parseSpanText runs participle over one directive span. A panic inside
-// participle (its grammar checks are assertions) becomes an error rather
-// than taking the process down.
-func parseSpanText(text string) (tree *span, err error) {
-	if err := parsers(); err != nil {
-		return nil, err
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			tree, err = nil, fmt.Errorf("internal parser error: %v", r)
-		}
-	}()
-	return spanParser.ParseString("", text)
-}
-
 // tokenLexer replays tokens already produced by the span scanner.
 type tokenLexer struct {
 	toks []lexer.Token
@@ -65,24 +50,52 @@ func (t *tokenLexer) Next() (lexer.Token, error) {
 	return tok, nil
 }
 
-var nlType = exprLexer.Symbols()["NL"]
+// parseSpanText parses one directive span from its text.
+func parseSpanText(text string) (*span, *lexer.Token, error) {
+	lx, err := exprLexer.LexString("", text)
+	if err != nil {
+		return nil, nil, err
+	}
+	return parseSpan(lx)
+}
 
 // parseSpanTokens parses a span from the scanner's tokens, which must end
 // with EOF.
-func parseSpanTokens(toks []lexer.Token) (tree *span, err error) {
+func parseSpanTokens(toks []lexer.Token) (*span, *lexer.Token, error) {
+	return parseSpan(&tokenLexer{toks: toks})
+}
+
+// parseSpan runs participle over one directive span. The statement may
+// stop before the end of the span: extra is then the first token left
+// over, which the lowerer reports. Leaving trailing tokens to the caller,
+// instead of having the grammar try to parse them as one more expression,
+// saves participle a failed descent through every expression form at
+// the end of each directive.
+//
+// A panic inside participle (its grammar checks are assertions) becomes an
+// error rather than taking the process down.
+func parseSpan(lx lexer.Lexer) (tree *span, extra *lexer.Token, err error) {
 	if err := parsers(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			tree, err = nil, fmt.Errorf("internal parser error: %v", r)
+			tree, extra, err = nil, nil, fmt.Errorf("internal parser error: %v", r)
 		}
 	}()
-	peek, err := lexer.Upgrade(&tokenLexer{toks: toks}, nlType)
+	peek, err := lexer.Upgrade(lx, tNL)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return spanParser.ParseFromLexer(peek)
+	tree, err = spanParser.ParseFromLexer(peek, participle.AllowTrailing(true))
+	if err != nil {
+		return nil, nil, err
+	}
+	if next := peek.Peek(); !next.EOF() {
+		tok := *next
+		extra = &tok
+	}
+	return tree, extra, nil
 }
 
 func parseCmdText(text string) (tree *cmdTemplate, err error) {

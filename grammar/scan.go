@@ -92,7 +92,7 @@ func scanWindowTokens(src string, start int) scanResult {
 		}
 		if len(stack) == 0 {
 			switch name {
-			case "NL", "ArmStar", "BareKw":
+			case "NL", "ArmStar", "ArmOp", "BareKw":
 				if i := strings.IndexAny(tok.Value, "\r\n"); i >= 0 {
 					if name == "BareKw" {
 						// The keyword itself still belongs to the span.

@@ -6,10 +6,11 @@ import "github.com/alecthomas/participle/v2/lexer"
 // closely; lower*.go turns it into ast nodes. Binary operators are parsed
 // flat and given precedence during lowering.
 
+// span is one directive. Tokens after the statement are left to the
+// caller (see parseSpan).
 type span struct {
-	Pos   lexer.Position
-	Stmt  *stmt `parser:"@@"`
-	Extra *expr `parser:"@@?"`
+	Pos  lexer.Position
+	Stmt *stmt `parser:"@@"`
 }
 
 type stmt struct {
@@ -203,8 +204,8 @@ type partial struct {
 
 type partialRest struct {
 	Pos   lexer.Position
-	Op    string `parser:"@('??'|'||'|'&&'|'=='|'!='|'~='|'!~='|'<='|'>='|'<'|'>')"`
-	Right *unary `parser:"@@?"`
+	Op    string   `parser:"@(ArmOp|CmpOp)"`
+	Right *primary `parser:"@@?"`
 }
 
 type action struct {
@@ -250,8 +251,8 @@ type expr struct {
 
 type pipeStep struct {
 	Pos   lexer.Position
-	Code  *codeBlock `parser:"  @@"`
-	Stage *stage     `parser:"| '|' @@"`
+	Stage *stage     `parser:"  '|' @@"`
+	Code  *codeBlock `parser:"| @@"`
 }
 
 type stage struct {
@@ -262,9 +263,9 @@ type stage struct {
 
 type stageAtom struct {
 	Pos    lexer.Position
-	Effect *effect    `parser:"  @@"`
+	Ref    *ref       `parser:"  @@"`
+	Effect *effect    `parser:"| @@"`
 	Code   *codeBlock `parser:"| @@"`
-	Ref    *ref       `parser:"| @@"`
 }
 
 type effect struct {
@@ -274,54 +275,53 @@ type effect struct {
 	Target *target  `parser:"( 'to' @@ )?"`
 }
 
+// ternary is an operand/operator list, optionally followed by `? then :
+// else`. The binary operators are kept flat here (one struct level less
+// per expression for participle to allocate) and given precedence during
+// lowering.
 type ternary struct {
-	Pos  lexer.Position
-	Cond *binary  `parser:"@@"`
-	Then *ternary `parser:"( '?' @@"`
-	Else *ternary `parser:"  ':' @@ )?"`
-}
-
-type binary struct {
 	Pos   lexer.Position
-	First *unary     `parser:"@@"`
+	First *primary   `parser:"@@"`
 	Rest  []*binRest `parser:"@@*"`
+	Then  *ternary   `parser:"( '?' @@"`
+	Else  *ternary   `parser:"  ':' @@ )?"`
 }
 
 type binRest struct {
 	Pos   lexer.Position
-	Op    string `parser:"@('??'|'||'|'&&'|'=='|'!='|'~='|'!~='|'<='|'>='|'<'|'>'|'+'|'-'|'*'|'/'|'%')"`
-	Right *unary `parser:"@@"`
-}
-
-type unary struct {
-	Pos lexer.Position
-	Ops []string `parser:"@('!'|'-')*"`
-	X   *primary `parser:"@@"`
+	Op    string   `parser:"@(CmpOp|ArithOp)"`
+	Right *primary `parser:"@@"`
 }
 
 type primary struct {
-	Pos     lexer.Position
-	Number  *string    `parser:"  @Number"`
-	Bool    *string    `parser:"| @('true'|'false')"`
-	Null    bool       `parser:"| @'null'"`
+	Pos lexer.Position
+	// Alternatives whose first token is unique come first, most common
+	// first: each alternative tried and rejected costs participle a branch
+	// and a struct allocation. The keyword alternatives must stay ahead of
+	// the bare call, which would also take `retry(…)` and the like.
+	Ref     *ref       `parser:"  @@"`
 	Str     *strLit    `parser:"| @@"`
+	Number  *string    `parser:"| @Number"`
+	Array   *array     `parser:"| @@"`
+	Object  *object    `parser:"| @@"`
+	Paren   *expr      `parser:"| '(' @@ ')'"`
 	Load    *string    `parser:"| @FileLoad"`
 	Code    *codeBlock `parser:"| @@"`
+	Not     *primary   `parser:"| '!' @@"`
+	Neg     *primary   `parser:"| '-' @@"`
+	BareKw  *string    `parser:"| @BareKw"`
+	Bool    *string    `parser:"| @('true'|'false')"`
+	Null    bool       `parser:"| @'null'"`
 	When    *whenBody  `parser:"| 'when' @@"`
 	For     *forBody   `parser:"| 'for' @@"`
 	Foreach *ref       `parser:"| 'foreach' @@"`
-	BareKw  *string    `parser:"| @BareKw"`
 	Retry   *retryX    `parser:"| @@"`
 	Skip    bool       `parser:"| @'skip'"`
 	Denied  bool       `parser:"| @'denied'"`
 	Allow   *allowX    `parser:"| @@"`
 	Deny    *denyX     `parser:"| @@"`
-	Ref     *ref       `parser:"| @@"`
-	Call    *bareCall  `parser:"| @@"`
-	Array   *array     `parser:"| @@"`
-	Object  *object    `parser:"| @@"`
-	Paren   *expr      `parser:"| '(' @@ ')'"`
 	Run     *ternary   `parser:"| 'run' @@"`
+	Call    *bareCall  `parser:"| @@"`
 }
 
 type retryX struct {
@@ -425,10 +425,21 @@ type strLit struct {
 
 type part struct {
 	Pos    lexer.Position
-	Text   *string `parser:"  @(DQText|BTText|ColonText|ColonChar|CmdText|CmdChar|LoneAt)"`
-	Esc    *string `parser:"| @(Esc|CmdEsc)"`
+	Text   *string `parser:"  @Text"`
+	Esc    *string `parser:"| @Esc"`
 	AtAt   bool    `parser:"| @AtAt"`
 	Interp *interp `parser:"| @@"`
+	For    *tplFor `parser:"| @@"`
+}
+
+// tplFor is a `/for @x in @source … /end` block inside a :: template; the
+// lexer only produces ColonFor and ColonEnd at the start of a line there.
+type tplFor struct {
+	Pos    lexer.Position
+	First  string  `parser:"ColonFor @AtIdent"`
+	Second *string `parser:"( ',' @AtIdent )?"`
+	Source *expr   `parser:"'in' @@ ForHeadEnd"`
+	Body   []*part `parser:"@@* ColonEnd"`
 }
 
 type interp struct {
@@ -450,7 +461,7 @@ type tplAccessor struct {
 
 type tpart struct {
 	Pos    lexer.Position
-	Text   *string  `parser:"  @(TripleText|TripleChar)"`
+	Text   *string  `parser:"  @Text"`
 	Name   *string  `parser:"| MOpen @Ident"`
 	Fields []string `parser:"  ( MDot @Ident )* MClose"`
 }

@@ -12,17 +12,27 @@ import (
 func (in *interp) evalString(e *env, s *ast.StringLit) (*value.Variable, error) {
 	var b strings.Builder
 	res := value.New(nil)
-	for _, part := range s.Parts {
+	if err := in.renderParts(e, s.Kind, s.Parts, &b, res); err != nil {
+		return nil, err
+	}
+	res.Data = b.String()
+	return res, nil
+}
+
+// renderParts writes template parts to b and merges the descriptors of
+// everything interpolated into res.
+func (in *interp) renderParts(e *env, kind ast.QuoteKind, parts []ast.TemplatePart, b *strings.Builder, res *value.Variable) error {
+	for _, part := range parts {
 		switch p := part.(type) {
 		case *ast.TextPart:
 			b.WriteString(p.Text)
 		case *ast.InterpPart:
-			if s.Kind == ast.SingleQuote {
+			if kind == ast.SingleQuote {
 				continue
 			}
 			v, literal, err := in.interpolate(e, p)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if literal != "" {
 				b.WriteString(literal)
@@ -30,10 +40,41 @@ func (in *interp) evalString(e *env, s *ast.StringLit) (*value.Variable, error) 
 			}
 			res.Security = mergeDesc(res.Security, v.Security)
 			b.WriteString(value.Text(v.Data))
+		case *ast.TemplateFor:
+			if err := in.renderFor(e, kind, p, b, res); err != nil {
+				return err
+			}
 		}
 	}
-	res.Data = b.String()
-	return res, nil
+	return nil
+}
+
+// renderFor renders an inline `/for @x in @src … /end` block once per
+// element; every element carries the source's descriptor, as in `for`.
+func (in *interp) renderFor(e *env, kind ast.QuoteKind, p *ast.TemplateFor, b *strings.Builder, res *value.Variable) error {
+	src, err := in.evalExpr(e, p.Source)
+	if err != nil {
+		return atPos(err, KindUnexpected, p.Pos)
+	}
+	items, _, err := iterate(src, p.Pos)
+	if err != nil {
+		return err
+	}
+	res.Security = mergeDesc(res.Security, src.Security)
+	for _, it := range items {
+		if err := in.checkCtx(p.Pos); err != nil {
+			return err
+		}
+		fe := e.child()
+		fe.sc.vars[p.Var] = derived(it.val, src)
+		if p.Key != "" {
+			fe.sc.vars[p.Key] = derived(it.key, src)
+		}
+		if err := in.renderParts(fe, kind, p.Body, b, res); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // interpolate evaluates one interpolation. A reference to an unknown
