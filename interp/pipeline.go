@@ -38,8 +38,8 @@ type pipeState struct {
 	// their exe labels but no source marker.
 	invocationSource bool
 	outputs          []*value.Variable
-	all     []*retryCtx
-	active  []*retryCtx
+	all              []*retryCtx
+	active           []*retryCtx
 }
 
 // pipeFrame is what a stage sees of its pipeline (`@p`, `@mx.try`…).
