@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/guardrun/guardrun"
 )
 
@@ -171,10 +169,51 @@ func firstDifference(want, got string) string {
 	return "texts differ"
 }
 
-// lineDiff is a line-oriented diff, "-" for expected and "+" for actual.
+// lineDiff is a line-oriented diff: " " for common lines, "-" for lines only
+// in want and "+" for lines only in got. It is a plain longest-common-
+// subsequence diff; case documents are small, and beyond maxDiffLines lines
+// on a side only the first difference is reported.
 func lineDiff(want, got string) string {
-	return cmp.Diff(strings.Split(want, "\n"), strings.Split(got, "\n"))
+	a, b := strings.Split(want, "\n"), strings.Split(got, "\n")
+	if len(a) > maxDiffLines || len(b) > maxDiffLines {
+		return "(documents too long to diff) " + firstDifference(want, got) + "\n"
+	}
+	// lcs[i][j] is the length of the longest common subsequence of a[i:]
+	// and b[j:].
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out strings.Builder
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			out.WriteString("  " + a[i] + "\n")
+			i++
+			j++
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
+			out.WriteString("- " + a[i] + "\n")
+			i++
+		default:
+			out.WriteString("+ " + b[j] + "\n")
+			j++
+		}
+	}
+	return out.String()
 }
+
+// maxDiffLines bounds the quadratic diff.
+const maxDiffLines = 2000
 
 const maxQuote = 80
 

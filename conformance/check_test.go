@@ -136,3 +136,9 @@ func TestOutputCaseWithErrorShapeFails(t *testing.T) {
 	v := Check(Expectation{Document: ptr("a"), ErrorShape: map[string]any{}}, Outcome{Document: "a"})
 	require.False(t, v.Pass)
 }
+
+func TestLineDiffMarksChangedLines(t *testing.T) {
+	got := lineDiff("a\nb\nc", "a\nx\nc\nd")
+	require.Equal(t, "  a\n- b\n+ x\n  c\n+ d\n", got)
+	require.Equal(t, "  same\n", lineDiff("same", "same"))
+}

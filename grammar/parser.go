@@ -8,31 +8,39 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
-// The participle parsers are built once, on first use; building them
-// reflects over the parse tree.
+// The participle parsers are built on first use, each on its own: building
+// one reflects over the parse tree and costs about as much as parsing a
+// few hundred lines, so a script without command blocks never pays for the
+// command-template parser.
 var (
-	buildOnce  sync.Once
-	spanParser *participle.Parser[span]
-	cmdParser  *participle.Parser[cmdTemplate]
-	buildErr   error
+	spanOnce     sync.Once
+	spanParser   *participle.Parser[span]
+	spanBuildErr error
+
+	cmdOnce     sync.Once
+	cmdParser   *participle.Parser[cmdTemplate]
+	cmdBuildErr error
 )
 
-func parsers() error {
-	buildOnce.Do(func() {
-		spanParser, buildErr = participle.Build[span](
+func buildSpanParser() error {
+	spanOnce.Do(func() {
+		spanParser, spanBuildErr = participle.Build[span](
 			participle.Lexer(exprLexer),
 			participle.Elide("NL"),
 			participle.UseLookahead(participle.MaxLookahead),
 		)
-		if buildErr != nil {
-			return
-		}
-		cmdParser, buildErr = participle.Build[cmdTemplate](
+	})
+	return spanBuildErr
+}
+
+func buildCmdParser() error {
+	cmdOnce.Do(func() {
+		cmdParser, cmdBuildErr = participle.Build[cmdTemplate](
 			participle.Lexer(cmdLexer),
 			participle.UseLookahead(participle.MaxLookahead),
 		)
 	})
-	return buildErr
+	return cmdBuildErr
 }
 
 // tokenLexer replays tokens already produced by the span scanner.
@@ -75,7 +83,7 @@ func parseSpanTokens(toks []lexer.Token) (*span, *lexer.Token, error) {
 // A panic inside participle (its grammar checks are assertions) becomes an
 // error rather than taking the process down.
 func parseSpan(lx lexer.Lexer) (tree *span, extra *lexer.Token, err error) {
-	if err := parsers(); err != nil {
+	if err := buildSpanParser(); err != nil {
 		return nil, nil, err
 	}
 	defer func() {
@@ -99,7 +107,7 @@ func parseSpan(lx lexer.Lexer) (tree *span, extra *lexer.Token, err error) {
 }
 
 func parseCmdText(text string) (tree *cmdTemplate, err error) {
-	if err := parsers(); err != nil {
+	if err := buildCmdParser(); err != nil {
 		return nil, err
 	}
 	defer func() {
