@@ -39,6 +39,9 @@ const (
 	lineUnsupported
 )
 
+// knownDirectiveList names the directives for error hints.
+const knownDirectiveList = "var, show, exe, run, when, if, for, output, append, log, import, export, guard and policy"
+
 // classify tells whether text (after any leading slash) starts a
 // directive, and returns the keyword it found.
 func classify(text string) (lineKind, string) {
@@ -204,6 +207,11 @@ func (p *docParser) strict(pos int) error {
 		case lineUnsupported:
 			return unsupported(p.src, start, kw)
 		case lineOther:
+			if body > start && kw != "" {
+				// A slash followed by a word is meant as a directive.
+				return &Error{Pos: p.src.posAt(start), Message: fmt.Sprintf("Unknown directive /%s", kw), Found: firstWords(trimmed),
+					Hint: "directives are " + knownDirectiveList + "; in a .md file a line that is not a directive is prose"}
+			}
 			return &Error{Pos: p.src.posAt(start), Message: "Text content not allowed in strict mode (.mld). Use .mld.md for prose.", Found: firstWords(trimmed), Hint: "start the line with a directive such as var, show or exe, or rename the file to .mld.md"}
 		}
 		dirEnd, err := p.directive(start, body)

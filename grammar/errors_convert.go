@@ -79,12 +79,24 @@ func convertParseError(src *source, base int, text string, res scanResult, err e
 			found = ""
 		}
 	}
-	msg := "Syntax error: " + perr.Message()
-	if strings.HasPrefix(found, "'") {
+	msg := "Syntax error: " + participleWords.Replace(perr.Message())
+	hint := hintFor(text)
+	switch {
+	case strings.HasPrefix(found, "'"):
 		msg = "Unterminated single-quoted string"
+	case found == "," && strings.HasPrefix(strings.TrimLeft(text, "/"), "when"):
+		hint = "separate when arms with a newline or ;, not a comma"
 	}
-	return &Error{Pos: src.posAt(off), Message: msg, Found: found, Hint: hintFor(text)}
+	return &Error{Pos: src.posAt(off), Message: msg, Found: found, Hint: hint}
 }
+
+// participleWords turns participle's grammar vocabulary into the words a
+// script author uses.
+var participleWords = strings.NewReplacer(
+	`unexpected token "<EOF>"`, "unexpected end of input",
+	"(expected Expr)", "(expected a value)",
+	"(expected Ident)", "(expected a name)",
+)
 
 func hintFor(text string) string {
 	kw := keywordRe.FindString(text)
