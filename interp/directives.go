@@ -83,15 +83,8 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 		}
 		e.mod.exports = append(e.mod.exports, d.Names...)
 		return undefined(), nil
-	case *ast.GuardDirective:
-		if d.Name != "" {
-			e.mod.guards[d.Name] = d
-		}
-		in.registerGuard(d)
-		return undefined(), nil
-	case *ast.PolicyDirective:
-		in.policies = append(in.policies, d)
-		return undefined(), nil
+	case *ast.GuardDirective, *ast.PolicyDirective:
+		return nil, unenforced(d)
 	case *ast.LetStmt:
 		v, err := in.evalExpr(e, d.Value)
 		if err != nil {
@@ -290,4 +283,25 @@ func retryOutsidePipeline(v *value.Variable, pos ast.Pos) error {
 			"retry keyword used outside pipeline context")
 	}
 	return nil
+}
+
+// unenforced is the error for a guard or policy directive: they parse, but
+// evaluating them is not implemented yet, and security code fails closed —
+// running on as if the policy were not there would let through exactly the
+// data it was written to stop.
+func unenforced(d ast.Directive) error {
+	what := "policy"
+	name := ""
+	switch d := d.(type) {
+	case *ast.GuardDirective:
+		what, name = "guard", d.Name
+	case *ast.PolicyDirective:
+		name = d.Name
+	}
+	if name != "" {
+		what += " @" + name
+	}
+	return newError(KindUnenforced, d.Position(),
+		"guards and policies are parsed but not yet evaluated by this version; remove the directive to run the script without it",
+		"%s cannot be enforced by this version of guardrun, so the run stops here rather than ignore it", what)
 }

@@ -25,10 +25,6 @@ type interp struct {
 	depth  int
 	// modules caches imported modules by absolute path.
 	modules map[string]*module
-	// guards and policies are recorded for the guard machinery; they have no
-	// effect yet.
-	guards   []*ast.GuardDirective
-	policies []*ast.PolicyDirective
 	// lastErrors is the error list of the most recent parallel group
 	// (`@mx.errors`).
 	lastErrors []any
@@ -54,15 +50,13 @@ type module struct {
 	exports   []string
 	exportAll bool
 	hasExport bool
-	// guards are the module's named guards, importable like variables.
-	guards map[string]*ast.GuardDirective
 }
 
 func newModule(file, dir string) *module {
 	if dir == "" && file != "" {
 		dir = filepath.Dir(file)
 	}
-	return &module{file: file, dir: dir, root: newScope(nil), guards: map[string]*ast.GuardDirective{}}
+	return &module{file: file, dir: dir, root: newScope(nil)}
 }
 
 // scope is one level of variable bindings.

@@ -23,6 +23,9 @@ const (
 	KindEffect     ErrorKind = "EffectError"      // output/append could not write
 	KindInterrupt  ErrorKind = "InterruptError"   // context cancelled or deadline exceeded
 	KindUnexpected ErrorKind = "InterpreterError" // anything else
+	// KindUnenforced: a guard or policy this version cannot enforce. The run
+	// stops there instead of letting data flow past an ignored policy.
+	KindUnenforced ErrorKind = "UnenforcedPolicyError"
 )
 
 // Error is a runtime error caused by the script. Pos is where it happened;

@@ -44,10 +44,6 @@ func (in *interp) execImport(e *env, d *ast.ImportDirective) error {
 	}
 	for _, n := range d.Names {
 		v, ok := exports[n.Name]
-		if g := mod.guards[n.Name]; !ok && g != nil && mod.exportsName(n.Name) {
-			in.registerGuard(g)
-			continue
-		}
 		if !ok {
 			return newError(KindImport, n.Pos, "export it from the module with `export { @"+n.Name+" }`",
 				"Import '%s' not found in %s", n.Name, d.Path)
@@ -141,28 +137,4 @@ func (m *module) exportNames() []string {
 	}
 	sortStrings(names)
 	return names
-}
-
-// exportsName reports whether the module exports name.
-func (m *module) exportsName(name string) bool {
-	if !m.hasExport || m.exportAll {
-		return true
-	}
-	for _, n := range m.exports {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
-
-// registerGuard records a guard once; importing the same guard twice is a
-// no-op.
-func (in *interp) registerGuard(g *ast.GuardDirective) {
-	for _, x := range in.guards {
-		if x == g {
-			return
-		}
-	}
-	in.guards = append(in.guards, g)
 }
