@@ -181,24 +181,59 @@ type ExprStmt struct {
 	Value Expr
 }
 
-func (n *VarDirective) Position() Pos    { return n.Pos }
-func (n *ShowDirective) Position() Pos   { return n.Pos }
-func (n *ExeDirective) Position() Pos    { return n.Pos }
-func (n *RunDirective) Position() Pos    { return n.Pos }
-func (n *WhenDirective) Position() Pos   { return n.Pos }
-func (n *ForDirective) Position() Pos    { return n.Pos }
-func (n *IfDirective) Position() Pos     { return n.Pos }
+// Position implements Node.
+func (n *VarDirective) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *ShowDirective) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *ExeDirective) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *RunDirective) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *WhenDirective) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *ForDirective) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *IfDirective) Position() Pos { return n.Pos }
+
+// Position implements Node.
 func (n *OutputDirective) Position() Pos { return n.Pos }
+
+// Position implements Node.
 func (n *AppendDirective) Position() Pos { return n.Pos }
-func (n *LogDirective) Position() Pos    { return n.Pos }
+
+// Position implements Node.
+func (n *LogDirective) Position() Pos { return n.Pos }
+
+// Position implements Node.
 func (n *ImportDirective) Position() Pos { return n.Pos }
+
+// Position implements Node.
 func (n *ExportDirective) Position() Pos { return n.Pos }
-func (n *GuardDirective) Position() Pos  { return n.Pos }
+
+// Position implements Node.
+func (n *GuardDirective) Position() Pos { return n.Pos }
+
+// Position implements Node.
 func (n *PolicyDirective) Position() Pos { return n.Pos }
-func (n *LetStmt) Position() Pos         { return n.Pos }
-func (n *AugmentStmt) Position() Pos     { return n.Pos }
-func (n *ReturnStmt) Position() Pos      { return n.Pos }
-func (n *ExprStmt) Position() Pos        { return n.Pos }
+
+// Position implements Node.
+func (n *LetStmt) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *AugmentStmt) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *ReturnStmt) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *ExprStmt) Position() Pos { return n.Pos }
 
 func (*VarDirective) directive()    {}
 func (*ShowDirective) directive()   {}

@@ -328,34 +328,89 @@ type FileLoad struct {
 	Path *StringLit
 }
 
-func (n *NullLit) Position() Pos      { return n.Pos }
-func (n *BoolLit) Position() Pos      { return n.Pos }
-func (n *NumberLit) Position() Pos    { return n.Pos }
-func (n *StringLit) Position() Pos    { return n.Pos }
-func (n *TextPart) Position() Pos     { return n.Pos }
-func (n *InterpPart) Position() Pos   { return n.Pos }
-func (n *TemplateFor) Position() Pos  { return n.Pos }
-func (n *Ref) Position() Pos          { return n.Pos }
-func (n *ArrayLit) Position() Pos     { return n.Pos }
-func (n *ObjectLit) Position() Pos    { return n.Pos }
-func (n *UnaryExpr) Position() Pos    { return n.Pos }
-func (n *BinaryExpr) Position() Pos   { return n.Pos }
-func (n *TernaryExpr) Position() Pos  { return n.Pos }
-func (n *CodeExpr) Position() Pos     { return n.Pos }
+// Position implements Node.
+func (n *NullLit) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *BoolLit) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *NumberLit) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *StringLit) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *TextPart) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *InterpPart) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *TemplateFor) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *Ref) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *ArrayLit) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *ObjectLit) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *UnaryExpr) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *BinaryExpr) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *TernaryExpr) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *CodeExpr) Position() Pos { return n.Pos }
+
+// Position implements Node.
 func (n *PipelineExpr) Position() Pos { return n.Pos }
-func (n *WhenExpr) Position() Pos     { return n.Pos }
-func (n *ForExpr) Position() Pos      { return n.Pos }
-func (n *ForeachExpr) Position() Pos  { return n.Pos }
-func (n *BlockExpr) Position() Pos    { return n.Pos }
-func (n *RetryExpr) Position() Pos    { return n.Pos }
-func (n *SkipExpr) Position() Pos     { return n.Pos }
-func (n *DeniedExpr) Position() Pos   { return n.Pos }
-func (n *AllowExpr) Position() Pos    { return n.Pos }
-func (n *DenyExpr) Position() Pos     { return n.Pos }
-func (n *FileLoad) Position() Pos     { return n.Pos }
-func (n *LabelExpr) Position() Pos    { return n.Pos }
-func (n *WhenArm) Position() Pos      { return n.Pos }
-func (n *Stage) Position() Pos        { return n.Pos }
+
+// Position implements Node.
+func (n *WhenExpr) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *ForExpr) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *ForeachExpr) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *BlockExpr) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *RetryExpr) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *SkipExpr) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *DeniedExpr) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *AllowExpr) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *DenyExpr) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *FileLoad) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *LabelExpr) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *WhenArm) Position() Pos { return n.Pos }
+
+// Position implements Node.
+func (n *Stage) Position() Pos { return n.Pos }
 
 func (*NullLit) expr()      {}
 func (*BoolLit) expr()      {}
