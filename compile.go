@@ -3,7 +3,6 @@ package guardrun
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 
 	"github.com/guardrun/guardrun/ast"
@@ -15,7 +14,7 @@ import (
 type Program struct {
 	name string
 	src  []byte
-	mode ast.Mode
+	mode Mode
 	doc  *ast.Document
 }
 
@@ -23,26 +22,13 @@ type Program struct {
 type CompileOption func(*compileConfig)
 
 type compileConfig struct {
-	mode    ast.Mode
-	modeSet bool
+	mode Mode
 }
 
 // WithMode forces the parse mode instead of deriving it from the file
 // extension (used for `.md` scripts whose config asks for strict mode).
-func WithMode(m ast.Mode) CompileOption {
-	return func(c *compileConfig) {
-		c.mode = m
-		c.modeSet = true
-	}
-}
-
-// ModeForName returns the mode a file name implies: `.mld` is strict,
-// anything else is markdown.
-func ModeForName(name string) ast.Mode {
-	if filepath.Ext(name) == ".mld" {
-		return ast.Strict
-	}
-	return ast.Markdown
+func WithMode(m Mode) CompileOption {
+	return func(c *compileConfig) { c.mode = m }
 }
 
 // Compile parses src, naming it name in positions and error messages. The
@@ -59,7 +45,17 @@ func Compile(name string, src []byte, opts ...CompileOption) (prg *Program, err 
 			err = panicError(name, r)
 		}
 	}()
-	doc, perr := grammar.Parse(name, src, cfg.mode)
+	testHookCompile()
+	mode, ok := cfg.mode.astMode()
+	if !ok {
+		return nil, &Error{
+			Name:    "UsageError",
+			Message: fmt.Sprintf("unknown mode %s", cfg.mode),
+			Pos:     ast.Pos{File: name},
+			Hint:    "pass guardrun.Markdown or guardrun.Strict to WithMode",
+		}
+	}
+	doc, perr := grammar.Parse(name, src, mode)
 	if perr != nil {
 		return nil, newError(perr, source{name: name, src: src})
 	}
@@ -88,21 +84,38 @@ func CompileFile(path string, opts ...CompileOption) (*Program, error) {
 func (p *Program) Name() string { return p.name }
 
 // Mode returns the mode the program was parsed in.
-func (p *Program) Mode() ast.Mode { return p.mode }
+func (p *Program) Mode() Mode { return p.mode }
 
 // Document returns the parsed syntax tree. Callers must not modify it: it is
 // shared by every Run.
 func (p *Program) Document() *ast.Document { return p.doc }
 
+// testHookCompile and testHookRun run inside the facade's recover, so tests
+// can check how a panic in the facade's own code is reported.
+var (
+	testHookCompile = func() {}
+	testHookRun     = func() {}
+)
+
+// panicError reports a panic recovered by the facade itself.
 func panicError(file string, r any) *Error {
+	return internalError(file, r, debug.Stack(), nil)
+}
+
+// internalError builds the one shape every recovered panic takes, wherever
+// it was recovered. The stack goes into the cause, not the message: authors
+// see a clean error, developers can still unwrap it.
+func internalError(file string, value any, stack []byte, from error) *Error {
+	cause := fmt.Errorf("panic: %v\n%s", value, stack)
+	if from != nil {
+		cause = fmt.Errorf("panic: %v\n%s: %w", value, stack, from)
+	}
 	return &Error{
-		Name:    "InterpreterError",
-		Message: fmt.Sprintf("internal error: %v", r),
-		Pos:     ast.Pos{File: file},
-		Hint:    "this is a bug in guardrun; please report it together with the script",
-		// The stack goes into the cause, not the message: authors see a clean
-		// error, developers can still unwrap it.
-		cause:    fmt.Errorf("panic: %v\n%s", r, debug.Stack()),
+		Name:     InternalErrorName,
+		Message:  fmt.Sprintf("internal error: %v", value),
+		Pos:      ast.Pos{File: file},
+		Hint:     "this is a bug in guardrun; please report it together with the script",
+		cause:    cause,
 		internal: true,
 	}
 }

@@ -18,7 +18,8 @@ import (
 // the CLI and the conformance runner.
 type Error struct {
 	// Name classifies the error: "ParseError", an interp.ErrorKind such as
-	// "VariableError", or "GuardError".
+	// "VariableError", "GuardError", or InternalErrorName for a recovered
+	// panic.
 	Name    string
 	Message string
 	Pos     ast.Pos
@@ -40,9 +41,17 @@ type Error struct {
 
 	cause error
 	// internal marks a recovered panic: a guardrun bug, never the script's
-	// fault. The fuzz target fails on it.
+	// fault. The fuzz target and the fixture tests fail on it.
 	internal bool
 }
+
+// InternalErrorName is the Name of an Error that reports a recovered panic.
+const InternalErrorName = "InternalError"
+
+// Internal reports whether the error is a recovered panic, in the parser,
+// the evaluator or the facade itself: a bug in guardrun rather than a
+// mistake in the script. Unwrap leads to the panic value and stack.
+func (e *Error) Internal() bool { return e != nil && e.internal }
 
 // Error renders "file:line:col: message".
 func (e *Error) Error() string {
@@ -149,8 +158,30 @@ func newError(err error, s source) *Error {
 	if e.Pos.File == "" && e.Pos.Line == 0 {
 		e.Pos.File = s.name
 	}
+	if value, stack, ok := recoveredPanic(err); ok {
+		// Keep the position the parser or evaluator knew (the directive it
+		// was on); everything else takes the one internal-error shape.
+		pos := e.Pos
+		e = internalError(pos.File, value, stack, err)
+		e.Pos = pos
+	}
 	e.SourceLine = sourceLine(e.Pos, s)
 	return e
+}
+
+// recoveredPanic finds a panic recovered by the parser or the evaluator
+// behind err, which may be wrapped in their positioned errors (or, for an
+// imported module, in both).
+func recoveredPanic(err error) (value any, stack []byte, ok bool) {
+	var ge *grammar.InternalError
+	if errors.As(err, &ge) {
+		return ge.Value, ge.Stack, true
+	}
+	var ie *interp.PanicError
+	if errors.As(err, &ie) {
+		return ie.Value, ie.Stack, true
+	}
+	return nil, nil, false
 }
 
 // sourceLine finds the text of pos's line: in the compiled source when pos

@@ -91,10 +91,10 @@ func TestErrorJSON(t *testing.T) {
 }
 
 func TestModeForName(t *testing.T) {
-	require.Equal(t, ast.Strict, ModeForName("a/b.mld"))
-	require.Equal(t, ast.Markdown, ModeForName("a/b.md"))
-	require.Equal(t, ast.Markdown, ModeForName("a/b.mld.md"))
-	require.Equal(t, ast.Markdown, ModeForName("noext"))
+	require.Equal(t, Strict, ModeForName("a/b.mld"))
+	require.Equal(t, Markdown, ModeForName("a/b.md"))
+	require.Equal(t, Markdown, ModeForName("a/b.mld.md"))
+	require.Equal(t, Markdown, ModeForName("noext"))
 }
 
 func TestCompileFileMissing(t *testing.T) {
@@ -107,8 +107,104 @@ func TestCompileFileMissing(t *testing.T) {
 
 func TestPanicErrorIsInternal(t *testing.T) {
 	e := panicError("f.md", "kaboom")
-	require.True(t, e.internal)
-	require.Equal(t, "InterpreterError", e.Name)
+	require.True(t, e.Internal())
+	require.Equal(t, InternalErrorName, e.Name)
 	require.Contains(t, e.Message, "kaboom")
 	require.NotContains(t, e.Message, "goroutine", "the stack stays out of the message")
+	require.Contains(t, e.Unwrap().Error(), "goroutine", "the stack is kept for developers")
+	require.NotEmpty(t, e.Hint)
+	require.False(t, (&Error{Name: "VariableError"}).Internal())
+	require.False(t, (*Error)(nil).Internal())
 }
+
+// setHook replaces a facade test hook for the duration of one test.
+func setHook(t *testing.T, hook *func(), f func()) {
+	old := *hook
+	*hook = f
+	t.Cleanup(func() { *hook = old })
+}
+
+func TestFacadePanicInCompileIsInternal(t *testing.T) {
+	setHook(t, &testHookCompile, func() { panic("compile kaboom") })
+	prg, err := Compile("c.mld", []byte("show 1\n"))
+	require.Nil(t, prg)
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	require.True(t, e.Internal())
+	require.Equal(t, InternalErrorName, e.Name)
+	require.Equal(t, "c.mld", e.Pos.File)
+	require.Contains(t, e.Message, "compile kaboom")
+}
+
+func TestFacadePanicInRunIsInternal(t *testing.T) {
+	prg, err := Compile("r.mld", []byte("show 1\n"))
+	require.NoError(t, err)
+	setHook(t, &testHookRun, func() { panic("run kaboom") })
+	res, err := prg.Run(context.Background())
+	require.NotNil(t, res, "the Result is never nil")
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	require.Same(t, res.Err, e)
+	require.True(t, e.Internal())
+	require.Equal(t, InternalErrorName, e.Name)
+	require.Contains(t, e.Message, "run kaboom")
+	// The JSON shape names it too, so CLI users see what kind of failure it was.
+	b, err := json.Marshal(e)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"name":"InternalError"`)
+}
+
+// Panics recovered by the parser and the evaluator arrive wrapped in their
+// positioned errors; the facade reports them all as internal, keeping the
+// position and leaving the typed error reachable.
+func TestRecoveredPanicsAreInternal(t *testing.T) {
+	src := source{name: "s.mld", src: []byte("show 1\nshow 2\n")}
+	parserPanic := &grammar.InternalError{Value: "parser kaboom", Stack: []byte("parser stack")}
+	evalPanic := &interp.PanicError{Value: "eval kaboom", Stack: []byte("eval stack")}
+	for name, tc := range map[string]struct {
+		err   error
+		value string
+		stack string
+	}{
+		"parser": {&grammar.Error{Pos: ast.Pos{File: "s.mld", Line: 2, Col: 1}, Message: parserPanic.Error(), Cause: parserPanic},
+			"parser kaboom", "parser stack"},
+		"evaluator": {&interp.Error{Kind: interp.KindUnexpected, Pos: ast.Pos{File: "s.mld", Line: 2, Col: 1}, Message: evalPanic.Error(), Err: evalPanic},
+			"eval kaboom", "eval stack"},
+		// An imported module whose parse panicked.
+		"import": {&interp.Error{Kind: interp.KindImport, Pos: ast.Pos{File: "s.mld", Line: 2, Col: 1}, Message: "import failed",
+			Err: &grammar.Error{Pos: ast.Pos{File: "mod.mld", Line: 1, Col: 1}, Message: parserPanic.Error(), Cause: parserPanic}},
+			"parser kaboom", "parser stack"},
+	} {
+		e := newError(tc.err, src)
+		require.True(t, e.Internal(), name)
+		require.Equal(t, InternalErrorName, e.Name, name)
+		require.Contains(t, e.Message, tc.value, name)
+		require.Equal(t, 2, e.Pos.Line, name)
+		require.Equal(t, "show 2", e.SourceLine, name)
+		require.Contains(t, e.Unwrap().Error(), tc.stack, name)
+		require.ErrorIs(t, e, tc.err, name)
+	}
+	plain := newError(&interp.Error{Kind: interp.KindVariable, Message: "Variable not found: x"}, src)
+	require.False(t, plain.Internal())
+}
+
+// A panic inside the evaluator, here in an embedder's writer, comes back
+// from Run as an internal error rather than taking the process down.
+func TestEvaluatorPanicIsInternal(t *testing.T) {
+	prg, err := Compile("w.mld", []byte("show 1\nlog \"x\"\n"))
+	require.NoError(t, err)
+	res, err := prg.Run(context.Background(), WithStderr(panicWriter{}))
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	require.True(t, e.Internal(), "%v", e)
+	require.Equal(t, InternalErrorName, e.Name)
+	require.Equal(t, 2, e.Pos.Line, "position of the directive that was running")
+	var pe *interp.PanicError
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, "writer kaboom", pe.Value)
+	require.Equal(t, "1\n", res.Document, "output before the panic is kept")
+}
+
+type panicWriter struct{}
+
+func (panicWriter) Write([]byte) (int, error) { panic("writer kaboom") }

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardrun/guardrun"
+	"github.com/guardrun/guardrun/conformance"
 )
 
 // update rewrites the golden files from what the implementation produces.
@@ -36,8 +37,9 @@ const (
 )
 
 // Fixture files. A case is a directory holding example.md (markdown mode) or
-// example.mld (strict mode); everything else in the directory is copied
-// next to the script so it can be imported or read.
+// example.mld (strict mode); everything else in the directory except the
+// files that define the test is copied next to the script so it can be
+// imported or read (conformance.CopyCase).
 const (
 	expectedFile       = "expected.md"
 	expectedStderrFile = "expected-stderr.md"
@@ -89,9 +91,7 @@ func TestReadmeTour(t *testing.T) {
 		t.Run(fmt.Sprintf("README.md:%d", ex.line), func(t *testing.T) {
 			t.Parallel()
 			work := t.TempDir()
-			script := filepath.Join(work, ex.script)
-			require.NoError(t, os.WriteFile(script, []byte(ex.source), 0o644))
-			res, err := runScript(t, script, work)
+			res, err := runScript(t, filepath.Join(work, ex.script), []byte(ex.source), work)
 			if err != nil {
 				t.Fatalf("README.md:%d: example failed:\n%s", ex.line, renderError(err))
 			}
@@ -210,9 +210,15 @@ func caseScript(dir string) string {
 }
 
 func runFixture(t *testing.T, c fixtureCase) {
+	// The run directory gets what mlld's harness would give it: the case
+	// without its definition files. The script is compiled from the source
+	// tree but named as if it lived in the run directory, so positions are
+	// relative to where its imports and outputs resolve.
 	work := t.TempDir()
-	copyDir(t, c.dir, work)
-	res, err := runScript(t, filepath.Join(work, c.script), work)
+	require.NoError(t, conformance.CopyCase(c.dir, work))
+	src, err := os.ReadFile(filepath.Join(c.dir, c.script))
+	require.NoError(t, err)
+	res, err := runScript(t, filepath.Join(work, c.script), src, work)
 
 	errorPath := filepath.Join(c.dir, errorFile)
 	containsPath := filepath.Join(c.dir, errorContainsFile)
@@ -225,15 +231,18 @@ func runFixture(t *testing.T, c fixtureCase) {
 
 // runScript compiles and runs one script the way an embedder would. A panic
 // escaping the facade is turned into a test failure rather than killing the
-// whole suite, so one bad case cannot hide the results of the others.
-func runScript(t *testing.T, script, dir string) (res *guardrun.Result, err error) {
+// whole suite, so one bad case cannot hide the results of the others. A
+// recovered panic fails the test too, whatever the case expects: an error
+// case must not pass because guardrun crashed.
+func runScript(t *testing.T, name string, src []byte, dir string) (res *guardrun.Result, err error) {
 	t.Helper()
 	defer func() {
 		if r := recover(); r != nil {
 			t.Fatalf("panic escaped the facade: %v", r)
 		}
 	}()
-	prg, err := guardrun.CompileFile(script)
+	defer failOnInternal(t, &err)
+	prg, err := guardrun.Compile(name, src)
 	if err != nil {
 		return &guardrun.Result{}, err
 	}
@@ -244,6 +253,23 @@ func runScript(t *testing.T, script, dir string) (res *guardrun.Result, err erro
 		res = &guardrun.Result{}
 	}
 	return res, err
+}
+
+// fataler is the part of testing.T that failOnInternal uses, so a test can
+// check that it really fails.
+type fataler interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
+// failOnInternal fails the test when *err is a recovered panic, showing the
+// stack the error keeps behind Unwrap.
+func failOnInternal(t fataler, err *error) {
+	t.Helper()
+	var gerr *guardrun.Error
+	if errors.As(*err, &gerr) && gerr.Internal() {
+		t.Fatalf("the implementation panicked:\n%s\n%v", gerr.Render(), gerr.Unwrap())
+	}
 }
 
 func checkOutputCase(t *testing.T, c fixtureCase, res *guardrun.Result, err error) {
@@ -282,7 +308,7 @@ func checkErrorCase(t *testing.T, c fixtureCase, work string, res *guardrun.Resu
 	require.Error(t, err, "expected the script to fail; document was:\n%s", res.Document)
 	var gerr *guardrun.Error
 	require.True(t, errors.As(err, &gerr), "error is %T, not *guardrun.Error: %v", err, err)
-	require.False(t, isRecoveredPanic(gerr), "the implementation panicked:\n%s", renderError(err))
+	require.False(t, gerr.Internal(), "the implementation panicked:\n%s", renderError(err))
 	require.NotEmpty(t, strings.TrimSpace(gerr.Hint), "error has no hint:\n%s", renderError(err))
 
 	got := firstLine(relativeTo(work, err.Error()))
@@ -331,12 +357,6 @@ func hasPositionPart(parts []string, script string) bool {
 		}
 	}
 	return false
-}
-
-// isRecoveredPanic recognises the facade's rendering of a recovered panic,
-// which must never be how a script error is reported.
-func isRecoveredPanic(e *guardrun.Error) bool {
-	return strings.HasPrefix(e.Message, "internal error:")
 }
 
 var newlineRuns = regexp.MustCompile(`\n{3,}`)
@@ -411,31 +431,6 @@ func fileExists(path string) bool {
 	return err == nil && !info.IsDir()
 }
 
-// copyDir copies the case directory so scripts that write files never touch
-// the source tree and parallel cases never see each other's output.
-func copyDir(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	require.NoError(t, err)
-}
-
 // TestReadmeExamplesPairing pins how TestReadmeTour reads README.md before the
 // README has any examples: blocks pair in order, the info string selects the
 // mode, and an example without an output block is reported, not skipped.
@@ -469,4 +464,40 @@ func TestReadmeExamplesPairing(t *testing.T) {
 	require.Equal(t, "example.md", examples[1].script)
 	require.Equal(t, "/show `b`\n```\n", examples[1].source, "a longer fence must not close on a shorter one")
 	require.Equal(t, []string{"README.md:16: mld-example block is not followed by an output block"}, problems)
+}
+
+type fatalRecorder struct{ msgs []string }
+
+func (r *fatalRecorder) Helper() {}
+func (r *fatalRecorder) Fatalf(format string, args ...any) {
+	r.msgs = append(r.msgs, fmt.Sprintf(format, args...))
+}
+
+// panicWriter stands in for a guardrun bug: it panics inside the evaluator.
+type panicWriter struct{}
+
+func (panicWriter) Write([]byte) (int, error) { panic("writer kaboom") }
+
+// TestFailOnInternal pins that the fixture harness fails on a recovered
+// panic, wherever it was recovered, and only on one: a crash must never
+// count as a case's expected error.
+func TestFailOnInternal(t *testing.T) {
+	prg, err := guardrun.Compile("ok.mld", []byte("log \"x\"\nshow 1\n"))
+	require.NoError(t, err)
+	_, panicked := prg.Run(context.Background(), guardrun.WithStderr(panicWriter{}))
+	var gerr *guardrun.Error
+	require.ErrorAs(t, panicked, &gerr)
+	require.True(t, gerr.Internal(), "a panic in the evaluator is internal: %v", gerr)
+	require.Equal(t, guardrun.InternalErrorName, gerr.Name)
+
+	_, scriptErr := guardrun.Compile("bad.mld", []byte("this is prose\n"))
+	require.Error(t, scriptErr)
+	var none error
+	var rec fatalRecorder
+	failOnInternal(&rec, &scriptErr)
+	failOnInternal(&rec, &none)
+	require.Empty(t, rec.msgs)
+	failOnInternal(&rec, &panicked)
+	require.Len(t, rec.msgs, 1)
+	require.Contains(t, rec.msgs[0], "writer kaboom")
 }

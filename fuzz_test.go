@@ -7,13 +7,11 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/guardrun/guardrun/ast"
 )
 
 // FuzzRun compiles and runs arbitrary input in both modes with code
-// disabled. Any error is fine; a panic (recovered by the facade and marked
-// internal) or a run that outlives its deadline by far is not.
+// disabled. Any error is fine; a recovered panic (Error.Internal) or a run
+// that outlives its deadline by far is not.
 func FuzzRun(f *testing.F) {
 	for _, s := range []string{
 		"/var @x = \"a\"\n/show @x\n",
@@ -36,7 +34,7 @@ func FuzzRun(f *testing.F) {
 	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, src []byte) {
-		for _, mode := range []ast.Mode{ast.Markdown, ast.Strict} {
+		for _, mode := range []Mode{Markdown, Strict} {
 			prg, err := Compile("fuzz.md", src, WithMode(mode))
 			failOnInternal(t, err)
 			if err != nil {
@@ -57,7 +55,7 @@ func FuzzRun(f *testing.F) {
 func failOnInternal(t *testing.T, err error) {
 	t.Helper()
 	var e *Error
-	if errors.As(err, &e) && e.internal {
-		t.Fatalf("panic: %s\n%v", e.Message, e.Unwrap())
+	if errors.As(err, &e) && e.Internal() {
+		t.Fatalf("%s\n%v", e.Message, e.Unwrap())
 	}
 }

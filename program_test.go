@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/guardrun/guardrun/ast"
 )
 
 // These tests need the real parser and interpreter.
@@ -20,7 +19,7 @@ import (
 func TestCompileAndRun(t *testing.T) {
 	prg, err := Compile("hello.md", []byte("# Title\n/var @x = \"hi\"\n/show `@x there`\n"))
 	require.NoError(t, err)
-	require.Equal(t, ast.Markdown, prg.Mode())
+	require.Equal(t, Markdown, prg.Mode())
 	res, err := prg.Run(context.Background())
 	require.NoError(t, err)
 	require.Nil(t, res.Err)
@@ -29,9 +28,9 @@ func TestCompileAndRun(t *testing.T) {
 }
 
 func TestWithModeOverridesExtension(t *testing.T) {
-	prg, err := Compile("x.md", []byte("var @x = 1\nshow @x\n"), WithMode(ast.Strict))
+	prg, err := Compile("x.md", []byte("var @x = 1\nshow @x\n"), WithMode(Strict))
 	require.NoError(t, err)
-	require.Equal(t, ast.Strict, prg.Mode())
+	require.Equal(t, Strict, prg.Mode())
 	res, err := prg.Run(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, "1\n", res.Document)
@@ -86,22 +85,57 @@ func TestRunInDirWritesThere(t *testing.T) {
 	require.Contains(t, string(b), "x")
 }
 
+// concurrentScript exercises the state a Run must not share: module
+// imports, js and cmd code, a retrying pipeline, file loads and file output,
+// all resolved against the run's own directory.
+const concurrentScript = `import { @greeting, @shout } from "./lib.mld"
+exe @sum(xs) = js { return xs.reduce((a, b) => a + b, 0); }
+exe @say(w) = cmd {echo @w}
+exe @source() = "raw"
+exe @gate(v) = when [
+  @p.try < 3 => retry
+  * => ` + "`@v on try @p.try`" + `
+]
+var @text = <data.txt>
+var @piped = @source() | @gate
+show @shout(@greeting)
+show @sum([4, 5, 6])
+show @say(@text)
+show @piped
+output ` + "`written @text`" + ` to "out.txt"
+`
+
 func TestProgramRunsConcurrently(t *testing.T) {
-	prg, err := Compile("c.mld", []byte("var @xs = [1, 2, 3]\nfor @x in @xs => show `n: @x`\n"))
+	prg, err := Compile("c.mld", []byte(concurrentScript))
 	require.NoError(t, err)
+	const runs = 8
+	dirs := make([]string, runs)
+	for i := range dirs {
+		dirs[i] = t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dirs[i], "lib.mld"),
+			[]byte(fmt.Sprintf("var @greeting = \"hola-%d\"\nexe @shout(x) = `@x!`\nexport { @greeting, @shout }\n", i)), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dirs[i], "data.txt"), []byte(fmt.Sprintf("data-%d", i)), 0o644))
+	}
 	var wg sync.WaitGroup
-	errs := make(chan error, 16)
-	for i := 0; i < 16; i++ {
+	errs := make(chan error, runs)
+	for i := range runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := prg.Run(context.Background())
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res, err := prg.Run(ctx, WithDir(dirs[i]))
 			if err != nil {
-				errs <- err
+				errs <- fmt.Errorf("run %d: %v", i, err)
 				return
 			}
-			if res.Document != "n: 1\nn: 2\nn: 3\n" {
-				errs <- fmt.Errorf("document %q", res.Document)
+			want := fmt.Sprintf("hola-%d!\n15\ndata-%d\nraw on try 3\n", i, i)
+			if res.Document != want {
+				errs <- fmt.Errorf("run %d: document %q, want %q", i, res.Document, want)
+			}
+			out, err := os.ReadFile(filepath.Join(dirs[i], "out.txt"))
+			if err != nil || strings.TrimSpace(string(out)) != fmt.Sprintf("written data-%d", i) {
+				errs <- fmt.Errorf("run %d: out.txt %q (%v)", i, out, err)
 			}
 		}()
 	}
@@ -110,6 +144,22 @@ func TestProgramRunsConcurrently(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+}
+
+// Result.Stdout is the whole stdout stream, shown text included, while
+// WithStdout streams only what does not go to the document.
+func TestStdoutHoldsTheWholeStream(t *testing.T) {
+	prg, err := Compile("s.mld", []byte("show \"shown\"\noutput \"direct\" to stdout\n"))
+	require.NoError(t, err)
+	var streamed bytes.Buffer
+	res, err := prg.Run(context.Background(), WithStdout(&streamed))
+	require.NoError(t, err)
+	require.Equal(t, "shown\n", res.Document)
+	require.Contains(t, res.Stdout, "shown")
+	require.Contains(t, res.Stdout, "direct")
+	require.Less(t, strings.Index(res.Stdout, "shown"), strings.Index(res.Stdout, "direct"), "in order")
+	require.NotContains(t, streamed.String(), "shown")
+	require.Contains(t, streamed.String(), "direct")
 }
 
 func TestCancelledContextInterrupts(t *testing.T) {

@@ -32,6 +32,13 @@ func WithStdout(w io.Writer) RunOption {
 	return func(c *runConfig) { c.opts.Stdout = w }
 }
 
+// WithDocument streams the document to w as it is produced, in its final
+// form: runs of blank lines collapsed to one, no leading newlines, and one
+// final newline when the run ends. Result.Document holds it as well.
+func WithDocument(w io.Writer) RunOption {
+	return func(c *runConfig) { c.opts.Document = w }
+}
+
 // WithStderr streams the script's stderr effects (logs, guard warnings) to
 // w as they happen, in addition to collecting them in Result.Stderr.
 func WithStderr(w io.Writer) RunOption {
@@ -41,6 +48,13 @@ func WithStderr(w io.Writer) RunOption {
 // WithCommandTimeout bounds each command or code block (default 30s).
 func WithCommandTimeout(d time.Duration) RunOption {
 	return func(c *runConfig) { c.opts.CommandTimeout = d }
+}
+
+// WithMemoryLimit caps, in bytes, how much one JavaScript block may grow the
+// heap before it is stopped with an error (default 512 MiB; negative: no
+// cap).
+func WithMemoryLimit(n int64) RunOption {
+	return func(c *runConfig) { c.opts.MemoryLimit = n }
 }
 
 // WithOutputLimit caps one command's captured output in bytes (default 4 MiB).
@@ -59,7 +73,9 @@ func WithoutCode() RunOption {
 type Result struct {
 	// Document is the assembled document (show, prose, return values).
 	Document string
-	// Stdout holds `output ... to stdout` effects.
+	// Stdout is the full stdout stream as mlld's harness defines it: shown
+	// text (which also goes into Document) and `output ... to stdout`
+	// effects, in the order they happened.
 	Stdout string
 	// Stderr holds logs, `output ... to stderr` and guard warnings.
 	Stderr string
@@ -83,6 +99,7 @@ func (p *Program) Run(ctx context.Context, opts ...RunOption) (res *Result, err 
 			err = res.Err
 		}
 	}()
+	testHookRun()
 	if ctx == nil {
 		ctx = context.Background()
 	}

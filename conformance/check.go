@@ -31,8 +31,14 @@ func fail(reason, diff string) Verdict { return Verdict{Reason: reason, Diff: di
 // Check applies mlld's pass rule to one script's outcome. See the corpus
 // README: output cases compare trimmed documents exactly; error cases need
 // any error, and check text only when a non-empty expected.md accompanies
-// error.md; stderr and expected-error.json are checked when present.
+// error.md; stderr and expected-error.json are checked when present. A
+// recovered panic (Error.Internal) fails every case.
 func Check(exp Expectation, out Outcome) Verdict {
+	if out.Err.Internal() {
+		// A recovered panic is a guardrun bug: it must not pass an error
+		// case that accepts any error.
+		return fail("guardrun panicked: "+oneLine(out.Err.Message), out.Err.Render())
+	}
 	doc := collapseNewlines(out.Document)
 	if !exp.IsErrorCase() {
 		if out.Err != nil {

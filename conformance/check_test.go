@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -141,4 +142,26 @@ func TestLineDiffMarksChangedLines(t *testing.T) {
 	got := lineDiff("a\nb\nc", "a\nx\nc\nd")
 	require.Equal(t, "  a\n- b\n+ x\n  c\n+ d\n", got)
 	require.Equal(t, "  same\n", lineDiff("same", "same"))
+}
+
+type panicWriter struct{}
+
+func (panicWriter) Write([]byte) (int, error) { panic("writer kaboom") }
+
+// An error case accepts any error, but not a crash: a recovered panic fails
+// every case, so the corpus cannot count guardrun bugs as passes.
+func TestCheckFailsOnRecoveredPanic(t *testing.T) {
+	prg, err := guardrun.Compile("p.mld", []byte("log \"x\"\n"))
+	require.NoError(t, err)
+	_, err = prg.Run(context.Background(), guardrun.WithStderr(panicWriter{}))
+	var crash *guardrun.Error
+	require.ErrorAs(t, err, &crash)
+	require.True(t, crash.Internal())
+
+	anyError := Expectation{Error: "whatever"}
+	require.True(t, Check(anyError, Outcome{Err: &guardrun.Error{Name: "VariableError", Message: "x"}}).Pass)
+	v := Check(anyError, Outcome{Err: crash})
+	require.False(t, v.Pass)
+	require.Contains(t, v.Reason, "guardrun panicked: internal error: writer kaboom")
+	require.False(t, Check(Expectation{}, Outcome{Err: crash}).Pass)
 }

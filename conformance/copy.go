@@ -21,8 +21,11 @@ func isDefinitionFile(name string) bool {
 	return strings.HasPrefix(name, "error-") && strings.HasSuffix(name, ".md")
 }
 
-// copyCaseDir copies src into dst recursively, leaving definition files out.
-func copyCaseDir(src, dst string) error {
+// CopyCase copies the case directory src into dst recursively, leaving out
+// the files that define the test (scripts in markdown, expected and error
+// files), so a run sees the same directory it would under mlld's harness.
+// Other golden-file runners use it to share that rule.
+func CopyCase(src, dst string) error {
 	return filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun"
 )
 
 // Expectation is what a case's files say one script must produce.
@@ -26,7 +26,7 @@ type Expectation struct {
 	ErrorShape map[string]any
 	// Mode is the parse mode: from the script's extension, or strict when
 	// config.json says {"mode":"strict"}.
-	Mode ast.Mode
+	Mode guardrun.Mode
 }
 
 // IsErrorCase reports whether the script must fail.
@@ -78,24 +78,24 @@ func LoadExpectation(caseDir, script string) (Expectation, error) {
 
 // scriptMode applies the mode rule: .mld is always strict; .md is markdown
 // unless config.json says "mode": "strict".
-func scriptMode(caseDir, script string) (ast.Mode, error) {
+func scriptMode(caseDir, script string) (guardrun.Mode, error) {
 	if filepath.Ext(script) == ".mld" {
-		return ast.Strict, nil
+		return guardrun.Strict, nil
 	}
 	cfg, err := readOptional(filepath.Join(caseDir, "config.json"))
 	if err != nil || cfg == nil {
-		return ast.Markdown, err
+		return guardrun.Markdown, err
 	}
 	var c struct {
 		Mode string `json:"mode"`
 	}
 	if err := json.Unmarshal([]byte(*cfg), &c); err != nil {
-		return ast.Markdown, fmt.Errorf("config.json: %w", err)
+		return guardrun.Markdown, fmt.Errorf("config.json: %w", err)
 	}
 	if c.Mode == "strict" {
-		return ast.Strict, nil
+		return guardrun.Strict, nil
 	}
-	return ast.Markdown, nil
+	return guardrun.Markdown, nil
 }
 
 func readOptional(path string) (*string, error) {

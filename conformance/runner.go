@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun"
 )
 
 // Script is one script to run, prepared by the runner.
@@ -22,7 +23,7 @@ type Script struct {
 	// Dir is the fresh temporary copy of the case directory: the run's base
 	// directory.
 	Dir  string
-	Mode ast.Mode
+	Mode guardrun.Mode
 }
 
 // RunFunc runs one script and reports what it produced. It must honour ctx.
@@ -139,8 +140,8 @@ func runScript(ctx context.Context, caseDir, script string, opts Options) Script
 	if err != nil {
 		return done(fail("temporary directory: "+err.Error(), ""))
 	}
-	defer os.RemoveAll(tmp)
-	if err := copyCaseDir(caseDir, tmp); err != nil {
+	if err := CopyCase(caseDir, tmp); err != nil {
+		os.RemoveAll(tmp)
 		return done(fail("copying case: "+err.Error(), ""))
 	}
 	out, err := runWithTimeout(ctx, opts, Script{
@@ -149,19 +150,31 @@ func runScript(ctx context.Context, caseDir, script string, opts Options) Script
 		Dir:    tmp,
 		Mode:   exp.Mode,
 	})
+	if errors.Is(err, errAbandoned) {
+		// The run may still write into tmp (or start commands there):
+		// removing it now would race with those writes and could be undone
+		// by them, so it stays for a human to look at.
+		return done(fail(fmt.Sprintf("%v; left %s", err, tmp), ""))
+	}
+	os.RemoveAll(tmp)
 	if err != nil {
 		return done(fail(err.Error(), ""))
 	}
 	return done(Check(exp, out))
 }
 
-// abandonGrace is how long past its deadline a run that ignores ctx is
-// waited for before the runner gives up on it and moves on.
+// abandonGrace is how long a run is waited for after its context is
+// cancelled before the runner gives up on it and moves on.
 var abandonGrace = 2 * time.Second
+
+// errAbandoned marks a run that was still going abandonGrace after its
+// context was cancelled.
+var errAbandoned = errors.New("run ignored cancellation")
 
 // runWithTimeout calls opts.Run under a deadline, turning a panic into an
 // error and giving up on a run that ignores its context, so one bad case
-// cannot stall or crash the whole suite.
+// cannot stall or crash the whole suite. Unless the error wraps
+// errAbandoned, the run's goroutine has returned.
 func runWithTimeout(ctx context.Context, opts Options, s Script) (Outcome, error) {
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
@@ -181,7 +194,21 @@ func runWithTimeout(ctx context.Context, opts Options, s Script) (Outcome, error
 	select {
 	case r := <-ch:
 		return r.out, r.err
-	case <-time.After(opts.Timeout + abandonGrace):
-		return Outcome{}, fmt.Errorf("timed out after %s (run ignored cancellation)", opts.Timeout)
+	case <-ctx.Done():
 	}
+	// Cancelled (deadline or caller): a run that honours ctx returns soon
+	// with its own interrupt error, which the pass rule then judges.
+	cancel()
+	grace := time.NewTimer(abandonGrace)
+	defer grace.Stop()
+	select {
+	case r := <-ch:
+		return r.out, r.err
+	case <-grace.C:
+	}
+	why := "cancelled"
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		why = "timed out after " + opts.Timeout.String()
+	}
+	return Outcome{}, fmt.Errorf("%s; %w", why, errAbandoned)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -14,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardrun/guardrun"
-	"github.com/guardrun/guardrun/ast"
 )
 
 // writeTree creates files (path → content) under root.
@@ -185,7 +185,7 @@ func TestRunUsesFreshCopyWithoutDefinitionFiles(t *testing.T) {
 		"c/sub/data.txt":        "data",
 	})
 	var seen []string
-	var mode ast.Mode
+	var mode guardrun.Mode
 	var dirs []string
 	run := func(_ context.Context, s Script) Outcome {
 		dirs = append(dirs, s.Dir)
@@ -207,7 +207,7 @@ func TestRunUsesFreshCopyWithoutDefinitionFiles(t *testing.T) {
 	Run(context.Background(), c, Options{CasesDir: root, Run: run, Jobs: 1})
 	sort.Strings(seen)
 	require.Equal(t, []string{"config.json", "config.json", "mod.mld", "mod.mld", "sub/data.txt", "sub/data.txt"}, seen)
-	require.Equal(t, ast.Strict, mode)
+	require.Equal(t, guardrun.Strict, mode)
 	require.NotEqual(t, dirs[0], dirs[1])
 	_, err := os.Stat(dirs[0])
 	require.True(t, os.IsNotExist(err), "temporary copy removed")
@@ -218,7 +218,7 @@ func TestRunUsesFreshCopyWithoutDefinitionFiles(t *testing.T) {
 func TestScriptMode(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{"a/example.md": "", "b/example.mld": "", "c/example.md": "", "c/config.json": `{"mode":"markdown"}`})
-	for dir, want := range map[string]ast.Mode{"a": ast.Markdown, "b": ast.Strict, "c": ast.Markdown} {
+	for dir, want := range map[string]guardrun.Mode{"a": guardrun.Markdown, "b": guardrun.Strict, "c": guardrun.Markdown} {
 		entries, _ := os.ReadDir(filepath.Join(root, dir))
 		m, err := scriptMode(filepath.Join(root, dir), entries[len(entries)-1].Name())
 		require.NoError(t, err)
@@ -258,4 +258,80 @@ func TestRunTimeoutPanicAndStuckRun(t *testing.T) {
 	require.Contains(t, results[1].Reason, "panic: kaboom")
 	require.False(t, results[2].Pass)
 	require.Contains(t, results[2].Reason, "timed out")
+	removeLeftDir(t, results[2].Reason)
+}
+
+// leftDir extracts the directory a FAIL reason says was left behind.
+var leftDir = regexp.MustCompile(`run ignored cancellation; left (\S+)$`)
+
+func removeLeftDir(t *testing.T, reason string) string {
+	t.Helper()
+	m := leftDir.FindStringSubmatch(reason)
+	require.NotNil(t, m, "reason names the directory left behind: %s", reason)
+	t.Cleanup(func() { os.RemoveAll(m[1]) })
+	return m[1]
+}
+
+// A run that ignores cancellation must not have its directory removed from
+// under it: a late write would fail, or re-create the directory with no one
+// left to remove it. The runner cancels it, waits the grace period, then
+// moves on and says where the directory is.
+func TestRunIgnoringCancellationKeepsItsDir(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"stuck/example.md": "stuck", "stuck/input.txt": "in"})
+	old := abandonGrace
+	abandonGrace = 20 * time.Millisecond
+	defer func() { abandonGrace = old }()
+	release := make(chan struct{})
+	finished := make(chan error, 1)
+	var ctxErr atomic.Value
+	run := func(ctx context.Context, s Script) Outcome {
+		<-release // ignores ctx
+		ctxErr.Store(ctx.Err() != nil)
+		// The late write a stuck command or output directive would make.
+		finished <- os.WriteFile(filepath.Join(s.Dir, "late.txt"), []byte("late"), 0o644)
+		return Outcome{}
+	}
+	results := Run(context.Background(), []Case{{Path: "stuck"}}, Options{CasesDir: root, Run: run, Timeout: 30 * time.Millisecond})
+	require.False(t, results[0].Pass)
+	require.Contains(t, results[0].Reason, "timed out after 30ms; run ignored cancellation; left ")
+	dir := removeLeftDir(t, results[0].Reason)
+	_, err := os.Stat(filepath.Join(dir, "input.txt"))
+	require.NoError(t, err, "the directory is still there while the run is")
+
+	close(release)
+	select {
+	case err := <-finished:
+		require.NoError(t, err, "the late write lands in the directory the run was given")
+	case <-time.After(5 * time.Second):
+		t.Fatal("the abandoned run never finished")
+	}
+	require.Equal(t, true, ctxErr.Load(), "the run's context was cancelled")
+}
+
+// A run that honours cancellation, even slowly (within the grace period),
+// is waited for: its directory is removed only after it returned, and its
+// own interrupt error decides the verdict.
+func TestRunHonouringCancellationIsWaitedFor(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"slow/example.md": "slow"})
+	old := abandonGrace
+	abandonGrace = 5 * time.Second
+	defer func() { abandonGrace = old }()
+	var dir string
+	var lateWrite error
+	run := func(ctx context.Context, s Script) Outcome {
+		dir = s.Dir
+		<-ctx.Done()
+		time.Sleep(50 * time.Millisecond) // slow to wind down
+		lateWrite = os.WriteFile(filepath.Join(s.Dir, "late.txt"), []byte("late"), 0o644)
+		return Outcome{Err: &guardrun.Error{Name: "InterruptError", Message: "run timed out"}}
+	}
+	results := Run(context.Background(), []Case{{Path: "slow"}}, Options{CasesDir: root, Run: run, Timeout: 20 * time.Millisecond})
+	require.False(t, results[0].Pass)
+	require.Contains(t, results[0].Reason, "InterruptError")
+	require.NotContains(t, results[0].Reason, "ignored cancellation")
+	require.NoError(t, lateWrite, "the directory outlived the run")
+	_, err := os.Stat(dir)
+	require.True(t, os.IsNotExist(err), "then it was removed")
 }

@@ -35,3 +35,24 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+// longLine is one directive adding terms ones on a single line: every
+// node's position lies on that line, so position lookup must not count
+// from the line start each time.
+func longLine(terms int) []byte {
+	return []byte("/var @x = 1" + strings.Repeat(" + 1", terms-1) + "\n")
+}
+
+func BenchmarkParseLongLine(b *testing.B) {
+	for _, terms := range []int{10000, 40000} {
+		src := longLine(terms)
+		b.Run(fmt.Sprint(terms), func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for i := 0; i < b.N; i++ {
+				if _, err := Parse("long.md", src, ast.Markdown); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -5,7 +5,12 @@
 // The lexer is hand-written (lexer.go, lexer_states.go) and implements
 // participle's lexer interfaces; participle does all the parsing. A
 // document is split into directive spans (document.go, scan.go); each span
-// is lexed once and its tokens are replayed to participle.
+// is lexed once and its tokens are replayed to participle. Because
+// participle recurses per nesting level, the scan also caps nesting
+// (nesting.go) so that no input can overflow the stack.
+//
+// A panic inside the parser is a guardrun bug; it is returned as an
+// *InternalError wrapped in a positioned *Error, never as a plain one.
 //
 // grammar imports only ast; it knows nothing of evaluation.
 package grammar

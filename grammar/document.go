@@ -3,6 +3,7 @@ package grammar
 import (
 	"fmt"
 	"regexp"
+	"runtime/debug"
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
@@ -78,18 +79,26 @@ func isComment(trimmed string) bool {
 func isFence(trimmed string) bool { return strings.HasPrefix(trimmed, "```") }
 
 // Parse parses src (the contents of file) in the given mode. Errors are
-// *Error values carrying file:line:col.
+// *Error values carrying file:line:col. A panic inside the parser (a
+// guardrun bug) is returned as an *Error whose Cause is an
+// *InternalError.
 func Parse(file string, src []byte, mode ast.Mode) (doc *ast.Document, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			doc, err = nil, &Error{Pos: ast.Pos{File: file, Line: 1, Col: 1}, Message: fmt.Sprintf("internal parser error: %v", r), Hint: "this is a guardrun bug; please report the script that triggered it"}
-		}
-	}()
+	defer recoverInternal(file, &err)
 	p := &docParser{src: newSource(file, string(src)), doc: &ast.Document{File: file, Mode: mode}}
 	if err := p.run(); err != nil {
 		return nil, err
 	}
 	return p.doc, nil
+}
+
+// recoverInternal, deferred, turns a panic into an *Error at the start of
+// file wrapping an *InternalError: the lowerer trusts the shape of
+// participle's tree, and a mistake there must not take the host down.
+func recoverInternal(file string, err *error) {
+	if r := recover(); r != nil {
+		ie := &InternalError{Value: r, Stack: debug.Stack()}
+		*err = &Error{Pos: ast.Pos{File: file, Line: 1, Col: 1}, Message: ie.Error(), Hint: internalHint, Cause: ie}
+	}
 }
 
 type docParser struct {

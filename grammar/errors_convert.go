@@ -66,6 +66,14 @@ func convertParseError(src *source, base int, text string, res scanResult, err e
 		}
 		return &Error{Pos: src.posAt(u.offset), Message: msg, Found: u.value, Hint: hint}
 	}
+	var deep *nestingError
+	if errors.As(err, &deep) {
+		return &Error{Pos: src.posAt(base + deep.offset), Message: deep.msg, Found: deep.found, Hint: nestingHint}
+	}
+	var ierr *InternalError
+	if errors.As(err, &ierr) {
+		return &Error{Pos: src.posAt(base), Message: ierr.Error(), Hint: internalHint, Cause: ierr}
+	}
 	var perr participle.Error
 	if !errors.As(err, &perr) {
 		return &Error{Pos: src.posAt(base), Message: err.Error(), Hint: "check the directive syntax"}

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/guardrun/guardrun/ast"
@@ -28,8 +29,22 @@ var fuzzSeeds = []string{
 	"/guard @g before secret = when [ @x => allow * => deny \"x\" ]\n/show `a@@b` | @f\n\n",
 }
 
+// deepSeeds just pass the limits in nesting.go (without them such input
+// overflowed the stack, which kills the process). They are kept small:
+// the fuzzer minimises every new interesting input, which is slow on big
+// ones.
+var deepSeeds = []string{
+	"/var @x = " + strings.Repeat("[", maxNesting+1) + "\n",
+	"/var @x = " + strings.Repeat("(", maxNesting+1) + strings.Repeat(")", maxNesting+1) + "\n",
+	"/show `" + strings.Repeat("@a(", maxNesting/2+1) + "`\n",
+	"/run cmd {echo " + strings.Repeat("@a[", maxNesting+1) + "}\n",
+	"/var @x = " + strings.Repeat("!-", maxRecursion/2+1) + "1\n",
+	"/var @x = " + strings.Repeat("when @a => @b ? ", 8) + "1\n",
+	"/var @x = 1" + strings.Repeat(" + 1", 500) + "\n",
+}
+
 func FuzzParse(f *testing.F) {
-	for _, s := range fuzzSeeds {
+	for _, s := range append(fuzzSeeds, deepSeeds...) {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
@@ -40,6 +55,10 @@ func FuzzParse(f *testing.F) {
 		}
 		doc, err := Parse("fuzz.md", []byte(src), mode)
 		if err != nil {
+			var ierr *InternalError
+			if errors.As(err, &ierr) {
+				t.Fatalf("parser panicked: %v\n%s", ierr.Value, ierr.Stack)
+			}
 			var perr *Error
 			if !errors.As(err, &perr) {
 				t.Fatalf("error is not *grammar.Error: %T %v", err, err)

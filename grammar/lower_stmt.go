@@ -21,6 +21,9 @@ type lowerer struct {
 // parseDirective parses the span body..res.end of src; the directive's own
 // position is start (its slash, if any).
 func parseDirective(src *source, start, body int, res scanResult) (ast.Directive, error) {
+	if d := res.deep; d != nil {
+		return nil, &Error{Pos: src.posAt(d.offset), Message: d.msg, Found: d.found, Hint: nestingHint}
+	}
 	text := src.text[body:res.end]
 	if err := precheck(src, start, text); err != nil {
 		return nil, err

@@ -1,7 +1,7 @@
 package grammar
 
 import (
-	"fmt"
+	"runtime/debug"
 	"sync"
 
 	"github.com/alecthomas/participle/v2"
@@ -81,14 +81,14 @@ func parseSpanTokens(toks []lexer.Token) (*span, *lexer.Token, error) {
 // the end of each directive.
 //
 // A panic inside participle (its grammar checks are assertions) becomes an
-// error rather than taking the process down.
+// *InternalError rather than taking the process down.
 func parseSpan(lx lexer.Lexer) (tree *span, extra *lexer.Token, err error) {
 	if err := buildSpanParser(); err != nil {
 		return nil, nil, err
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			tree, extra, err = nil, nil, fmt.Errorf("internal parser error: %v", r)
+			tree, extra, err = nil, nil, &InternalError{Value: r, Stack: debug.Stack()}
 		}
 	}()
 	peek, err := lexer.Upgrade(lx, tNL)
@@ -106,14 +106,38 @@ func parseSpan(lx lexer.Lexer) (tree *span, extra *lexer.Token, err error) {
 	return tree, extra, nil
 }
 
+// parseCmdText parses a cmd body or a <path> as a command template. Its
+// @references may nest brackets and templates, which the span scanner saw
+// only as code text, so the nesting limits are checked here; the error is
+// then a *nestingError with an offset relative to text.
 func parseCmdText(text string) (tree *cmdTemplate, err error) {
 	if err := buildCmdParser(); err != nil {
 		return nil, err
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			tree, err = nil, fmt.Errorf("internal parser error: %v", r)
+			tree, err = nil, &InternalError{Value: r, Stack: debug.Stack()}
 		}
 	}()
-	return cmdParser.ParseString("", text)
+	lx := newLexer("", text, stCmd)
+	var toks []lexer.Token
+	for {
+		tok, err := lx.Next()
+		if err != nil {
+			// Let participle report the lexer error as it always has.
+			return cmdParser.ParseString("", text)
+		}
+		toks = append(toks, tok)
+		if tok.EOF() {
+			break
+		}
+	}
+	if deep := checkNesting(toks); deep != nil {
+		return nil, deep
+	}
+	peek, err := lexer.Upgrade(&tokenLexer{toks: toks})
+	if err != nil {
+		return nil, err
+	}
+	return cmdParser.ParseFromLexer(peek)
 }

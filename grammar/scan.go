@@ -21,6 +21,8 @@ type openTok struct {
 	kind   string
 	offset int
 	value  string
+	// chain is the recursion chain of the enclosing level (see nesting).
+	chain int
 }
 
 // scanResult says where a directive span ends and, when it runs to the end
@@ -31,6 +33,9 @@ type scanResult struct {
 	// tokens are the span's tokens (offsets relative to the scan start),
 	// ending with EOF; the parser reuses them instead of lexing again.
 	tokens []lexer.Token
+	// deep is set when the span nests beyond the limits in nesting.go;
+	// its offset is absolute. The span must then not be parsed.
+	deep *nestingError
 }
 
 var identType = exprLexer.Symbols()["Ident"]
@@ -55,7 +60,7 @@ func scanSpan(src string, start int) scanResult {
 	limit := lineEnd(src, start)
 	for {
 		res, open := scanWindow(src, start, limit)
-		if !open || limit >= len(src) {
+		if !open || res.deep != nil || limit >= len(src) {
 			return res
 		}
 		limit = lineEnd(src, min(len(src), start+2*(limit-start)+1))
@@ -74,7 +79,7 @@ func scanWindowTokens(src string, start int) scanResult {
 	if err != nil {
 		return scanResult{end: lineEnd(src, start)}
 	}
-	var stack []openTok
+	var nest nesting
 	var toks []lexer.Token
 	for {
 		tok, err := lx.Next()
@@ -86,11 +91,7 @@ func scanWindowTokens(src string, start int) scanResult {
 			break
 		}
 		name := symbolNames[tok.Type]
-		kind := name
-		if name == "Punct" {
-			kind = tok.Value
-		}
-		if len(stack) == 0 {
+		if len(nest.stack) == 0 {
 			switch name {
 			case "NL", "ArmStar", "ArmOp", "BareKw":
 				if i := strings.IndexAny(tok.Value, "\r\n"); i >= 0 {
@@ -106,16 +107,12 @@ func scanWindowTokens(src string, start int) scanResult {
 			}
 		}
 		toks = append(toks, tok)
-		if _, ok := closerFor[kind]; ok {
-			stack = append(stack, openTok{kind: kind, offset: start + tok.Pos.Offset, value: tok.Value})
-			continue
-		}
-		if len(stack) > 0 && closerFor[stack[len(stack)-1].kind] == closerKind(name, tok.Value) {
-			stack = stack[:len(stack)-1]
+		if deep := nest.add(tokenKind(tok), tok, start+tok.Pos.Offset); deep != nil {
+			return scanResult{end: lineEnd(src, deep.offset), deep: deep}
 		}
 	}
 	res := scanResult{end: len(src), tokens: toks}
-	if len(stack) > 0 {
+	if stack := nest.stack; len(stack) > 0 {
 		i := len(stack) - 1
 		// Report an unbalanced code block at its opener, not at the inner
 		// brace that is left over.
@@ -126,13 +123,6 @@ func scanWindowTokens(src string, start int) scanResult {
 		res.unclosed = &top
 	}
 	return res
-}
-
-func closerKind(name, value string) string {
-	if name == "Punct" {
-		return value
-	}
-	return name
 }
 
 // lineEnd is the offset of the newline ending the line that holds off.

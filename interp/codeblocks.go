@@ -15,8 +15,9 @@ func (in *interp) codeEngine() *code.Engine {
 		in.engine = code.NewEngine(code.Options{
 			Timeout:     in.opts.CommandTimeout,
 			OutputLimit: in.opts.OutputLimit,
+			MemoryLimit: in.opts.MemoryLimit,
 			Stderr:      stderrWriter{in.out},
-			Dir:         in.opts.Dir,
+			Dir:         in.files.base,
 		})
 	}
 	return in.engine
@@ -97,9 +98,22 @@ func codeError(err error, pos ast.Pos) error {
 		default:
 			hint = "the command failed; run it in a shell to see why, or handle the failure in the script"
 		}
-		return &Error{Kind: kind, Pos: pos, Message: ce.Message, Hint: hint, Err: err}
+		return &Error{Kind: kind, Pos: blockPos(pos, ce), Message: ce.Message, Hint: hint, Err: err}
 	}
 	return atPos(err, KindCommand, pos)
+}
+
+// blockPos points at the line of a JS exception inside its block. The body
+// starts on the line of the opening brace, so body line n is file line
+// pos.Line+n-1; columns are only exact from the second line on.
+func blockPos(pos ast.Pos, ce *code.Error) ast.Pos {
+	if ce.Line <= 1 {
+		return pos
+	}
+	pos.Line += ce.Line - 1
+	pos.Col = ce.Column
+	pos.Offset = 0
+	return pos
 }
 
 func (in *interp) runJS(e *env, c *ast.CodeExpr) (*value.Variable, error) {

@@ -297,6 +297,8 @@ func unenforced(d ast.Directive) error {
 		what, name = "guard", d.Name
 	case *ast.PolicyDirective:
 		name = d.Name
+	case *ast.ImportDirective:
+		name = d.Namespace
 	}
 	if name != "" {
 		what += " @" + name

@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -42,11 +41,7 @@ func (in *interp) writeTarget(e *env, v *value.Variable, t ast.OutputTarget, app
 	if err != nil {
 		return atPos(err, KindEffect, pos)
 	}
-	rel := value.Text(pv.Data)
-	path := rel
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(in.baseDir(e), path)
-	}
+	path := value.Text(pv.Data)
 	var content string
 	ext := strings.ToLower(filepath.Ext(path))
 	switch {
@@ -67,22 +62,7 @@ func (in *interp) writeTarget(e *env, v *value.Variable, t ast.OutputTarget, app
 			content = rawText(v)
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return newError(KindEffect, pos, "check that the directory can be created", "cannot create directory for %s: %v", rel, err)
-	}
-	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
-	if appendMode {
-		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
-	}
-	f, err := os.OpenFile(path, flags, 0o644)
-	if err != nil {
-		return newError(KindEffect, pos, "check the path and permissions", "cannot write %s: %v", rel, err)
-	}
-	defer f.Close()
-	if _, err := f.WriteString(content); err != nil {
-		return newError(KindEffect, pos, "", "cannot write %s: %v", rel, err)
-	}
-	return nil
+	return in.files.write(e.mod.dir, path, content, appendMode, pos)
 }
 
 func jsonData(v *value.Variable) any {
@@ -90,16 +70,6 @@ func jsonData(v *value.Variable) any {
 		return structuredData(s)
 	}
 	return v.Data
-}
-
-func (in *interp) baseDir(e *env) string {
-	if in.opts.Dir != "" {
-		return in.opts.Dir
-	}
-	if e.mod != nil {
-		return e.mod.dir
-	}
-	return "."
 }
 
 // runEffect runs an inline pipeline effect on the current value.

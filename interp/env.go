@@ -15,7 +15,9 @@ type interp struct {
 	opts   Options
 	out    *output
 	engine *code.Engine
-	main   *module
+	// files confines file access to the base directory.
+	files files
+	main  *module
 	// curPos is the directive being run, for errors raised by a recovered
 	// panic.
 	curPos ast.Pos
@@ -34,13 +36,14 @@ func newInterp(ctx context.Context, opts Options) *interp {
 	return &interp{
 		ctx:     ctx,
 		opts:    opts,
-		out:     &output{outW: opts.Stdout, errW: opts.Stderr},
+		out:     &output{outW: opts.Stdout, errW: opts.Stderr, live: docStream{w: opts.Document}},
 		active:  map[*exe]int{},
 		modules: map[string]*module{},
 	}
 }
 
-func (in *interp) close() {}
+// close releases what the run opened.
+func (in *interp) close() { in.files.close() }
 
 // module is one script file: its scope, directory and exports.
 type module struct {
@@ -50,6 +53,8 @@ type module struct {
 	exports   []string
 	exportAll bool
 	hasExport bool
+	// imported names the module's own imports.
+	imported map[string]bool
 }
 
 func newModule(file, dir string) *module {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/value"
 )
 
 // ErrorKind classifies a runtime error for embedders and the --json
@@ -20,6 +21,7 @@ const (
 	KindPipeline   ErrorKind = "PipelineError"    // retry limits, stage failures
 	KindImport     ErrorKind = "ImportError"      // module not found, missing export
 	KindType       ErrorKind = "TypeError"        // operator or method on the wrong kind of value
+	KindFile       ErrorKind = "FileError"        // a path outside the base directory, a missing or unreadable file
 	KindEffect     ErrorKind = "EffectError"      // output/append could not write
 	KindInterrupt  ErrorKind = "InterruptError"   // context cancelled or deadline exceeded
 	KindUnexpected ErrorKind = "InterpreterError" // anything else
@@ -65,5 +67,32 @@ func atPos(err error, kind ErrorKind, pos ast.Pos) error {
 		}
 		return err
 	}
-	return &Error{Kind: kind, Pos: pos, Message: err.Error(), Err: err}
+	return &Error{Kind: kind, Pos: pos, Message: err.Error(), Hint: hintOf(err), Err: err}
+}
+
+// valueError positions an error from a builtin method or transformer.
+func valueError(err error, pos ast.Pos) error {
+	return &Error{Kind: KindType, Pos: pos, Message: err.Error(), Hint: hintOf(err), Err: err}
+}
+
+// hintOf is the hint a value rule attached to its error, if any.
+func hintOf(err error) string {
+	var ve *value.Error
+	if errors.As(err, &ve) {
+		return ve.Hint
+	}
+	return ""
+}
+
+// PanicError is a panic recovered inside the interpreter. It is a bug in
+// guardrun, never the script's fault; Run returns it wrapped in an *Error
+// at the directive that was running, and errors.As finds it.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+// Error renders the panic value.
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("internal interpreter error: %v", e.Value)
 }

@@ -2,8 +2,6 @@ package interp
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/value"
@@ -70,8 +68,14 @@ func (in *interp) evalExpr(e *env, x ast.Expr) (*value.Variable, error) {
 		return value.New(skipSignal{}), nil
 	case *ast.DeniedExpr:
 		return value.New(false), nil
-	case *ast.AllowExpr, *ast.DenyExpr:
-		return undefined(), nil
+	case *ast.DenyExpr:
+		// Outside a guard nothing would act on the decision; stopping is the
+		// only reading of `deny` that cannot let data through.
+		return nil, newError(KindUnenforced, x.Pos, "deny, allow and retry-with-reason are guard decisions; inside an exe, return a value or use a denied => arm",
+			"deny %q outside a guard stops the run", x.Reason)
+	case *ast.AllowExpr:
+		return nil, newError(KindUnenforced, x.Pos, "allow is a guard decision; use it inside a guard's when block",
+			"allow outside a guard is not supported")
 	case *ast.FileLoad:
 		return in.evalFileLoad(e, x)
 	}
@@ -278,13 +282,9 @@ func (in *interp) evalFileLoad(e *env, x *ast.FileLoad) (*value.Variable, error)
 	if err != nil {
 		return nil, err
 	}
-	path := value.Text(p.Data)
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(e.mod.dir, path)
-	}
-	b, err := os.ReadFile(path)
+	b, path, err := in.files.read(e.mod.dir, value.Text(p.Data), x.Pos)
 	if err != nil {
-		return nil, newError(KindImport, x.Pos, "check the path; it is relative to the script's directory", "File not found: %s", value.Text(p.Data))
+		return nil, err
 	}
 	v := value.New(string(b))
 	v.Security = addTaint(v.Security, "src:file")

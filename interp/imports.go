@@ -1,8 +1,8 @@
 package interp
 
 import (
-	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
@@ -11,15 +11,10 @@ import (
 
 // execImport binds a local module's exported names in the importer.
 func (in *interp) execImport(e *env, d *ast.ImportDirective) error {
-	path := d.Path
-	if !filepath.IsAbs(path) {
-		dir := e.mod.dir
-		if dir == "" {
-			dir = in.opts.Dir
-		}
-		path = filepath.Join(dir, path)
+	if d.Policy {
+		return unenforced(d)
 	}
-	mod, err := in.loadModule(path, d)
+	mod, err := in.loadModule(e, d)
 	if err != nil {
 		return err
 	}
@@ -33,10 +28,10 @@ func (in *interp) execImport(e *env, d *ast.ImportDirective) error {
 			o.Set(name, v.Data)
 			ns.Security = mergeDesc(ns.Security, v.Security)
 		}
-		return in.define(e, d.Namespace, ns, d.Pos)
+		return in.defineImported(e, d.Namespace, ns, d.Pos)
 	case d.All:
 		for _, name := range mod.exportNames() {
-			if err := in.define(e, name, exports[name], d.Pos); err != nil {
+			if err := in.defineImported(e, name, exports[name], d.Pos); err != nil {
 				return err
 			}
 		}
@@ -52,7 +47,7 @@ func (in *interp) execImport(e *env, d *ast.ImportDirective) error {
 		if alias == "" {
 			alias = n.Name
 		}
-		if err := in.define(e, alias, v, n.Pos); err != nil {
+		if err := in.defineImported(e, alias, v, n.Pos); err != nil {
 			return err
 		}
 	}
@@ -61,7 +56,11 @@ func (in *interp) execImport(e *env, d *ast.ImportDirective) error {
 
 // loadModule parses and runs a module once per run; its document output
 // is discarded.
-func (in *interp) loadModule(path string, d *ast.ImportDirective) (*module, error) {
+func (in *interp) loadModule(e *env, d *ast.ImportDirective) (*module, error) {
+	_, path, err := in.files.resolve(e.mod.dir, d.Path, d.Pos)
+	if err != nil {
+		return nil, err
+	}
 	if m, ok := in.modules[path]; ok {
 		if m == nil {
 			return nil, newError(KindImport, d.Pos, "break the import cycle", "Circular import of %s", d.Path)
@@ -71,17 +70,20 @@ func (in *interp) loadModule(path string, d *ast.ImportDirective) (*module, erro
 	if in.opts.Parse == nil {
 		return nil, newError(KindImport, d.Pos, "the embedder must set Options.Parse to allow imports", "imports are not available: no parser configured")
 	}
-	src, err := os.ReadFile(path)
+	src, _, err := in.files.read(e.mod.dir, d.Path, d.Pos)
 	if err != nil {
-		return nil, newError(KindImport, d.Pos, "check the path; it is relative to the importing file", "File not found: %s", d.Path)
+		return nil, err
 	}
 	mode := ast.Markdown
 	if strings.HasSuffix(path, ".mld") {
 		mode = ast.Strict
 	}
 	doc, err := in.opts.Parse(path, src, mode)
-	if err != nil && mode == ast.Strict {
-		// mlld accepts modules with markdown prose (headings) even as .mld.
+	if err != nil && mode == ast.Strict && slashStyle(string(src)) {
+		// mlld accepts .mld modules written in markdown style (headings and
+		// /directives). Only such modules get a second, markdown, parse: in
+		// one with bare directives a syntax error would otherwise turn every
+		// line, guards included, into discarded prose.
 		if md, mdErr := in.opts.Parse(path, src, ast.Markdown); mdErr == nil {
 			doc, err = md, nil
 		}
@@ -102,13 +104,31 @@ func (in *interp) loadModule(path string, d *ast.ImportDirective) (*module, erro
 	return m, nil
 }
 
+// defineImported binds an imported name and remembers that it was
+// imported, so that the importer does not pass it on implicitly.
+func (in *interp) defineImported(e *env, name string, v *value.Variable, pos ast.Pos) error {
+	if err := in.define(e, name, v, pos); err != nil {
+		return err
+	}
+	if e.mod.imported == nil {
+		e.mod.imported = map[string]bool{}
+	}
+	e.mod.imported[name] = true
+	return nil
+}
+
 // exported maps the names a module exports to their values: the listed
-// names, or everything when it has no export directive or `export { * }`.
+// names, or, when it has no export directive or `export { * }`, everything
+// it defined itself. Names it imported and its frontmatter (@fm) are passed
+// on only when listed, so `import { * }` never re-exports a module's own
+// imports by accident.
 func (m *module) exported() map[string]*value.Variable {
 	out := map[string]*value.Variable{}
 	if !m.hasExport || m.exportAll {
 		for k, v := range m.root.vars {
-			out[k] = v
+			if !m.imported[k] && k != "fm" {
+				out[k] = v
+			}
 		}
 		return out
 	}
@@ -137,4 +157,23 @@ func (m *module) exportNames() []string {
 	}
 	sortStrings(names)
 	return names
+}
+
+// bareDirective matches a line that starts with a directive keyword without
+// the markdown slash.
+var bareDirective = regexp.MustCompile(`^(?:var|show|exe|run|when|if|for|output|append|log|import|export|guard|policy|let)\b|^@[A-Za-z_]|^=>`)
+
+// slashStyle reports whether every directive-like line of src has the
+// markdown slash, so that reading src as markdown loses no directive.
+func slashStyle(src string) bool {
+	for _, line := range strings.Split(src, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, ">>") || strings.HasPrefix(t, "<<") || strings.HasPrefix(t, "/") {
+			continue
+		}
+		if bareDirective.MatchString(t) {
+			return false
+		}
+	}
+	return true
 }

@@ -17,6 +17,8 @@ type output struct {
 	breaks int
 	outW   io.Writer
 	errW   io.Writer
+	// live streams the document as it is produced (may be nil).
+	live docStream
 	// muted is >0 while an imported module runs: its document output is
 	// not part of the importer's document.
 	muted int
@@ -31,7 +33,13 @@ func (o *output) flushBreaks() {
 		n = 2
 	}
 	o.breaks = 0
-	o.doc.WriteString(strings.Repeat("\n", n))
+	o.writeDoc(strings.Repeat("\n", n))
+}
+
+// writeDoc appends to the document and streams it.
+func (o *output) writeDoc(s string) {
+	o.doc.WriteString(s)
+	o.live.write(s)
 }
 
 // prose emits markdown text verbatim, or collapsible breaks for a chunk
@@ -45,7 +53,7 @@ func (o *output) prose(s string) {
 		return
 	}
 	o.flushBreaks()
-	o.doc.WriteString(s)
+	o.writeDoc(s)
 }
 
 // both emits to the document and stdout (show, run).
@@ -54,7 +62,7 @@ func (o *output) both(s string) {
 		return
 	}
 	o.flushBreaks()
-	o.doc.WriteString(s)
+	o.writeDoc(s)
 	o.stdout.WriteString(s)
 }
 
@@ -64,6 +72,7 @@ func (o *output) both(s string) {
 func (o *output) writeStdout(s string) {
 	o.stdout.WriteString(s)
 	if o.outW != nil {
+		o.live.flush()
 		_, _ = io.WriteString(o.outW, s)
 	}
 }
@@ -90,4 +99,66 @@ func withNewline(s string) string {
 		return s
 	}
 	return s + "\n"
+}
+
+// docStream writes the document to a live writer in its final form as it
+// is produced: runs of three or more newlines become one blank line, like
+// the assembled document, leading newlines are dropped, and newlines are
+// held back until more content follows, so the stream ends in exactly one
+// newline once finish is called. Output that shares the writer (stdout-only
+// effects) first calls flush, so lines keep their order and separation.
+type docStream struct {
+	w       io.Writer
+	started bool
+	pending int
+	lastNL  bool
+}
+
+func (d *docStream) write(s string) {
+	if d.w == nil || s == "" {
+		return
+	}
+	var b strings.Builder
+	for s != "" {
+		text := strings.TrimLeft(s, "\n")
+		d.pending += len(s) - len(text)
+		if text == "" {
+			break
+		}
+		if d.started && d.pending > 0 {
+			b.WriteString(strings.Repeat("\n", min(d.pending, 2)))
+		}
+		d.pending = 0
+		d.started = true
+		end := strings.IndexByte(text, '\n')
+		if end < 0 {
+			end = len(text)
+		}
+		b.WriteString(text[:end])
+		s = text[end:]
+	}
+	d.emit(b.String())
+}
+
+// flush writes the newlines held back so far.
+func (d *docStream) flush() {
+	if d.w != nil && d.started && d.pending > 0 {
+		d.emit(strings.Repeat("\n", min(d.pending, 2)))
+		d.pending = 0
+	}
+}
+
+// finish ends the stream with a newline if anything was written.
+func (d *docStream) finish() {
+	if d.w != nil && d.started && !d.lastNL {
+		d.emit("\n")
+	}
+}
+
+func (d *docStream) emit(s string) {
+	if s == "" {
+		return
+	}
+	d.lastNL = s[len(s)-1] == '\n'
+	_, _ = io.WriteString(d.w, s)
 }

@@ -225,7 +225,7 @@ func (in *interp) callMember(e *env, cur *value.Variable, name string, call ast.
 			return nil, newError(KindType, call.Pos, "check the method name; see the list of builtin methods",
 				"Unknown method .%s() on %s", name, typeName(cur.Data))
 		}
-		return nil, newError(KindType, call.Pos, "", "%s", err.Error())
+		return nil, valueError(err, call.Pos)
 	}
 	return derived(res, append([]*value.Variable{cur}, args...)...), nil
 }
@@ -275,10 +275,11 @@ func transformInput(v *value.Variable) any {
 func (in *interp) transform(name string, input any, args []any, pos ast.Pos, from ...*value.Variable) (*value.Variable, error) {
 	out, ok, err := value.Transform(name, input, args)
 	if !ok {
-		return nil, newError(KindVariable, pos, "", "Unknown transformer @%s", name)
+		return nil, newError(KindVariable, pos, "the builtin transformers are @json, @parse, @trim, @upper, @lower, @pretty, @sort, @xml, @csv and @md; or define an exe with that name",
+			"Unknown transformer @%s", name)
 	}
 	if err != nil {
-		return nil, newError(KindType, pos, "", "%s", err.Error())
+		return nil, valueError(err, pos)
 	}
 	return derived(out, from...), nil
 }

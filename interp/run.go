@@ -2,8 +2,8 @@ package interp
 
 import (
 	"context"
-	"fmt"
 	"io"
+	"runtime/debug"
 	"time"
 
 	"github.com/guardrun/guardrun/ast"
@@ -21,8 +21,15 @@ type Options struct {
 	// Result holds full copies of both streams.
 	Stdout io.Writer
 	Stderr io.Writer
+	// Document, when set, receives the document as it is produced, in its
+	// final form: blank-line runs collapsed, no leading newlines, and one
+	// final newline when the run ends. Result.Document holds it as well.
+	Document io.Writer
 	// CommandTimeout bounds one command or code block (0 = default 30s).
 	CommandTimeout time.Duration
+	// MemoryLimit caps how much a JS block may grow the heap, in bytes
+	// (0 = 512 MiB, negative = no cap).
+	MemoryLimit int64
 	// OutputLimit caps one command's captured output in bytes (0 = 4 MiB).
 	OutputLimit int
 	// DisableCode makes js/node/cmd/sh blocks and run fail with an error
@@ -53,22 +60,26 @@ func Run(ctx context.Context, doc *ast.Document, opts Options) (res *Result, err
 	res = &Result{}
 	defer func() {
 		if r := recover(); r != nil {
+			p := &PanicError{Value: r, Stack: debug.Stack()}
 			err = &Error{
 				Kind:    KindUnexpected,
 				Pos:     in.curPos,
-				Message: fmt.Sprintf("internal interpreter error: %v", r),
+				Message: p.Error(),
 				Hint:    "this is a bug in guardrun; please report it with the script that triggered it",
+				Err:     p,
 			}
 		}
 		in.close()
 		res.Document = in.out.document()
+		in.out.live.finish()
 		res.Stdout = in.out.stdout.String()
 		res.Stderr = in.out.stderr.String()
 	}()
 	if doc == nil {
 		return res, nil
 	}
-	mod := newModule(doc.File, opts.Dir)
+	in.files.base = baseDir(opts, doc.File)
+	mod := newModule(doc.File, scriptDir(doc.File, in.files.base))
 	in.main = mod
 	err = in.execDocument(in.rootEnv(mod), doc)
 	return res, err

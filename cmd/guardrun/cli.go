@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/guardrun/guardrun"
@@ -22,7 +21,7 @@ const (
 )
 
 const usage = `usage:
-  guardrun [--json] [--timeout D] [--no-code] FILE
+  guardrun [--json] [--dir DIR] [--timeout D] [--command-timeout D] [--no-code] FILE
   guardrun conform [--manifest FILE] [--filter SUBSTR] [-v] [--fail-under PCT] [--jobs N] [--timeout D] CASES_DIR
 `
 
@@ -36,6 +35,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
 	asJSON := fs.Bool("json", false, "print one JSON object with document, stdout, stderr and error")
 	timeout := fs.Duration("timeout", 0, "abort the run after this long (0 = no limit)")
+	cmdTimeout := fs.Duration("command-timeout", 0, "limit for one command or code block (0 = the default, 30s)")
+	dir := fs.String("dir", "", "base directory: relative paths start here, file access stays inside it, commands run here (default: the script's directory)")
 	noCode := fs.Bool("no-code", false, "refuse to run js/node/cmd/sh blocks")
 	files, ok := parseInterspersed(fs, args)
 	if !ok {
@@ -46,7 +47,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	return runScript(files[0], scriptFlags{json: *asJSON, timeout: *timeout, noCode: *noCode}, stdout, stderr)
+	return runScript(files[0], scriptFlags{json: *asJSON, timeout: *timeout, commandTimeout: *cmdTimeout, dir: *dir, noCode: *noCode}, stdout, stderr)
 }
 
 // parseInterspersed parses flags given before or after positional
@@ -54,10 +55,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, bool) {
 	var pos []string
 	for {
+		// The flag package has already printed the problem (or the help
+		// text for -h) to the FlagSet's output; either way there is nothing
+		// to run.
 		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, false
-			}
 			return nil, false
 		}
 		args = fs.Args()
@@ -70,9 +71,11 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, bool) {
 }
 
 type scriptFlags struct {
-	json    bool
-	timeout time.Duration
-	noCode  bool
+	json           bool
+	timeout        time.Duration
+	commandTimeout time.Duration
+	dir            string
+	noCode         bool
 }
 
 // jsonResult is the --json output shape.
@@ -90,14 +93,19 @@ func runScript(file string, f scriptFlags, stdout, stderr io.Writer) int {
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
-	opts := []guardrun.RunOption{guardrun.WithDir(filepath.Dir(file))}
+	dir := f.dir
+	if dir == "" {
+		dir = filepath.Dir(file)
+	}
+	opts := []guardrun.RunOption{guardrun.WithDir(dir), guardrun.WithCommandTimeout(f.commandTimeout)}
 	if f.noCode {
 		opts = append(opts, guardrun.WithoutCode())
 	}
 	if !f.json {
-		// stderr and `output … to stdout` stream as they happen; the
-		// document follows when the run ends.
-		opts = append(opts, guardrun.WithStderr(stderr), guardrun.WithStdout(stdout))
+		// Everything streams as it happens, in the order the script
+		// produces it: the document and `output … to stdout` on stdout,
+		// logs and warnings on stderr.
+		opts = append(opts, guardrun.WithDocument(stdout), guardrun.WithStdout(stdout), guardrun.WithStderr(stderr))
 	}
 
 	res := &guardrun.Result{}
@@ -117,24 +125,11 @@ func runScript(file string, f scriptFlags, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "guardrun: %v\n", encErr)
 			return exitFail
 		}
-	} else {
-		writeDocument(stdout, res.Document)
-		if gerr != nil {
-			fmt.Fprint(stderr, gerr.Render())
-		}
+	} else if gerr != nil {
+		fmt.Fprint(stderr, gerr.Render())
 	}
 	if gerr != nil {
 		return exitFail
 	}
 	return exitOK
-}
-
-// writeDocument prints the document without the blank lines that
-// directive lines leave at its edges, ending in exactly one newline.
-func writeDocument(w io.Writer, doc string) {
-	doc = strings.Trim(doc, "\n")
-	if doc == "" {
-		return
-	}
-	io.WriteString(w, doc+"\n")
 }

@@ -118,3 +118,33 @@ func TestConform(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	require.Equal(t, "PASS a/broken\ncore: 1/1\n1 passed, 0 failed\n", stdout)
 }
+
+// The document and stdout-only effects share the terminal in the order the
+// script produced them.
+func TestDocumentAndStdoutStreamInOrder(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "order.md")
+	require.NoError(t, os.WriteFile(script, []byte("/show \"one\"\n/output \"two\" to stdout\n/show \"three\"\n/log \"note\"\n"), 0o644))
+	code, stdout, stderr := runCLI(script)
+	require.Equal(t, exitOK, code, stderr)
+	require.Equal(t, "one\ntwo\n\nthree\n", stdout)
+	require.Equal(t, "note\n", stderr)
+}
+
+// --dir sets the base directory: file access outside it is refused.
+func TestDirConfinesFileAccess(t *testing.T) {
+	base := t.TempDir()
+	sub := filepath.Join(base, "scripts")
+	require.NoError(t, os.Mkdir(sub, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(base, "data.txt"), []byte("shared"), 0o644))
+	script := filepath.Join(sub, "read.mld")
+	require.NoError(t, os.WriteFile(script, []byte("var @d = <../data.txt>\nshow @d\n"), 0o644))
+
+	code, _, stderr := runCLI(script)
+	require.Equal(t, exitFail, code)
+	require.Contains(t, stderr, "../data.txt is outside the base directory")
+
+	code, stdout, stderr := runCLI("--dir", base, script)
+	require.Equal(t, exitOK, code, stderr)
+	require.Equal(t, "shared\n", stdout)
+}

@@ -1,6 +1,7 @@
 package code
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 )
@@ -14,87 +15,228 @@ type Segment struct {
 	IsValue bool
 }
 
-// quoteState is where the shell parser is inside the literal text.
-type quoteState int
-
-const (
-	unquoted quoteState = iota
-	inSingle
-	inDouble
-)
-
 // BuildCommand assembles a POSIX sh script from segments in which every
 // value is referenced through an environment variable (__gr_v1, __gr_v2…,
 // returned in env) instead of being spliced in as text, so quotes, `$(…)`,
 // backticks and newlines in values stay literal. The reference is quoted
-// to suit where it appears: `"${__gr_v1}"` outside quotes, `${__gr_v1}`
-// inside double quotes, and inside single quotes the quote is closed,
-// the reference inserted double-quoted, and the quote reopened. NUL bytes
-// in values are dropped (the OS cannot pass them).
+// to suit where it appears, so a value is always exactly one word:
+// `"${__gr_v1}"` where the shell is unquoted (including inside `$(…)` and
+// backticks, even within double quotes, since quoting starts afresh
+// there), `${__gr_v1}` inside double quotes, and inside single quotes the
+// quote is closed, the reference inserted double-quoted, and the quote
+// reopened. A `$` written just before a value stays a literal dollar
+// rather than joining the reference (`"$$…"` would be the shell's pid).
+// NUL bytes in values are dropped (the OS cannot pass them).
 func BuildCommand(segments []Segment) (script string, env map[string]string) {
-	var b strings.Builder
+	var b bytes.Buffer
 	env = map[string]string{}
-	state := unquoted
-	escaped := false
+	sc := newShellScanner()
 	n := 0
 	for _, seg := range segments {
 		if !seg.IsValue {
-			state, escaped = scanQuotes(seg.Literal, state, escaped)
+			for i := 0; i < len(seg.Literal); i++ {
+				sc.feed(seg.Literal[i])
+			}
 			b.WriteString(seg.Literal)
 			continue
 		}
 		n++
 		name := fmt.Sprintf("__gr_v%d", n)
 		env[name] = strings.ReplaceAll(seg.Value, "\x00", "")
-		if escaped {
-			// A trailing backslash would escape our opening quote; make it
-			// a literal backslash instead.
-			b.WriteByte('\\')
-			escaped = false
-		}
-		switch state {
-		case unquoted:
-			b.WriteString(`"${` + name + `}"`)
-		case inDouble:
-			b.WriteString(`${` + name + `}`)
-		case inSingle:
-			b.WriteString(`'"${` + name + `}"'`)
-		}
+		sc.writeReference(&b, name)
 	}
 	return b.String(), env
 }
 
-// scanQuotes advances the quote state over literal shell text. escaped
-// reports a backslash at the end that escapes whatever comes next.
-func scanQuotes(s string, state quoteState, escaped bool) (quoteState, bool) {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if escaped {
-			escaped = false
-			continue
+// frameKind is a quoting context of the shell parser.
+type frameKind int
+
+const (
+	// plain is unquoted text: the top level, or the body of $(…) or `…`.
+	plain frameKind = iota
+	inSingle
+	inDouble
+	inSubst
+	inBacktick
+)
+
+type frame struct {
+	kind frameKind
+	// depth counts unmatched '(' inside an inSubst frame, so the ')' of a
+	// subshell or of $((…)) does not end it.
+	depth int
+	// rawEscape is a backslash inside an inBacktick frame whose meaning
+	// depends on the next byte: backquotes remove it before $, ` and \
+	// and keep it otherwise.
+	rawEscape bool
+}
+
+// shellScanner follows the shell's quoting through literal text, one byte
+// at a time, so that a value can be quoted for the context it lands in.
+// It models nesting of quotes inside command substitution, which is
+// where a flat quote state goes wrong; it does not model here-documents,
+// comments, case patterns or nested backquotes.
+type shellScanner struct {
+	stack []frame // stack[0] is the top level
+	// escaped is a pending backslash at the innermost level.
+	escaped bool
+	// dollar is set after an unescaped '$' at the innermost level, to see
+	// `$(`; lastDollar when that '$' is also the last byte written, which
+	// writeReference takes back.
+	dollar, lastDollar bool
+}
+
+func newShellScanner() *shellScanner {
+	return &shellScanner{stack: []frame{{kind: plain}}}
+}
+
+func (s *shellScanner) top() *frame { return &s.stack[len(s.stack)-1] }
+
+func (s *shellScanner) push(k frameKind) { s.stack = append(s.stack, frame{kind: k}) }
+
+func (s *shellScanner) pop() { s.stack = s.stack[:len(s.stack)-1] }
+
+// backtick returns the index of the open `…` frame, or -1.
+func (s *shellScanner) backtick() int {
+	for i := len(s.stack) - 1; i > 0; i-- {
+		if s.stack[i].kind == inBacktick {
+			return i
 		}
-		switch state {
-		case unquoted:
-			switch c {
-			case '\\':
-				escaped = true
-			case '\'':
-				state = inSingle
-			case '"':
-				state = inDouble
+	}
+	return -1
+}
+
+// feed advances over one byte of literal text. Inside backquotes the byte
+// first goes through their backslash removal, then to the shell that
+// parses the backquoted command.
+func (s *shellScanner) feed(c byte) {
+	s.lastDollar = false
+	bt := s.backtick()
+	if bt < 0 {
+		s.inner(c)
+		s.lastDollar = c == '$' && s.dollar
+		return
+	}
+	f := &s.stack[bt]
+	switch {
+	case f.rawEscape:
+		f.rawEscape = false
+		switch c {
+		case '$', '\\':
+			s.inner(c)
+		case '`':
+			// A nested backquote; not tracked, read as an ordinary byte.
+			s.inner('_')
+		default:
+			s.inner('\\')
+			s.inner(c)
+		}
+	case c == '\\':
+		f.rawEscape = true
+	case c == '`':
+		s.stack = s.stack[:bt]
+		s.escaped, s.dollar = false, false
+	default:
+		s.inner(c)
+		s.lastDollar = c == '$' && s.dollar
+	}
+}
+
+// inner advances the innermost parse over c.
+func (s *shellScanner) inner(c byte) {
+	afterDollar := s.dollar
+	s.dollar = false
+	if s.escaped {
+		s.escaped = false
+		return
+	}
+	top := s.top()
+	switch top.kind {
+	case inSingle:
+		if c == '\'' {
+			s.pop()
+		}
+	case inDouble:
+		switch c {
+		case '\\':
+			s.escaped = true
+		case '"':
+			s.pop()
+		case '`':
+			s.push(inBacktick)
+		case '$':
+			s.dollar = true
+		case '(':
+			if afterDollar {
+				s.push(inSubst)
 			}
-		case inSingle:
-			if c == '\'' {
-				state = unquoted
+		}
+	default: // plain, inSubst, inBacktick: quotes start afresh
+		switch c {
+		case '\\':
+			s.escaped = true
+		case '\'':
+			s.push(inSingle)
+		case '"':
+			s.push(inDouble)
+		case '`':
+			s.push(inBacktick)
+		case '$':
+			s.dollar = true
+		case '(':
+			if afterDollar {
+				s.push(inSubst)
+			} else if top.kind == inSubst {
+				top.depth++
 			}
-		case inDouble:
-			switch c {
-			case '\\':
-				escaped = true
-			case '"':
-				state = unquoted
+		case ')':
+			if top.kind == inSubst {
+				if top.depth > 0 {
+					top.depth--
+				} else {
+					s.pop()
+				}
 			}
 		}
 	}
-	return state, escaped
+}
+
+// writeReference writes the reference to variable name, quoted for the
+// current context, and leaves the scanner state as it was: the written
+// text is balanced.
+func (s *shellScanner) writeReference(b *bytes.Buffer, name string) {
+	kind := s.top().kind
+	if s.lastDollar {
+		// Keep the author's '$' literal: next to the reference it would
+		// read `$"…"` or `$${…}`.
+		b.Truncate(b.Len() - 1)
+		if kind == inDouble {
+			b.WriteString(`"'$'"`)
+		} else {
+			b.WriteString(`'$'`)
+		}
+	}
+	bt := s.backtick()
+	switch {
+	case bt >= 0 && s.stack[bt].rawEscape:
+		// Three more make `\\\\`, which backquotes turn into `\\`: a
+		// literal backslash for the inner shell, not an escaped quote.
+		b.WriteString(`\\\`)
+		s.stack[bt].rawEscape = false
+	case s.escaped && bt >= 0:
+		b.WriteString(`\\`)
+	case s.escaped:
+		// A trailing backslash would escape our opening quote; make it a
+		// literal backslash instead.
+		b.WriteByte('\\')
+	}
+	s.escaped, s.dollar, s.lastDollar = false, false, false
+	switch kind {
+	case inSingle:
+		b.WriteString(`'"${` + name + `}"'`)
+	case inDouble:
+		b.WriteString(`${` + name + `}`)
+	default:
+		b.WriteString(`"${` + name + `}"`)
+	}
 }

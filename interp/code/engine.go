@@ -12,6 +12,8 @@ import (
 const (
 	DefaultTimeout     = 30 * time.Second
 	DefaultOutputLimit = 4 << 20
+	// DefaultMemoryLimit is how much a JS block may grow the heap.
+	DefaultMemoryLimit int64 = 512 << 20
 )
 
 // Options configure an Engine.
@@ -30,6 +32,14 @@ type Options struct {
 	Stderr io.Writer
 	// Dir is the working directory of commands ("" = the process's).
 	Dir string
+	// MemoryLimit caps, in bytes, how much one JS block may grow the Go
+	// heap (0 = DefaultMemoryLimit, negative = no cap). The heap is
+	// sampled every few milliseconds while the block runs; a block over
+	// the cap is interrupted with an *Error, and the JS runtime is
+	// replaced so its memory can be reclaimed (globals set by earlier
+	// blocks are lost). The measure is process-wide, so allocations by
+	// other goroutines count too.
+	MemoryLimit int64
 }
 
 // Binding binds a name to a value (one of the interp/value data kinds)
@@ -64,8 +74,8 @@ func NewEngine(opts Options) *Engine {
 	if opts.OutputLimit <= 0 {
 		opts.OutputLimit = DefaultOutputLimit
 	}
+	if opts.MemoryLimit == 0 {
+		opts.MemoryLimit = DefaultMemoryLimit
+	}
 	return &Engine{opts: opts}
 }
-
-// Options returns the effective options (defaults filled in).
-func (e *Engine) Options() Options { return e.opts }

@@ -18,13 +18,19 @@ type Error struct {
 	// Line and Column locate a JS exception inside the block body
 	// (1-based; 0 when unknown).
 	Line, Column int
-	// ExitCode is the command's exit status (0 for JS errors).
+	// ExitCode is a failed command's exit status, for embedders that
+	// branch on it: 127 when the shell could not start, -1 when the
+	// command was killed by a signal, 0 for JS errors, timeouts, output
+	// overflows and interruptions.
 	ExitCode int
-	// Stdout and Stderr are what a failed command wrote (Stdout capped).
-	Stdout, Stderr string
+	// Stderr is what a failed command wrote to stderr (capped at
+	// Options.OutputLimit), for embedders that show or log it; Message
+	// carries only its first line. Empty for JS errors.
+	Stderr string
 	// TimedOut is set when the block ran past its time limit; Interrupted
-	// when the caller's context was cancelled.
-	TimedOut, Interrupted bool
+	// when the caller's context was cancelled; OutOfMemory when a JS block
+	// grew the heap past Options.MemoryLimit.
+	TimedOut, Interrupted, OutOfMemory bool
 }
 
 // Error returns the message.
@@ -34,8 +40,8 @@ func (e *Error) Error() string { return e.Message }
 func timeoutError(lang string, d time.Duration) *Error {
 	return &Error{
 		Lang:     lang,
-		Message:  fmt.Sprintf("%s block timed out after %s; raise the timeout with the CommandTimeout option (guardrun --timeout)", lang, d),
-		Hint:     "raise the timeout with the CommandTimeout option, or make the block finish sooner",
+		Message:  fmt.Sprintf("%s block timed out after %s", lang, d),
+		Hint:     "make the block finish sooner, or raise the limit (guardrun --command-timeout, or the WithCommandTimeout option)",
 		TimedOut: true,
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+
+	"github.com/guardrun/guardrun/interp/value"
 )
 
 // jsSourceName names compiled blocks in goja stack traces, so exception
@@ -23,8 +25,11 @@ const jsSourceName = "guardrun-block.js"
 // RangeError instead of exhausting the Go stack.
 const maxJSCallStack = 2048
 
-// errJSTimeout is the interrupt value used when a block runs too long.
-var errJSTimeout = errors.New("timeout")
+// Interrupt values that tell why a block was stopped.
+var (
+	errJSTimeout = errors.New("timeout")
+	errJSMemory  = errors.New("memory limit")
+)
 
 var jsIdent = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
@@ -87,7 +92,13 @@ func (e *Engine) runJS(ctx context.Context, lang, src string, params []Binding) 
 	v, rerr := e.execute(rt, prog, values)
 	stop()
 	if rerr != nil {
-		return nil, e.jsError(lang, rerr, ctx)
+		jerr := e.jsError(lang, rerr, ctx)
+		if jerr.OutOfMemory {
+			// Globals of the block may still hold the memory; drop the
+			// runtime so the collector can take it back.
+			e.rt = nil
+		}
+		return nil, jerr
 	}
 	if e.console.Overflowed() {
 		return nil, &Error{Lang: lang, Message: fmt.Sprintf("%s block console output exceeded %d bytes", lang, e.opts.OutputLimit)}
@@ -104,8 +115,10 @@ func (e *Engine) runJS(ctx context.Context, lang, src string, params []Binding) 
 	return out, nil
 }
 
-// armInterrupt interrupts rt when the timeout passes or ctx ends; the
-// returned func disarms it and clears any interrupt that raced the end.
+// armInterrupt interrupts rt when the timeout passes, ctx ends or the
+// block grows the heap past the memory limit. The returned func disarms
+// it, waits for the memory watch to stop (no goroutine outlives the
+// block) and clears any interrupt that raced the end.
 func (e *Engine) armInterrupt(ctx context.Context, rt *goja.Runtime) func() {
 	var mu sync.Mutex
 	active := true
@@ -118,9 +131,11 @@ func (e *Engine) armInterrupt(ctx context.Context, rt *goja.Runtime) func() {
 	}
 	timer := time.AfterFunc(e.opts.Timeout, func() { interrupt(errJSTimeout) })
 	stopCtx := context.AfterFunc(ctx, func() { interrupt(ctx.Err()) })
+	stopWatch := watchMemory(e.opts.MemoryLimit, func() { interrupt(errJSMemory) })
 	return func() {
 		timer.Stop()
 		stopCtx()
+		stopWatch()
 		mu.Lock()
 		active = false
 		mu.Unlock()
@@ -188,11 +203,14 @@ func (e *Engine) bindParams(rt *goja.Runtime, params []Binding) ([]string, []goj
 }
 
 // jsError turns a goja failure into *Error.
-func (e *Engine) jsError(lang string, err error, ctx context.Context) error {
+func (e *Engine) jsError(lang string, err error, ctx context.Context) *Error {
 	var interrupted *goja.InterruptedError
 	if errors.As(err, &interrupted) {
-		if interrupted.Value() == errJSTimeout {
+		switch interrupted.Value() {
+		case errJSTimeout:
 			return timeoutError(lang, e.opts.Timeout)
+		case errJSMemory:
+			return memoryError(lang, e.opts.MemoryLimit)
 		}
 		cause := ctx.Err()
 		if cause == nil {
@@ -300,36 +318,9 @@ func addImplicitReturn(src string) string {
 }
 
 // isWrappedExpression reports whether s is one parenthesised expression,
-// skipping parentheses inside string literals.
+// skipping brackets inside string literals.
 func isWrappedExpression(s string) bool {
-	if !strings.HasPrefix(s, "(") || !strings.HasSuffix(s, ")") {
-		return false
-	}
-	depth := 0
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if quote != 0 {
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-			continue
-		}
-		switch c {
-		case '"', '\'', '`':
-			quote = c
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth < 0 || depth == 0 && i != len(s)-1 {
-				return false
-			}
-		}
-	}
-	return depth == 0
+	return strings.HasPrefix(s, "(") && value.MatchingBracket(s, 0) == len(s)-1
 }
 
 // timer is a pending setTimeout callback.

@@ -55,6 +55,7 @@ func (e *Engine) runtime() *goja.Runtime {
 	must(g.Set("clearTimeout", e.clearTimeout))
 	must(g.Set("clearImmediate", e.clearTimeout))
 	must(g.Set("mlld_now", func() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }))
+	installSizeGuards(rt, e.opts.MemoryLimit)
 	e.rt = rt
 	return rt
 }

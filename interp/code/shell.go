@@ -1,7 +1,6 @@
 package code
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -36,8 +35,12 @@ const killGrace = 2 * time.Second
 
 // RunShell runs req and returns its stdout with trailing whitespace
 // removed (mlld trims command output). The command runs in its own process
-// group in Options.Dir, with PATH, HOME, LANG and the request's Env only.
-// Its stderr goes to Options.Stderr. A non-zero exit, a timeout or more
+// group in Options.Dir. Its environment is only PATH (default
+// /usr/local/bin:/usr/bin:/bin when unset), HOME, LANG, LC_ALL, TMPDIR,
+// USER and TZ copied from this process when set, plus the request's Env
+// (which wins on a clash); nothing else leaks in, so secrets in the
+// process environment are not visible to scripts. Its stderr goes to
+// Options.Stderr. A non-zero exit, a timeout or more
 // stdout than Options.OutputLimit is an *Error; on timeout or overflow the
 // whole process group is killed.
 func (e *Engine) RunShell(ctx context.Context, req ShellRequest) (string, error) {
@@ -100,7 +103,7 @@ func (e *Engine) RunShell(ctx context.Context, req ShellRequest) (string, error)
 	if stopped != nil {
 		killGroup(cmd)
 		<-done
-		stopped.Stdout, stopped.Stderr = stdout.String(), stderr.String()
+		stopped.Stderr = stderr.String()
 		return "", stopped
 	}
 	if stdout.Overflowed() {
@@ -127,7 +130,7 @@ func (e *Engine) RunShell(ctx context.Context, req ShellRequest) (string, error)
 		if errText != "" {
 			msg += ": " + firstLine(errText)
 		}
-		return "", &Error{Lang: lang, Message: msg, ExitCode: code, Stdout: out, Stderr: stderr.String()}
+		return "", &Error{Lang: lang, Message: msg, ExitCode: code, Stderr: stderr.String()}
 	}
 	return out, nil
 }
@@ -174,7 +177,7 @@ func shellEnv(extra map[string]string) ([]string, error) {
 }
 
 func firstLine(s string) string {
-	if i := bytes.IndexByte([]byte(s), '\n'); i >= 0 {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i]
 	}
 	return s

@@ -67,7 +67,6 @@ func TestRunShellExitCode(t *testing.T) {
 	require.NotNil(t, err)
 	require.Equal(t, 3, err.ExitCode)
 	require.Equal(t, "Command failed with exit code 3: oops", err.Message)
-	require.Equal(t, "partial", err.Stdout)
 	require.Equal(t, "oops\n", err.Stderr)
 	require.Equal(t, "oops\n", stderr.String())
 

@@ -1,6 +1,9 @@
 package value
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // FuzzParsers checks that no input makes the parsers or display rules
 // panic, and that whatever strict JSON accepts survives a round trip.
@@ -23,5 +26,25 @@ func FuzzParsers(f *testing.F) {
 		if ToJSON(again, true) != ToJSON(v, true) {
 			t.Fatalf("round trip of %q changed the value", s)
 		}
+	})
+}
+
+// FuzzCallMethod checks that no argument makes a string or array method
+// panic (huge, negative, NaN and infinite numbers included).
+func FuzzCallMethod(f *testing.F) {
+	f.Add("héllo", 1e23, -1.0, "ab")
+	f.Add("", math.Inf(1), math.NaN(), "")
+	f.Fuzz(func(t *testing.T, s string, a, b float64, fill string) {
+		for _, m := range []string{"padStart", "padEnd", "repeat", "slice", "substring", "substr", "charAt", "at",
+			"includes", "startsWith", "endsWith", "split", "indexOf", "match"} {
+			_, _ = CallMethod(s, m, []any{a, b})
+			_, _ = CallMethod(s, m, []any{a, fill})
+			_, _ = CallMethod(s, m, []any{fill, a})
+		}
+		arr := []any{s, a, []any{b}}
+		for _, m := range []string{"slice", "at", "flat", "includes", "join"} {
+			_, _ = CallMethod(arr, m, []any{a, b})
+		}
+		_, _ = CallMethod(a, "toFixed", []any{b})
 	})
 }

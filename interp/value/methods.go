@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"sort"
 	"strings"
 	"unicode"
@@ -36,9 +37,10 @@ func CallMethod(recv any, name string, args []any) (any, error) {
 		case "toString":
 			return FormatNumber(r), nil
 		case "toFixed":
-			digits := int(argNumber(args, 0, 0))
+			digits := argInt(args, 0, 0)
 			if digits < 0 || digits > 100 {
-				return nil, fmt.Errorf("toFixed() digits argument must be between 0 and 100")
+				return nil, inputError("pass a whole number of digits from 0 to 100",
+					".toFixed() digits must be between 0 and 100, got %s", FormatNumber(argNumber(args, 0, 0)))
 			}
 			return fmt.Sprintf("%.*f", digits, r), nil
 		}
@@ -98,15 +100,15 @@ func stringMethod(s, name string, args []any) (any, error) {
 		return s, nil
 	case "includes":
 		sub := argString(args, 0)
-		from := clampIndex(int(argNumber(args, 1, 0)), n)
+		from := clampIndex(argInt(args, 1, 0), n)
 		return strings.Contains(string(rs[from:]), sub), nil
 	case "startsWith":
-		from := clampIndex(int(argNumber(args, 1, 0)), n)
+		from := clampIndex(argInt(args, 1, 0), n)
 		return strings.HasPrefix(string(rs[from:]), argString(args, 0)), nil
 	case "endsWith":
 		end := n
 		if len(args) > 1 {
-			end = clampIndex(int(argNumber(args, 1, float64(n))), n)
+			end = clampIndex(argInt(args, 1, float64(n)), n)
 		}
 		return strings.HasSuffix(string(rs[:end]), argString(args, 0)), nil
 	case "indexOf":
@@ -131,38 +133,34 @@ func stringMethod(s, name string, args []any) (any, error) {
 		a, b := sliceBounds(args, n)
 		return string(rs[a:b]), nil
 	case "substring":
-		a := clampIndex(int(argNumber(args, 0, 0)), n)
+		a := clampIndex(argInt(args, 0, 0), n)
 		b := n
 		if len(args) > 1 && !isNullish(args[1]) {
-			b = clampIndex(int(argNumber(args, 1, float64(n))), n)
+			b = clampIndex(argInt(args, 1, float64(n)), n)
 		}
 		if a > b {
 			a, b = b, a
 		}
 		return string(rs[a:b]), nil
 	case "substr":
-		a := relIndex(int(argNumber(args, 0, 0)), n)
+		a := relIndex(argInt(args, 0, 0), n)
 		l := n - a
 		if len(args) > 1 {
-			l = int(argNumber(args, 1, 0))
+			l = argInt(args, 1, 0)
 		}
 		b := clampIndex(a+max(l, 0), n)
 		return string(rs[a:b]), nil
 	case "charAt":
-		i := int(argNumber(args, 0, 0))
+		i := argInt(args, 0, 0)
 		if i < 0 || i >= n {
 			return "", nil
 		}
 		return string(rs[i]), nil
 	case "at":
-		i := int(argNumber(args, 0, 0))
-		if i < 0 {
-			i += n
+		if i, ok := atIndex(args, n); ok {
+			return string(rs[i]), nil
 		}
-		if i < 0 || i >= n {
-			return Undefined{}, nil
-		}
-		return string(rs[i]), nil
+		return Undefined{}, nil
 	case "replace":
 		return strings.Replace(s, argString(args, 0), argString(args, 1), 1), nil
 	case "replaceAll":
@@ -172,13 +170,18 @@ func stringMethod(s, name string, args []any) (any, error) {
 	case "match":
 		return matchString(s, argString(args, 0))
 	case "padStart", "padEnd":
-		return pad(rs, args, name == "padStart"), nil
+		return pad(name, s, args)
 	case "repeat":
 		c := argNumber(args, 0, 0)
-		if c < 0 || math.IsInf(c, 0) || c*float64(len(s)) > 1<<24 {
-			return nil, fmt.Errorf("invalid count value for repeat: %s", FormatNumber(c))
+		if c < 0 || math.IsInf(c, 0) {
+			return nil, inputError("pass a count of zero or more",
+				".repeat() count must be a finite number of zero or more, got %s", FormatNumber(c))
 		}
-		return strings.Repeat(s, int(c)), nil
+		count := toInt(c)
+		if len(s) > 0 && count > maxBuiltString/len(s) {
+			return nil, tooLarge("repeat", "repeat a shorter string or fewer times")
+		}
+		return strings.Repeat(s, count), nil
 	case "concat":
 		var b strings.Builder
 		b.WriteString(s)
@@ -241,18 +244,14 @@ func arrayMethod(arr []any, name string, args []any) (any, error) {
 	case "flat":
 		depth := 1
 		if len(args) > 0 {
-			depth = int(argNumber(args, 0, 1))
+			depth = argInt(args, 0, 1)
 		}
 		return flatten(arr, depth), nil
 	case "at":
-		i := int(argNumber(args, 0, 0))
-		if i < 0 {
-			i += n
+		if i, ok := atIndex(args, n); ok {
+			return arr[i], nil
 		}
-		if i < 0 || i >= n {
-			return Undefined{}, nil
-		}
-		return arr[i], nil
+		return Undefined{}, nil
 	case "first":
 		if n == 0 {
 			return Undefined{}, nil
@@ -313,6 +312,49 @@ func argString(args []any, i int) string {
 	return Text(v)
 }
 
+// maxArgInt bounds integer arguments. JavaScript accepts any double as an
+// index or count, but past this every index means "beyond the end", and
+// clamping keeps the int conversion and index arithmetic from
+// overflowing (int(1e23) is negative).
+const maxArgInt = math.MaxInt32
+
+// maxBuiltString caps the bytes of a string that .repeat(), .padStart()
+// or .padEnd() would build: a huge count is an error, not an allocation
+// that takes the process down.
+const maxBuiltString = 64 << 20
+
+// argInt reads argument i as an integer: NaN is 0, fractions truncate
+// toward zero, and ±Infinity or huge values clamp to ±maxArgInt.
+func argInt(args []any, i int, dflt float64) int {
+	return toInt(argNumber(args, i, dflt))
+}
+
+func toInt(f float64) int {
+	switch {
+	case math.IsNaN(f):
+		return 0
+	case f >= maxArgInt:
+		return maxArgInt
+	case f <= -maxArgInt:
+		return -maxArgInt
+	}
+	return int(f)
+}
+
+// atIndex resolves the argument of .at() against length n, counting
+// negative indices from the end; ok is false when it is out of range.
+func atIndex(args []any, n int) (int, bool) {
+	i := argInt(args, 0, 0)
+	if i < 0 {
+		i += n
+	}
+	return i, i >= 0 && i < n
+}
+
+func tooLarge(method, hint string) *Error {
+	return inputError(hint, ".%s() would build a string larger than %d MiB", method, maxBuiltString>>20)
+}
+
 func argNumber(args []any, i int, dflt float64) float64 {
 	v := arg(args, i)
 	switch x := v.(type) {
@@ -359,10 +401,10 @@ func relIndex(i, n int) int {
 }
 
 func sliceBounds(args []any, n int) (int, int) {
-	a := relIndex(int(argNumber(args, 0, 0)), n)
+	a := relIndex(argInt(args, 0, 0), n)
 	b := n
 	if len(args) > 1 && !isUndefined(args[1]) {
-		b = relIndex(int(argNumber(args, 1, float64(n))), n)
+		b = relIndex(argInt(args, 1, float64(n)), n)
 	}
 	if b < a {
 		b = a
@@ -381,7 +423,7 @@ func runeIndex(s, sub string) int {
 func splitString(s string, args []any) []any {
 	limit := -1
 	if len(args) > 1 && !isUndefined(args[1]) {
-		limit = int(argNumber(args, 1, -1))
+		limit = argInt(args, 1, -1)
 	}
 	var parts []string
 	switch {
@@ -426,7 +468,13 @@ func matchString(s, pattern string) (any, error) {
 	}
 	re, err := regexp.Compile(prefix + pattern)
 	if err != nil {
-		return nil, fmt.Errorf("invalid regular expression %q: %v", pattern, err)
+		detail := err.Error()
+		var se *syntax.Error
+		if errors.As(err, &se) {
+			detail = se.Code.String()
+		}
+		return nil, inputError(`escape regexp metacharacters with \ (for example \( or \.) to match them literally`,
+			".match() got an invalid regular expression %q: %s", pattern, detail)
 	}
 	if strings.Contains(flags, "g") {
 		all := re.FindAllString(s, -1)
@@ -454,25 +502,28 @@ func matchString(s, pattern string) (any, error) {
 	return out, nil
 }
 
-func pad(rs []rune, args []any, start bool) string {
-	target := int(argNumber(args, 0, 0))
+// pad implements .padStart()/.padEnd(): fill is repeated and cut to
+// make the string target characters long.
+func pad(name, s string, args []any) (any, error) {
+	target := argInt(args, 0, 0)
 	fill := " "
 	if len(args) > 1 && !isUndefined(args[1]) {
 		fill = Text(args[1])
 	}
-	missing := target - len(rs)
-	if missing <= 0 || fill == "" || target > 1<<24 {
-		return string(rs)
+	missing := target - utf8.RuneCountInString(s)
+	if missing <= 0 || fill == "" {
+		return s, nil
 	}
 	fr := []rune(fill)
-	padding := make([]rune, missing)
-	for i := range padding {
-		padding[i] = fr[i%len(fr)]
+	whole, part := missing/len(fr), missing%len(fr)
+	if whole > (maxBuiltString-len(s))/len(fill)-1 {
+		return nil, tooLarge(name, "pad to a smaller length")
 	}
-	if start {
-		return string(padding) + string(rs)
+	padding := strings.Repeat(fill, whole) + string(fr[:part])
+	if name == "padStart" {
+		return padding + s, nil
 	}
-	return string(rs) + string(padding)
+	return s + padding, nil
 }
 
 // strictEqual is JavaScript's SameValueZero as used by includes/indexOf:

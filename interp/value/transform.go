@@ -27,7 +27,8 @@ func Transform(name string, in any, args []any) (out any, ok bool, err error) {
 		}
 		v, err := ParseJSON(strings.TrimSpace(s))
 		if err != nil {
-			return nil, true, fmt.Errorf("@%s: %v", name, err)
+			return nil, true, inputError("check the input is valid JSON, or use @parse.loose for relaxed JSON",
+				"@%s: %v", name, err)
 		}
 		return v, true, nil
 	case "parse.loose", "json.loose":
@@ -37,7 +38,8 @@ func Transform(name string, in any, args []any) (out any, ok bool, err error) {
 		}
 		v, err := ParseLooseJSON(s)
 		if err != nil {
-			return nil, true, fmt.Errorf("@%s: %v", name, err)
+			return nil, true, inputError("check the brackets and quotes of the input; use @parse.llm to pull JSON out of surrounding text",
+				"@%s: %v", name, err)
 		}
 		return v, true, nil
 	case "parse.llm", "json.llm":
@@ -47,7 +49,8 @@ func Transform(name string, in any, args []any) (out any, ok bool, err error) {
 		}
 		v, err := extractLLMJSON(s)
 		if err != nil {
-			return nil, true, fmt.Errorf("@%s: %v", name, err)
+			return nil, true, inputError("make sure the text contains a JSON object or array, or a ```json fenced block",
+				"@%s: %v", name, err)
 		}
 		return v, true, nil
 	case "trim":
@@ -72,7 +75,8 @@ func Transform(name string, in any, args []any) (out any, ok bool, err error) {
 	case "csv":
 		s, err := toCSV(structured(in))
 		if err != nil {
-			return nil, true, fmt.Errorf("@csv: %v", err)
+			return nil, true, inputError("pass an array of objects (one row each) or an array of arrays",
+				"@csv: %v", err)
 		}
 		return s, true, nil
 	case "md":
@@ -112,43 +116,13 @@ func extractLLMJSON(s string) (any, error) {
 		if s[i] != '{' && s[i] != '[' {
 			continue
 		}
-		if end := matchingClose(s, i); end > 0 {
+		if end := MatchingBracket(s, i); end > 0 {
 			if v, err := ParseLooseJSON(s[i : end+1]); err == nil {
 				return v, nil
 			}
 		}
 	}
 	return nil, fmt.Errorf("no JSON found in the input")
-}
-
-// matchingClose returns the index of the bracket closing the one at start,
-// skipping string literals, or -1.
-func matchingClose(s string, start int) int {
-	depth := 0
-	var quote byte
-	for i := start; i < len(s); i++ {
-		c := s[i]
-		if quote != 0 {
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-			continue
-		}
-		switch c {
-		case '"', '\'':
-			quote = c
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
 }
 
 // sortValue sorts arrays (numbers numerically before strings, strings by

@@ -1,6 +1,7 @@
 package value
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -59,4 +60,35 @@ func TestTransformErrors(t *testing.T) {
 	_, ok, err = Transform("nope", "x", nil)
 	require.False(t, ok)
 	require.NoError(t, err)
+}
+
+func TestTransformErrorsCarryHints(t *testing.T) {
+	tests := []struct {
+		name, transformer string
+		in                any
+		message, hint     string
+	}{
+		{"json", "json", "{a:1}", "@json: invalid JSON", "check the input is valid JSON, or use @parse.loose for relaxed JSON"},
+		{"parse", "parse", "[1,", "@parse: invalid JSON", "@parse.loose"},
+		{"loose", "parse.loose", "{a: [1}", "@parse.loose: invalid JSON at offset", "brackets and quotes"},
+		{"llm", "parse.llm", "no json here", "@parse.llm: no JSON found in the input", "fenced block"},
+		{"csv", "csv", 3.0, "@csv: expected an array of objects or arrays, got number", "array of objects"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, ok, err := Transform(tt.transformer, tt.in, nil)
+			require.True(t, ok)
+			var ve *Error
+			require.True(t, errors.As(err, &ve), "%T %v", err, err)
+			require.Contains(t, ve.Message, tt.message)
+			require.Contains(t, ve.Hint, tt.hint)
+		})
+	}
+}
+
+func TestParseLLMFindsJSONInProse(t *testing.T) {
+	out, ok, err := Transform("parse.llm", "Sure! Here it is: {\"a\": \"}\", \"b\": [1, 2]} hope that's useful", nil)
+	require.True(t, ok)
+	require.NoError(t, err)
+	require.Equal(t, `{"a":"}","b":[1,2]}`, ToJSON(out, false))
 }

@@ -1,0 +1,55 @@
+package grammar
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/alecthomas/participle/v2/lexer"
+	"github.com/stretchr/testify/require"
+)
+
+// panicLexer stands in for a participle failure: it panics on first use.
+type panicLexer struct{}
+
+func (panicLexer) Next() (lexer.Token, error) { panic("lexer exploded") }
+
+func TestParserPanicIsAnInternalError(t *testing.T) {
+	_, _, err := parseSpan(panicLexer{})
+	var ierr *InternalError
+	require.True(t, errors.As(err, &ierr), "%T %v", err, err)
+	require.Equal(t, "lexer exploded", ierr.Value)
+	require.Equal(t, "internal parser error: lexer exploded", ierr.Error())
+	require.Contains(t, string(ierr.Stack), "parseSpan")
+
+	// Converted for the caller, it keeps its position and stays findable.
+	src := newSource("f.mld", "var @x = 1\nshow @x")
+	perr := convertParseError(src, 11, "show @x", scanResult{}, err)
+	require.Equal(t, 2, perr.Pos.Line)
+	require.Equal(t, internalHint, perr.Hint)
+	require.True(t, errors.As(error(perr), &ierr))
+}
+
+func TestParsePanicIsAnInternalError(t *testing.T) {
+	err := func() (err error) {
+		defer recoverInternal("f.mld", &err)
+		var m map[string]int
+		m["x"] = 1 // a nil-map write: a runtime error, as a lowering bug would be
+		return nil
+	}()
+	var perr *Error
+	require.True(t, errors.As(err, &perr), "%T %v", err, err)
+	require.Equal(t, "f.mld", perr.Pos.File)
+	require.Equal(t, 1, perr.Pos.Line)
+	require.True(t, strings.HasPrefix(perr.Message, "internal parser error: assignment to entry in nil map"), perr.Message)
+	var ierr *InternalError
+	require.True(t, errors.As(err, &ierr))
+	require.NotEmpty(t, ierr.Stack)
+}
+
+func TestOrdinaryParseErrorsAreNotInternal(t *testing.T) {
+	for _, src := range []string{"var @x = [1,", "show `a", "var = 1", "run cmd {echo @a[}"} {
+		perr := requireParseError(t, src)
+		require.Nil(t, perr.Cause, src)
+	}
+}

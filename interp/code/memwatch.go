@@ -1,0 +1,92 @@
+package code
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"time"
+)
+
+// heapMetric is the heap memory occupied by objects, live or not yet
+// swept. runtime/metrics reads it without stopping the world, so it can
+// be sampled every few milliseconds.
+const heapMetric = "/memory/classes/heap/objects:bytes"
+
+// memoryCheckInterval is how often a running JS block's heap growth is
+// sampled. goja has no heap cap, so a block that allocates in a loop
+// would otherwise reach a fatal out-of-memory long before its timeout.
+const memoryCheckInterval = 5 * time.Millisecond
+
+func heapInUse() int64 {
+	s := []metrics.Sample{{Name: heapMetric}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
+}
+
+// watchMemory calls exceeded (once) when the heap has grown by more than
+// limit bytes since the watch started. The heap is process-wide, so this
+// is an approximation: it also counts what other goroutines allocate.
+// The returned func ends the watch and waits for its goroutine to exit.
+// A limit <= 0 disables the watch.
+func watchMemory(limit int64, exceeded func()) (stop func()) {
+	if limit <= 0 {
+		return func() {}
+	}
+	base := heapInUse()
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(memoryCheckInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			if heapInUse()-base <= limit {
+				continue
+			}
+			// Unswept garbage counts until the next GC; collect before
+			// blaming the block, so a block that only churns memory is not
+			// stopped.
+			runtime.GC()
+			if heapInUse()-base > limit {
+				exceeded()
+				return
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
+
+// memoryError builds the error for a block that used too much memory.
+func memoryError(lang string, limit int64) *Error {
+	return &Error{
+		Lang: lang,
+		Message: fmt.Sprintf("%s block used more than %s of memory; raise the limit with the WithMemoryLimit option",
+			lang, formatBytes(limit)),
+		Hint:        "build less data inside the block (process it in pieces, or write it to a file), or raise the limit (the WithMemoryLimit option)",
+		OutOfMemory: true,
+	}
+}
+
+// formatBytes writes n in the largest binary unit that divides it.
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
