@@ -36,8 +36,6 @@ func field(name string) ast.Accessor { return ast.Accessor{Kind: ast.AccessField
 
 func call(args ...ast.Expr) ast.Accessor { return ast.Accessor{Kind: ast.AccessCall, Args: args} }
 
-func index(x ast.Expr) ast.Accessor { return ast.Accessor{Kind: ast.AccessIndex, Index: x} }
-
 func params(names ...string) []ast.Param {
 	out := make([]ast.Param, len(names))
 	for i, n := range names {
