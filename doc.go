@@ -9,8 +9,9 @@
 //	fmt.Print(res.Document)
 //
 // Every failure a script author can cause comes back as an *Error carrying a
-// name (ParseError, VariableError, CommandError, UnenforcedPolicyError, ...), a file:line:col position,
-// the offending source line and a hint; Render formats it for a terminal.
+// name (ParseError, VariableError, CommandError, FileError,
+// UnenforcedPolicyError, ...), a file:line:col position, the offending
+// source line and a hint; Render formats it for a terminal.
 // The package never panics on user input: a panic inside the parser, the
 // evaluator or the facade is recovered and reported as an *Error named
 // InternalError whose Internal method returns true.
