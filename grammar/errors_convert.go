@@ -58,7 +58,14 @@ func convertParseError(src *source, base int, text string, res scanResult, err e
 		msg, ok := unclosedNames[u.kind]
 		hint := "close it before the end of the file"
 		if !ok {
-			msg = fmt.Sprintf("Unclosed %q: no matching %q before the end of the file", u.kind, closerFor[u.kind])
+			opener := u.kind
+			switch opener {
+			case "IndexOpen":
+				opener = "["
+			case "CallOpen":
+				opener = "("
+			}
+			msg = fmt.Sprintf("Unclosed %q: no matching %q before the end of the file", opener, closerFor[u.kind])
 			hint = "add the missing " + closerFor[u.kind]
 		}
 		if strings.HasPrefix(text, "guard") && u.kind == "[" {

@@ -101,6 +101,8 @@ const (
 	tCodeLBrace
 	tCodeRBrace
 	tCodeText
+	tIndexOpen
+	tCallOpen
 )
 
 var tokenNames = map[string]lexer.TokenType{
@@ -115,6 +117,7 @@ var tokenNames = map[string]lexer.TokenType{
 	"MOpen": tMOpen, "MClose": tMClose, "MDot": tMDot, "TField": tTField, "TLBrack": tTLBrack,
 	"TLParen": tTLParen, "TFallback": tTFallback, "TOmit": tTOmit, "TRBrack": tTRBrack,
 	"TRParen": tTRParen, "CodeLBrace": tCodeLBrace, "CodeRBrace": tCodeRBrace, "CodeText": tCodeText,
+	"IndexOpen": tIndexOpen, "CallOpen": tCallOpen,
 }
 
 // lexDef is a participle lexer definition whose lexers start in root.
@@ -157,13 +160,19 @@ type handLexer struct {
 	// forDepth counts the /for heads and bodies open inside :: templates,
 	// so that a line starting with /end is a block end only inside one.
 	forDepth int
+	// pathEnd is the offset just past the last token when that token can
+	// take an accessor (an @name, a field after a dot, a closing ) or ]),
+	// and -1 otherwise; afterDot says the last token was . or ?.
+	pathEnd  int
+	afterDot bool
 }
 
 func newLexer(filename, src string, root lexState) *handLexer {
 	return &handLexer{
-		src:   src,
-		pos:   lexer.Position{Filename: filename, Line: 1, Column: 1},
-		stack: append(make([]lexState, 0, 8), root),
+		src:     src,
+		pos:     lexer.Position{Filename: filename, Line: 1, Column: 1},
+		stack:   append(make([]lexState, 0, 8), root),
+		pathEnd: -1,
 	}
 }
 
@@ -181,6 +190,11 @@ func (l *handLexer) emit(t lexer.TokenType, n int) lexer.Token {
 	off := l.pos.Offset
 	tok := lexer.Token{Type: t, Value: l.src[off : off+n], Pos: l.pos}
 	l.advance(n)
+	l.pathEnd = -1
+	if t == tAtIdent || l.afterDot && (t == tIdent || t == tNumber) || tok.Value == ")" || tok.Value == "]" {
+		l.pathEnd = off + n
+	}
+	l.afterDot = tok.Value == "." || tok.Value == "?."
 	return tok
 }
 

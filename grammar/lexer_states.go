@@ -102,6 +102,19 @@ func (l *handLexer) expr(i int, forHead bool) (lexer.Token, step) {
 	if n := opLen(rest); n > 0 {
 		return l.emit(opType(rest[:n]), n), stepToken
 	}
+	if i == l.pathEnd {
+		// As in mlld, an accessor touches what it applies to: `@list[0]`
+		// and `@f(1)` index and call, while in `when @v [ … ]`, `for @x in
+		// @xs [ … ]` or `@a (1)` the bracket opens a block, an array or a
+		// parenthesis. Their own token types let the grammar tell them
+		// apart without trying both.
+		switch c {
+		case '[':
+			return l.emit(tIndexOpen, 1), stepToken
+		case '(':
+			return l.emit(tCallOpen, 1), stepToken
+		}
+	}
 	if strings.IndexByte(`[](){},;:.?!<>=|*/%+-`, c) >= 0 {
 		return l.emit(opType(rest[:1]), 1), stepToken
 	}

@@ -6,7 +6,9 @@ import (
 	"github.com/guardrun/guardrun/ast"
 )
 
-func (l *lowerer) when(w *whenBody, at ast.Pos) *ast.WhenExpr {
+// when lowers a when expression. For the inline form, outer is what
+// follows a block action (see bracketExpr), for the caller to attach.
+func (l *lowerer) when(w *whenBody, at ast.Pos) (_ *ast.WhenExpr, outer *bracketExpr) {
 	out := &ast.WhenExpr{Pos: at}
 	if w.Modifier != nil {
 		switch *w.Modifier {
@@ -18,19 +20,20 @@ func (l *lowerer) when(w *whenBody, at ast.Pos) *ast.WhenExpr {
 	}
 	var arms *armList
 	switch {
+	case w.Head != nil && w.Action != nil:
+		out.Inline = true
+		cond := l.expr(w.Head)
+		act, outer := l.action(w.Action)
+		out.Arms = []*ast.WhenArm{{Pos: l.pos(w.Head.Pos), Kind: ast.ArmCond, Cond: cond, Action: act}}
+		return out, outer
+	case w.Head != nil && w.Match != nil:
+		out.Subject = l.whenSubject(w.Head)
+		arms = w.Match
 	case w.Block != nil:
 		arms = w.Block
-	case w.Subject != nil:
-		r := &ast.Ref{Pos: l.pos(w.Subject.Pos), Name: w.Subject.Name[1:]}
-		for _, f := range w.Subject.Fields {
-			r.Path = append(r.Path, ast.Accessor{Pos: r.Pos, Kind: ast.AccessField, Name: f})
-		}
-		out.Subject = r
-		arms = w.Match
 	default:
-		out.Inline = true
-		out.Arms = []*ast.WhenArm{{Pos: l.pos(w.Cond.Pos), Kind: ast.ArmCond, Cond: l.expr(w.Cond), Action: l.action(w.Action)}}
-		return out
+		l.fail(w.Pos, "Syntax error: expected a when block or condition", l.snippet(w.Pos), "")
+		return out, nil
 	}
 	seenStar, seenNone := false, false
 	for i, a := range arms.Arms {
@@ -70,11 +73,33 @@ func (l *lowerer) when(w *whenBody, at ast.Pos) *ast.WhenExpr {
 			}
 		}
 		if !arm.Let {
-			arm.Action = l.action(a.Action)
+			var outer *bracketExpr
+			arm.Action, outer = l.action(a.Action)
+			if outer != nil {
+				l.failCont(outer, "Syntax error: unexpected text after the arm's block")
+			}
 		}
 		out.Arms = append(out.Arms, arm)
 	}
-	return out
+	return out, nil
+}
+
+// whenSubject reads the head of a match-form when, which must be a
+// variable or a field path on one.
+func (l *lowerer) whenSubject(e *expr) *ast.Ref {
+	t := e.Source
+	if len(e.Steps) == 0 && e.With == nil && len(t.Rest) == 0 && t.Then == nil && t.First.Ref != nil {
+		r := l.ref(t.First.Ref)
+		plain := true
+		for _, a := range r.Path {
+			plain = plain && a.Kind == ast.AccessField && !a.Optional
+		}
+		if plain {
+			return r
+		}
+	}
+	l.fail(e.Pos, "Syntax error: the subject of a when match must be a variable or a field of one", l.snippet(e.Pos), "write when @value [ \"a\" => … ] or when condition => action")
+	return &ast.Ref{Pos: l.pos(e.Pos)}
 }
 
 // bareAllowAction reports whether a is `allow` with nothing after it that
@@ -92,40 +117,54 @@ func bareAllowAction(a *action) bool {
 	return al != nil && al.Value == nil && al.With == nil
 }
 
-func (l *lowerer) action(a *action) ast.Node {
+// action lowers what follows `=>`; outer is a continuation after a block
+// action, which belongs to the enclosing expression (see bracketExpr).
+func (l *lowerer) action(a *action) (_ ast.Node, outer *bracketExpr) {
 	p := l.pos(a.Pos)
 	switch {
-	case a.Show != nil:
-		return &ast.ShowDirective{Pos: p, Value: l.expr(a.Show)}
-	case a.Output != nil:
-		v, t, f := l.output(a.Output)
-		return &ast.OutputDirective{Pos: p, Value: v, Target: t, Format: f}
-	case a.Append != nil:
-		v, t, f := l.output(a.Append)
-		return &ast.AppendDirective{Pos: p, Value: v, Target: t, Format: f}
-	case a.Log != nil:
-		return &ast.LogDirective{Pos: p, Value: l.expr(a.Log)}
-	case a.Run != nil:
-		return &ast.RunDirective{Pos: p, Value: l.expr(a.Run)}
-	case a.Var != nil:
-		return l.varStmt(a.Var, p)
-	case a.Let != nil:
-		return &ast.LetStmt{Pos: p, Name: a.Let.Name[1:], Value: l.expr(a.Let.Value)}
-	case a.Return != nil:
-		return l.returnStmt(a.Return, p)
-	case a.Block != nil:
-		return l.blockOrArray(a.Block)
+	case a.Labeled != nil:
+		return &ast.LabelExpr{Pos: p, Labels: l.labels(a.Labeled.Labels, true), Value: l.expr(a.Labeled.Value)}, nil
 	case a.Value != nil:
+		if v, ok := l.runValue(a.Value); ok {
+			return &ast.RunDirective{Pos: p, Value: v}, nil
+		}
 		v := l.expr(a.Value)
 		if isRunCode(v) {
-			return &ast.RunDirective{Pos: p, Value: v}
+			return &ast.RunDirective{Pos: p, Value: v}, nil
 		}
-		return v
-	case a.Labeled != nil:
-		return &ast.LabelExpr{Pos: p, Labels: l.labels(a.Labeled.Labels, true), Value: l.expr(a.Labeled.Value)}
+		return v, nil
+	case a.Block != nil:
+		return l.bracketExpr(a.Block)
+	case a.Show != nil:
+		return &ast.ShowDirective{Pos: p, Value: l.expr(a.Show)}, nil
+	case a.Output != nil:
+		v, t, f := l.output(a.Output)
+		return &ast.OutputDirective{Pos: p, Value: v, Target: t, Format: f}, nil
+	case a.Append != nil:
+		v, t, f := l.output(a.Append)
+		return &ast.AppendDirective{Pos: p, Value: v, Target: t, Format: f}, nil
+	case a.Log != nil:
+		return &ast.LogDirective{Pos: p, Value: l.expr(a.Log)}, nil
+	case a.Var != nil:
+		return l.varStmt(a.Var, p), nil
+	case a.Let != nil:
+		return &ast.LetStmt{Pos: p, Name: a.Let.Name[1:], Value: l.expr(a.Let.Value)}, nil
+	case a.Return != nil:
+		return l.returnStmt(a.Return, p), nil
 	}
 	l.fail(a.Pos, "Syntax error: expected an action after =>", l.snippet(a.Pos), "")
-	return nil
+	return nil, nil
+}
+
+// runValue reads `run <value>`, which the grammar parses as the run
+// primary of an expression, as the value of a run statement, with the
+// pipes and with-clause that follow it.
+func (l *lowerer) runValue(e *expr) (ast.Expr, bool) {
+	t := e.Source
+	if t == nil || t.First == nil || t.First.Run == nil || len(t.Rest) > 0 || t.Then != nil {
+		return nil, false
+	}
+	return l.expr(&expr{Pos: t.First.Run.Pos, Source: t.First.Run, Steps: e.Steps, With: e.With}), true
 }
 
 func (l *lowerer) block(b *block) *ast.BlockExpr {
@@ -138,32 +177,9 @@ func (l *lowerer) block(b *block) *ast.BlockExpr {
 	return out
 }
 
-// blockOrArray lowers `[ … ]` where either a statement block or an array
-// literal may be meant: a block holding only plain values (no statement,
-// no invocation) is the array `[@x]`.
-func (l *lowerer) blockOrArray(b *block) ast.Expr {
-	blk := l.block(b)
-	if len(blk.Stmts) == 0 {
-		return blk
-	}
-	arr := &ast.ArrayLit{Pos: blk.Pos}
-	for _, s := range blk.Stmts {
-		es, ok := s.(*ast.ExprStmt)
-		if !ok {
-			return blk
-		}
-		if r, ok := es.Value.(*ast.Ref); ok && len(r.Path) > 0 && r.Path[len(r.Path)-1].Kind == ast.AccessCall {
-			return blk
-		}
-		if _, ok := es.Value.(*ast.PipelineExpr); ok {
-			return blk
-		}
-		arr.Items = append(arr.Items, ast.ArrayItem{Value: es.Value})
-	}
-	return arr
-}
-
-func (l *lowerer) forExpr(f *forBody, at ast.Pos) *ast.ForExpr {
+// forExpr lowers a for expression; outer is what follows a block action
+// (see bracketExpr), for the caller to attach.
+func (l *lowerer) forExpr(f *forBody, at ast.Pos) (_ *ast.ForExpr, outer *bracketExpr) {
 	out := &ast.ForExpr{Pos: at, Var: f.First[1:], Source: l.expr(f.Source)}
 	if f.Second != nil {
 		out.Key, out.Var = out.Var, (*f.Second)[1:]
@@ -171,12 +187,13 @@ func (l *lowerer) forExpr(f *forBody, at ast.Pos) *ast.ForExpr {
 	if f.Filter != nil {
 		out.Filter = l.expr(f.Filter)
 	}
-	if f.Block != nil {
-		out.Body = l.blockOrArray(f.Block)
-	} else {
-		out.Body = l.action(f.Action)
+	switch {
+	case f.Action != nil:
+		out.Body, outer = l.action(f.Action)
+	case f.Block != nil:
+		out.Body, _ = l.bracketBody(f.Block)
 	}
-	return out
+	return out, outer
 }
 
 // partial lowers an operator-led match condition; a nil operand (Left of

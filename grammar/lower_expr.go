@@ -11,20 +11,24 @@ func (l *lowerer) expr(e *expr) ast.Expr {
 	if e == nil {
 		return nil
 	}
-	src := l.ternary(e.Source)
-	if len(e.Steps) == 0 && e.With == nil {
+	return l.pipeline(l.pos(e.Pos), l.ternary(e.Source), e.Steps, e.With)
+}
+
+// pipeline applies pipe stages and a with-clause to src.
+func (l *lowerer) pipeline(at ast.Pos, src ast.Expr, steps []*pipeStep, with *object) ast.Expr {
+	if len(steps) == 0 && with == nil {
 		return src
 	}
-	pl := &ast.PipelineExpr{Pos: l.pos(e.Pos), Source: src}
-	for _, st := range e.Steps {
+	pl := &ast.PipelineExpr{Pos: at, Source: src}
+	for _, st := range steps {
 		if st.Code != nil {
 			pl.Stages = append(pl.Stages, &ast.Stage{Pos: l.pos(st.Pos), Kind: ast.StageCode, Code: l.code(st.Code)})
 			continue
 		}
 		pl.Stages = append(pl.Stages, l.stage(st.Stage))
 	}
-	if e.With != nil {
-		pl.With = l.with(e.With)
+	if with != nil {
+		pl.With = l.with(with)
 		if len(pl.Stages) == 0 && pl.With.Pipeline != nil {
 			pl.Stages = pl.With.Pipeline
 			pl.FromWith = true
@@ -151,7 +155,12 @@ var precedence = map[string]int{
 // binary applies operator precedence to a flat operand/operator list. A
 // nil first operand (in an operator-led match condition) stays nil.
 func (l *lowerer) binary(first *primary, rest []*binRest) ast.Expr {
-	operands := []ast.Expr{l.primary(first)}
+	return l.binaryFrom(l.primary(first), rest)
+}
+
+// binaryFrom is binary with the first operand already lowered.
+func (l *lowerer) binaryFrom(first ast.Expr, rest []*binRest) ast.Expr {
+	operands := []ast.Expr{first}
 	var ops []*binRest
 	reduce := func() {
 		op := ops[len(ops)-1]
@@ -198,9 +207,11 @@ func (l *lowerer) primary(p *primary) ast.Expr {
 	case p.Code != nil:
 		return l.code(p.Code)
 	case p.When != nil:
-		return l.when(p.When, at)
+		w, outer := l.when(p.When, at)
+		return l.continueWith(w, outer)
 	case p.For != nil:
-		return l.forExpr(p.For, at)
+		f, outer := l.forExpr(p.For, at)
+		return l.continueWith(f, outer)
 	case p.Foreach != nil:
 		r := l.ref(p.Foreach)
 		if len(r.Path) == 0 || r.Path[len(r.Path)-1].Kind != ast.AccessCall {
@@ -244,7 +255,7 @@ func (l *lowerer) primary(p *primary) ast.Expr {
 		}
 		return &ast.UnaryExpr{Pos: at, Op: "-", X: x}
 	case p.Call != nil:
-		r := &ast.Ref{Pos: at, Name: p.Call.Name}
+		r := &ast.Ref{Pos: at, Name: string(p.Call.Name)}
 		acc := ast.Accessor{Pos: at, Kind: ast.AccessCall, Args: []ast.Expr{}}
 		for _, a := range p.Call.Args {
 			acc.Args = append(acc.Args, l.expr(a))

@@ -151,14 +151,8 @@ func (l *lowerer) stmt(s *stmt) ast.Directive {
 		return &ast.ShowDirective{Pos: p, Value: l.expr(s.Show)}
 	case s.Exe != nil:
 		return l.exe(s.Exe, p)
-	case s.Run != nil:
-		return &ast.RunDirective{Pos: p, Value: l.expr(s.Run)}
-	case s.When != nil:
-		return &ast.WhenDirective{Pos: p, When: l.when(s.When, p)}
 	case s.If != nil:
 		return l.ifStmt(s.If, p)
-	case s.For != nil:
-		return &ast.ForDirective{Pos: p, For: l.forExpr(s.For, p)}
 	case s.Output != nil:
 		v, t, f := l.output(s.Output)
 		return &ast.OutputDirective{Pos: p, Value: v, Target: t, Format: f}
@@ -182,6 +176,12 @@ func (l *lowerer) stmt(s *stmt) ast.Directive {
 	case s.Augment != nil:
 		return &ast.AugmentStmt{Pos: p, Name: s.Augment.Name[1:], Value: l.expr(s.Augment.Value)}
 	case s.Expr != nil:
+		if v, ok := l.runValue(s.Expr); ok {
+			return &ast.RunDirective{Pos: p, Value: v}
+		}
+		if d := l.controlStmt(s.Expr, p); d != nil {
+			return d
+		}
 		v := l.expr(s.Expr)
 		if isRunCode(v) {
 			return &ast.RunDirective{Pos: p, Value: v}
@@ -190,6 +190,42 @@ func (l *lowerer) stmt(s *stmt) ast.Directive {
 	}
 	l.fail(s.Pos, "Syntax error: empty statement", "", "")
 	return nil
+}
+
+// controlStmt lowers a statement that is a when or for expression to
+// its directive. As a statement it ends with the when or for: anything
+// after it (an operator, a pipe) is an error, as it was when the grammar
+// had a when and a for statement.
+func (l *lowerer) controlStmt(e *expr, p ast.Pos) ast.Directive {
+	t := e.Source
+	prim := t.First
+	if prim == nil || prim.When == nil && prim.For == nil {
+		return nil
+	}
+	var (
+		d     ast.Directive
+		outer *bracketExpr
+		end   = prim.EndPos
+	)
+	if prim.When != nil {
+		var w *ast.WhenExpr
+		w, outer = l.when(prim.When, p)
+		d = &ast.WhenDirective{Pos: p, When: w}
+	} else {
+		var f *ast.ForExpr
+		f, outer = l.forExpr(prim.For, p)
+		d = &ast.ForDirective{Pos: p, For: f}
+	}
+	switch {
+	case outer != nil:
+		l.failCont(outer, "Syntax error: unexpected text after the directive")
+	case len(t.Rest) > 0 || t.Then != nil || len(e.Steps) > 0 || e.With != nil:
+		for end.Offset < len(l.text) && strings.IndexByte(" \t\r\n", l.text[end.Offset]) >= 0 {
+			end.Offset++
+		}
+		l.fail(end, "Syntax error: unexpected text after the directive", l.snippet(end), "end the directive here or put the rest on its own line")
+	}
+	return d
 }
 
 // isRunCode reports whether v is `run {…}` (possibly piped or with a
@@ -219,7 +255,7 @@ var reservedLabels = map[string]bool{
 func (l *lowerer) labels(ls []*label, mods bool) []string {
 	var out []string
 	for _, lb := range ls {
-		name := lb.Name
+		name := string(lb.Name)
 		if lb.Sub != nil {
 			name += ":" + *lb.Sub
 		}
@@ -253,10 +289,14 @@ func (l *lowerer) exe(e *exeStmt, p ast.Pos) *ast.ExeDirective {
 		}
 		d.Params = append(d.Params, q)
 	}
-	if e.Block != nil {
-		d.Body = l.blockOrArray(e.Block)
-	} else {
+	if e.Body != nil {
 		d.Body = l.expr(e.Body)
+	} else {
+		var outer *bracketExpr
+		d.Body, outer = l.bracketExpr(e.Block)
+		if outer != nil {
+			l.failCont(outer, "Syntax error: unexpected text after the directive")
+		}
 	}
 	return d
 }
@@ -280,22 +320,22 @@ func (l *lowerer) ifStmt(s *ifStmt, p ast.Pos) *ast.IfDirective {
 }
 
 func (l *lowerer) output(o *outputStmt) (ast.Expr, ast.OutputTarget, string) {
-	var value ast.Expr
-	if o.Value != nil {
-		value = l.ternary(o.Value)
-	}
 	format := ""
 	if o.Format != nil {
 		format = *o.Format
 	}
-	if o.Target == nil {
+	switch {
+	case o.To != nil:
+		return nil, l.target(o.To), format
+	case o.First == nil:
+		return nil, ast.OutputTarget{}, format
+	case o.Second == nil:
 		// `output "file"` names only a target: the whole document goes there.
-		if value == nil {
-			return nil, ast.OutputTarget{}, format
-		}
-		return nil, ast.OutputTarget{Pos: value.Position(), Path: value}, format
+		return nil, l.target(o.First), format
+	case o.First.Stream != nil:
+		l.fail(o.Second.Pos, "Syntax error: unexpected text after the directive", l.snippet(o.Second.Pos), "write output @value to stdout")
 	}
-	return value, l.target(o.Target), format
+	return l.ternary(o.First.Path), l.target(o.Second), format
 }
 
 func (l *lowerer) target(t *target) ast.OutputTarget {
@@ -370,7 +410,11 @@ func (l *lowerer) guard(g *guardStmt, p ast.Pos) *ast.GuardDirective {
 		f = g.B.Filter
 	}
 	d.Trigger = l.filter(f)
-	d.Body = l.when(g.Body, l.pos(g.Body.Pos))
+	var outer *bracketExpr
+	d.Body, outer = l.when(g.Body, l.pos(g.Body.Pos))
+	if outer != nil {
+		l.failCont(outer, "Syntax error: unexpected text after the guard's block")
+	}
 	if g.With != nil {
 		opts := l.object(g.With)
 		for _, e := range opts.Entries {

@@ -22,12 +22,20 @@ var (
 	cmdBuildErr error
 )
 
+// lookahead is how many tokens participle may consume in an alternative
+// (or an optional part) that then fails and still try the next one.
+// Past it the failure is final, which stops a failure deep inside nested
+// blocks from being retried at every level. No rule of the grammar needs
+// more: where two readings share a longer prefix, one rule reads it and
+// the lowering decides (see doc.go).
+const lookahead = 2
+
 func buildSpanParser() error {
 	spanOnce.Do(func() {
 		spanParser, spanBuildErr = participle.Build[span](
 			participle.Lexer(exprLexer),
 			participle.Elide("NL"),
-			participle.UseLookahead(participle.MaxLookahead),
+			participle.UseLookahead(lookahead),
 		)
 	})
 	return spanBuildErr
@@ -37,7 +45,7 @@ func buildCmdParser() error {
 	cmdOnce.Do(func() {
 		cmdParser, cmdBuildErr = participle.Build[cmdTemplate](
 			participle.Lexer(cmdLexer),
-			participle.UseLookahead(participle.MaxLookahead),
+			participle.UseLookahead(lookahead),
 		)
 	})
 	return cmdBuildErr

@@ -9,7 +9,7 @@ import (
 // openers and closers track nesting while the span scanner walks tokens:
 // a directive continues past a newline while any of them is open.
 var closerFor = map[string]string{
-	"(": ")", "[": "]", "{": "}",
+	"(": ")", "[": "]", "{": "}", "IndexOpen": "]", "CallOpen": ")",
 	"TLParen": "TRParen", "TLBrack": "TRBrack",
 	"DQOpen": "DQClose", "BTOpen": "BTClose", "ColonOpen": "ColonClose",
 	"TripleOpen": "TripleClose", "CodeOpen": "CodeRBrace", "PipeCode": "CodeRBrace",

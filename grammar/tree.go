@@ -1,6 +1,9 @@
 package grammar
 
-import "github.com/alecthomas/participle/v2/lexer"
+import (
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+)
 
 // This file holds the participle parse tree. It mirrors the surface syntax
 // closely; lower*.go turns it into ast nodes. Binary operators are parsed
@@ -13,15 +16,16 @@ type span struct {
 	Stmt *stmt `parser:"@@"`
 }
 
+// stmt has no run, when or for alternative: those are expressions too,
+// and a statement alternative for each would make participle parse every
+// failing one twice, once per reading, at every level of nesting.
+// lowerStmt turns a bare run, when or for expression into its directive.
 type stmt struct {
 	Pos     lexer.Position
 	Var     *varStmt    `parser:"  'var' @@"`
 	Show    *expr       `parser:"| 'show' @@"`
 	Exe     *exeStmt    `parser:"| 'exe' @@"`
-	Run     *expr       `parser:"| 'run' @@"`
-	When    *whenBody   `parser:"| 'when' @@"`
 	If      *ifStmt     `parser:"| 'if' @@"`
-	For     *forBody    `parser:"| 'for' @@"`
 	Output  *outputStmt `parser:"| 'output' @@"`
 	Append  *outputStmt `parser:"| 'append' @@"`
 	Log     *expr       `parser:"| 'log' @@"`
@@ -38,7 +42,7 @@ type stmt struct {
 type label struct {
 	Pos  lexer.Position
 	Bang bool    `parser:"@'!'?"`
-	Name string  `parser:"@Ident"`
+	Name name    `parser:"@@"`
 	Sub  *string `parser:"( ':' @Ident )?"`
 	Priv bool    `parser:"@'!'?"`
 }
@@ -70,12 +74,12 @@ type param struct {
 
 type exeStmt struct {
 	Pos    lexer.Position
-	Labels []*label `parser:"( @@ ( ',' @@ )* )?"`
-	Name   string   `parser:"@AtIdent"`
-	Parens bool     `parser:"( @'('"`
-	Params []*param `parser:"  ( @@ ( ',' @@ )* )? ')' )? '='"`
-	Block  *block   `parser:"( @@"`
-	Body   *expr    `parser:"| @@ )"`
+	Labels []*label     `parser:"( @@ ( ',' @@ )* )?"`
+	Name   string       `parser:"@AtIdent"`
+	Parens bool         `parser:"( @'('"`
+	Params []*param     `parser:"  ( @@ ( ',' @@ )* )? ')' )? '='"`
+	Body   *expr        `parser:"( (?! '[' ) @@"`
+	Block  *bracketExpr `parser:"| @@ )"`
 }
 
 type block struct {
@@ -95,11 +99,19 @@ type returnStmt struct {
 	Labeled *labeled `parser:"| @@"`
 }
 
+// outputStmt is `output [value] [to] target [as format]`. The first
+// operand is read once, as a target: it is the value when a second
+// operand follows and the target otherwise. Reading it first as an
+// optional value and then, when that failed, again as the target made
+// participle parse a bad operand twice at every level of nesting. An
+// operand is required for the same reason: had a failed one left a bare
+// output behind, the next statement would parse it again.
 type outputStmt struct {
 	Pos    lexer.Position
-	Value  *ternary `parser:"@@?"`
-	Target *target  `parser:"( 'to'? @@ )?"`
-	Format *string  `parser:"( 'as' @Ident )?"`
+	To     *target `parser:"(  'to' @@"`
+	First  *target `parser:" | @@"`
+	Second *target `parser:"   ( 'to'? @@ )? )"`
+	Format *string `parser:"( 'as' @Ident )?"`
 }
 
 type target struct {
@@ -163,25 +175,21 @@ type guardStmt struct {
 	With       *object     `parser:"( 'with' @@ )?"`
 }
 
-type whenSubject struct {
-	Pos    lexer.Position
-	Name   string   `parser:"@AtIdent"`
-	Fields []string `parser:"( '.' @(Ident|Number) )*"`
-}
-
 type armList struct {
 	Pos  lexer.Position
 	Arms []*arm `parser:"'[' ( @@ ';'? )* ']'"`
 }
 
+// whenBody reads the head after `when` once, as an expression: what
+// follows it (`=>` or an arm list) tells the inline form from the match
+// form, whose subject the lowerer then checks is a plain reference.
 type whenBody struct {
 	Pos      lexer.Position
-	Modifier *string      `parser:"@('all'|'any'|'first')?"`
-	Block    *armList     `parser:"(  @@"`
-	Subject  *whenSubject `parser:" | @@ ':'?"`
-	Match    *armList     `parser:"   @@"`
-	Cond     *expr        `parser:" | @@ '=>'"`
-	Action   *action      `parser:"   @@ )"`
+	Modifier *string  `parser:"@('all'|'any'|'first')?"`
+	Block    *armList `parser:"(  @@"`
+	Head     *expr    `parser:" | (?! '[' ) @@"`
+	Match    *armList `parser:"   ( ':'? @@"`
+	Action   *action  `parser:"   | '=>' @@ ) )"`
 }
 
 type arm struct {
@@ -208,29 +216,64 @@ type partialRest struct {
 	Right *primary `parser:"@@?"`
 }
 
+// action is what follows `=>`. A `[` there belongs to Block alone (see
+// bracketExpr); `run …` is a Value the lowerer turns into a run.
 type action struct {
 	Pos     lexer.Position
-	Show    *expr       `parser:"  'show' @@"`
-	Output  *outputStmt `parser:"| 'output' @@"`
-	Append  *outputStmt `parser:"| 'append' @@"`
-	Log     *expr       `parser:"| 'log' @@"`
-	Run     *expr       `parser:"| 'run' @@"`
-	Var     *varStmt    `parser:"| 'var' @@"`
-	Let     *assignStmt `parser:"| 'let' @@"`
-	Return  *returnStmt `parser:"| '=>' @@"`
-	Block   *block      `parser:"| @@"`
-	Value   *expr       `parser:"| @@"`
-	Labeled *labeled    `parser:"| @@"`
+	Show    *expr        `parser:"  'show' @@"`
+	Output  *outputStmt  `parser:"| 'output' @@"`
+	Append  *outputStmt  `parser:"| 'append' @@"`
+	Log     *expr        `parser:"| 'log' @@"`
+	Var     *varStmt     `parser:"| 'var' @@"`
+	Let     *assignStmt  `parser:"| 'let' @@"`
+	Return  *returnStmt  `parser:"| '=>' @@"`
+	Value   *expr        `parser:"| (?! '[' ) @@"`
+	Block   *bracketExpr `parser:"| @@"`
+	Labeled *labeled     `parser:"| @@"`
+}
+
+// bracketExpr is a `[ … ]` where a statement block or an array may be
+// meant (an exe body, an action), with whatever continues the expression
+// after it. One rule owns the bracket so that participle reads it once:
+// trying it as a block and then again as an array doubled the work at
+// every level of nesting. The lowerer decides which it is (see
+// lower_bracket.go) and where a continuation belongs.
+type bracketExpr struct {
+	Pos   lexer.Position
+	Open  *bracket    `parser:"@@"`
+	Rest  []*binRest  `parser:"@@*"`
+	Then  *ternary    `parser:"( '?' @@"`
+	Else  *ternary    `parser:"  ':' @@ )?"`
+	Steps []*pipeStep `parser:"@@*"`
+	With  *object     `parser:"( 'with' @@ )?"`
+}
+
+// bracket holds the items of a block-or-array, each with the separator
+// after it: statements are separated by line breaks or ;, array items by
+// commas.
+type bracket struct {
+	Pos    lexer.Position
+	EndPos lexer.Position
+	Items  []*bracketItem `parser:"'[' @@* ']'"`
+}
+
+type bracketItem struct {
+	Pos      lexer.Position
+	Spread   bool   `parser:"(  @'...'"`
+	Value    *expr  `parser:"   @@"`
+	Stmt     *stmt  `parser:" | @@ )"`
+	Optional bool   `parser:"( @'?' (?= ',' | ']') )?"`
+	Sep      string `parser:"@(',' | ';')?"`
 }
 
 type forBody struct {
 	Pos    lexer.Position
-	First  string  `parser:"@AtIdent"`
-	Second *string `parser:"( ',' @AtIdent )?"`
-	Source *expr   `parser:"'in' @@"`
-	Filter *expr   `parser:"( 'when' @@ )?"`
-	Block  *block  `parser:"( @@"`
-	Action *action `parser:"| '=>' @@ )"`
+	First  string   `parser:"@AtIdent"`
+	Second *string  `parser:"( ',' @AtIdent )?"`
+	Source *expr    `parser:"'in' @@"`
+	Filter *expr    `parser:"( 'when' @@ )?"`
+	Block  *bracket `parser:"( @@"`
+	Action *action  `parser:"| '=>' @@ )"`
 }
 
 type ifStmt struct {
@@ -294,33 +337,35 @@ type binRest struct {
 }
 
 type primary struct {
-	Pos lexer.Position
+	Pos    lexer.Position
+	EndPos lexer.Position
 	// Alternatives whose first token is unique come first, most common
 	// first: each alternative tried and rejected costs participle a branch
-	// and a struct allocation. The keyword alternatives must stay ahead of
-	// the bare call, which would also take `retry(…)` and the like.
+	// and, for a struct, an allocation. The keyword alternatives must stay
+	// ahead of the bare call, which would also take `retry(…)` and the
+	// like.
 	Ref     *ref       `parser:"  @@"`
 	Str     *strLit    `parser:"| @@"`
 	Number  *string    `parser:"| @Number"`
+	When    *whenBody  `parser:"| 'when' @@"`
+	Code    *codeBlock `parser:"| @@"`
 	Array   *array     `parser:"| @@"`
 	Object  *object    `parser:"| @@"`
-	Paren   *expr      `parser:"| '(' @@ ')'"`
+	For     *forBody   `parser:"| 'for' @@"`
+	Run     *ternary   `parser:"| 'run' @@"`
+	Paren   *expr      `parser:"| '(':Punct @@ ')'"`
 	Load    *string    `parser:"| @FileLoad"`
-	Code    *codeBlock `parser:"| @@"`
 	Not     *primary   `parser:"| '!' @@"`
 	Neg     *primary   `parser:"| '-' @@"`
 	BareKw  *string    `parser:"| @BareKw"`
 	Bool    *string    `parser:"| @('true'|'false')"`
 	Null    bool       `parser:"| @'null'"`
-	When    *whenBody  `parser:"| 'when' @@"`
-	For     *forBody   `parser:"| 'for' @@"`
 	Foreach *ref       `parser:"| 'foreach' @@"`
 	Retry   *retryX    `parser:"| @@"`
 	Skip    bool       `parser:"| @'skip'"`
 	Denied  bool       `parser:"| @'denied'"`
 	Allow   *allowX    `parser:"| @@"`
 	Deny    *denyX     `parser:"| @@"`
-	Run     *ternary   `parser:"| 'run' @@"`
 	Call    *bareCall  `parser:"| @@"`
 }
 
@@ -343,8 +388,24 @@ type denyX struct {
 
 type bareCall struct {
 	Pos  lexer.Position
-	Name string  `parser:"@Ident '('"`
+	Name name    `parser:"@@ '('"`
 	Args []*expr `parser:"( @@ ( ',' @@ )* ','? )? ')'"`
+}
+
+// name is the name of a bare call or a label: any identifier but when
+// and for. A call or a label that also took their first token would
+// restart a when or for that failed: parsed again, and reported by the
+// shallower failure ("expected (") instead of its own.
+type name string
+
+// Parse implements participle.Parseable.
+func (c *name) Parse(lex *lexer.PeekingLexer) error {
+	tok := lex.Peek()
+	if tok.Type != tIdent || tok.Value == "when" || tok.Value == "for" {
+		return participle.NextMatch
+	}
+	*c = name(lex.Next().Value)
+	return nil
 }
 
 type ref struct {
@@ -357,9 +418,9 @@ type accessor struct {
 	Pos      lexer.Position
 	Optional bool    `parser:"(   ( @'?.' | '.' )"`
 	Field    *string `parser:"    @(Ident|Number)"`
-	Wild     bool    `parser:"  | '[' @'*' ']'"`
-	Index    *expr   `parser:"  | '[' @@ ']'"`
-	Call     bool    `parser:"  | @'('"`
+	Wild     bool    `parser:"  | ( IndexOpen | TLBrack ) @'*' ']'"`
+	Index    *expr   `parser:"  | ( IndexOpen | TLBrack ) @@ ']'"`
+	Call     bool    `parser:"  | @( CallOpen | TLParen )"`
 	Args     []*expr `parser:"    ( @@ ( ',' @@ )* ','? )? ')' )"`
 }
 
@@ -368,12 +429,12 @@ type arrayItem struct {
 	Effect   *effect `parser:"  @@"`
 	Spread   bool    `parser:"| @'...'?"`
 	Value    *expr   `parser:"  @@"`
-	Optional bool    `parser:"  @'?'?"`
+	Optional bool    `parser:"  ( @'?' (?= ',' | ']') )?"`
 }
 
 type array struct {
 	Pos   lexer.Position
-	Items []*arrayItem `parser:"'[' ( @@ ( ',' @@ )* ','? )? ']'"`
+	Items []*arrayItem `parser:"'[':Punct ( @@ ( ',' @@ )* ','? )? ']'"`
 }
 
 type entry struct {
