@@ -326,19 +326,28 @@ func (l *lowerer) ref(r *ref) *ast.Ref {
 			for i, f := range strings.Split(*a.Field, ".") {
 				out.Path = append(out.Path, ast.Accessor{Pos: p, Kind: ast.AccessField, Name: f, Optional: a.Optional && i == 0})
 			}
-		case a.Wild:
-			out.Path = append(out.Path, ast.Accessor{Pos: p, Kind: ast.AccessWildcard})
-		case a.Index != nil:
-			out.Path = append(out.Path, ast.Accessor{Pos: p, Kind: ast.AccessIndex, Index: l.expr(a.Index)})
-		case a.Call:
-			acc := ast.Accessor{Pos: p, Kind: ast.AccessCall, Args: []ast.Expr{}}
-			for _, x := range a.Args {
-				acc.Args = append(acc.Args, l.expr(x))
-			}
-			out.Path = append(out.Path, acc)
+		default:
+			out.Path = append(out.Path, l.bracketAccessor(p, a.Wild, a.Index, a.Args))
 		}
 	}
 	return out
+}
+
+// bracketAccessor lowers the accessors written with brackets, shared by
+// expressions and template interpolations: `[*]`, `[index]` or `(args)`.
+// The grammar guarantees exactly one of them is present.
+func (l *lowerer) bracketAccessor(p ast.Pos, wild bool, index *expr, args []*expr) ast.Accessor {
+	switch {
+	case wild:
+		return ast.Accessor{Pos: p, Kind: ast.AccessWildcard}
+	case index != nil:
+		return ast.Accessor{Pos: p, Kind: ast.AccessIndex, Index: l.expr(index)}
+	}
+	acc := ast.Accessor{Pos: p, Kind: ast.AccessCall, Args: make([]ast.Expr, 0, len(args))}
+	for _, x := range args {
+		acc.Args = append(acc.Args, l.expr(x))
+	}
+	return acc
 }
 
 func (l *lowerer) array(a *array) *ast.ArrayLit {

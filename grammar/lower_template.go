@@ -106,16 +106,8 @@ func (l *lowerer) interp(in *interp) *ast.InterpPart {
 		switch {
 		case a.Field != nil:
 			r.Path = append(r.Path, ast.Accessor{Pos: ap, Kind: ast.AccessField, Name: (*a.Field)[1:]})
-		case a.Wild:
-			r.Path = append(r.Path, ast.Accessor{Pos: ap, Kind: ast.AccessWildcard})
-		case a.Index != nil:
-			r.Path = append(r.Path, ast.Accessor{Pos: ap, Kind: ast.AccessIndex, Index: l.expr(a.Index)})
-		case a.Call:
-			acc := ast.Accessor{Pos: ap, Kind: ast.AccessCall, Args: []ast.Expr{}}
-			for _, x := range a.Args {
-				acc.Args = append(acc.Args, l.expr(x))
-			}
-			r.Path = append(r.Path, acc)
+		default:
+			r.Path = append(r.Path, l.bracketAccessor(ap, a.Wild, a.Index, a.Args))
 		}
 	}
 	out := &ast.InterpPart{Pos: p, Value: r, OmitFalsy: in.Omit}
