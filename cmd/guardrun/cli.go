@@ -38,16 +38,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmdTimeout := fs.Duration("command-timeout", 0, "limit for one command or code block (0 = the default, 30s)")
 	dir := fs.String("dir", "", "base directory: relative paths start here, file access stays inside it, commands run here (default: the script's directory)")
 	noCode := fs.Bool("no-code", false, "refuse to run js/node/cmd/sh blocks")
-	files, ok := parseInterspersed(fs, args)
+	file, ok := oneArgument(fs, args, stderr, "guardrun: expected exactly one script file")
 	if !ok {
 		return exitUsage
 	}
-	if len(files) != 1 {
-		fmt.Fprintln(stderr, "guardrun: expected exactly one script file")
-		fs.Usage()
-		return exitUsage
+	return runScript(file, scriptFlags{json: *asJSON, timeout: *timeout, commandTimeout: *cmdTimeout, dir: *dir, noCode: *noCode}, stdout, stderr)
+}
+
+// oneArgument parses args and returns the single positional argument, or
+// reports the usage problem (complaint when the count is wrong).
+func oneArgument(fs *flag.FlagSet, args []string, stderr io.Writer, complaint string) (string, bool) {
+	pos, ok := parseInterspersed(fs, args)
+	if !ok {
+		return "", false
 	}
-	return runScript(files[0], scriptFlags{json: *asJSON, timeout: *timeout, commandTimeout: *cmdTimeout, dir: *dir, noCode: *noCode}, stdout, stderr)
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, complaint)
+		fs.Usage()
+		return "", false
+	}
+	return pos[0], true
 }
 
 // parseInterspersed parses flags given before or after positional

@@ -20,16 +20,10 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 	failUnder := fs.Float64("fail-under", -1, "exit 1 when the pass percentage is below this")
 	jobs := fs.Int("jobs", 0, "parallel workers (default GOMAXPROCS)")
 	timeout := fs.Duration("timeout", conformance.DefaultTimeout, "timeout per script")
-	dirs, ok := parseInterspersed(fs, args)
+	casesDir, ok := oneArgument(fs, args, stderr, "guardrun conform: expected exactly one CASES_DIR")
 	if !ok {
 		return exitUsage
 	}
-	if len(dirs) != 1 {
-		fmt.Fprintln(stderr, "guardrun conform: expected exactly one CASES_DIR")
-		fs.Usage()
-		return exitUsage
-	}
-	casesDir := dirs[0]
 	if st, err := os.Stat(casesDir); err != nil || !st.IsDir() {
 		fmt.Fprintf(stderr, "guardrun conform: %s is not a directory\n", casesDir)
 		fs.Usage()
