@@ -6,6 +6,7 @@ import (
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/code"
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
 )
 
 // codeEngine returns the run's engine, creating it on first use so that
@@ -76,7 +77,7 @@ func (in *interp) runCode(e *env, c *ast.CodeExpr, stdin *string) (*value.Variab
 	for _, p := range e.params {
 		res.Security = mergeDesc(res.Security, p.val.Security)
 	}
-	res.Security = addTaint(res.Security, "src:"+lang)
+	res.Security = addTaint(res.Security, taint.SourceFor(taint.BodyCode, lang))
 	return res, nil
 }
 
@@ -150,7 +151,7 @@ func (in *interp) runJS(e *env, c *ast.CodeExpr) (*value.Variable, error) {
 // values reach the shell as data through BuildCommand.
 func (in *interp) runCommand(e *env, c *ast.CodeExpr, stdin *string) (*value.Variable, error) {
 	var segs []code.Segment
-	var desc value.Descriptor
+	var desc taint.Descriptor
 	if c.Command != nil {
 		for _, part := range c.Command.Parts {
 			switch p := part.(type) {

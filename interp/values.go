@@ -172,9 +172,9 @@ func stringList(xs []string) []any {
 // mxOf is the `.mx` metadata object of a value.
 func mxOf(v *value.Variable) *value.Object {
 	o := value.NewObject()
-	o.Set("labels", stringList(v.Security.Labels))
-	o.Set("taint", stringList(v.Security.Taint))
-	o.Set("sources", stringList(v.Security.Sources))
+	o.Set("labels", stringList(v.Security.Labels()))
+	o.Set("taint", stringList(v.Security.Taint()))
+	o.Set("sources", stringList(v.Security.Sources()))
 	var text string
 	switch {
 	case v.Text != nil:

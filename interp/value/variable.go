@@ -1,13 +1,6 @@
 package value
 
-// Descriptor is the security descriptor a value carries: data labels,
-// taint (labels plus source markers such as "src:js") and sources. Issue 3
-// moves it to the taint package; until then it only travels with values.
-type Descriptor struct {
-	Labels  []string
-	Taint   []string
-	Sources []string
-}
+import "github.com/guardrun/guardrun/taint"
 
 // Undefined is the value of a missing field, a missing argument or an
 // action that produced nothing. It is distinct from null (nil).
@@ -58,7 +51,7 @@ type Callable interface {
 // from (for `.mx.text`).
 type Variable struct {
 	Data     any
-	Security Descriptor
+	Security taint.Descriptor
 	Text     *string
 	// Source names where the value came from (a directive, "js", "cmd"…),
 	// for messages and later provenance.

@@ -1,0 +1,95 @@
+package taint
+
+import "strings"
+
+// Label kinds (SPEC §4.1). Data labels (secret, pii, untrusted, custom
+// labels, exe labels applied to results) propagate; source taint (src:*,
+// dir:*) propagates in taint only; operation labels (op:*) describe an
+// operation while it is checked and never propagate.
+
+// IsOperation reports whether l is an operation label ("op:cmd:git").
+func IsOperation(l string) bool { return strings.HasPrefix(l, "op:") }
+
+// IsSource reports whether t is source taint ("src:js").
+func IsSource(t string) bool { return strings.HasPrefix(t, "src:") }
+
+// IsDirectory reports whether t is directory provenance ("dir:/abs").
+func IsDirectory(t string) bool { return strings.HasPrefix(t, "dir:") }
+
+// IsFactual reports whether t records a fact about where data came from
+// (src:*, dir:*): no label change, privileged or not, removes it.
+func IsFactual(t string) bool { return IsSource(t) || IsDirectory(t) }
+
+// IsProtected reports whether removing l needs privilege: secret,
+// untrusted and every src:* marker (SPEC §4.1).
+func IsProtected(l string) bool { return l == "secret" || l == "untrusted" || IsSource(l) }
+
+// Source taint markers (SPEC §4.3, §10 P18).
+const (
+	SrcTemplate = "src:template"
+	SrcExe      = "src:exe"
+	SrcFile     = "src:file"
+	SrcExec     = "src:exec"
+	SrcCmd      = "src:cmd"
+	SrcSh       = "src:sh"
+	SrcJS       = "src:js"
+	SrcNode     = "src:node"
+	SrcPy       = "src:py"
+)
+
+// BodyKind is the kind of an exe body or code block, which decides its
+// source taint.
+type BodyKind int
+
+// Body kinds.
+const (
+	// BodyTemplate: a template, quoted string or `= @expr` body.
+	BodyTemplate BodyKind = iota
+	// BodyBlock: a `[ … ]` block or `when [ … ]` body.
+	BodyBlock
+	// BodyCode: a js/node/py/sh/cmd code body; the language decides.
+	BodyCode
+)
+
+// SourceFor returns the source taint of a body kind; lang is the code
+// language for BodyCode ("javascript" counts as js, "bash" as sh).
+func SourceFor(kind BodyKind, lang string) string {
+	switch kind {
+	case BodyBlock:
+		return SrcExe
+	case BodyCode:
+		switch lang {
+		case "js", "javascript":
+			return SrcJS
+		case "node":
+			return SrcNode
+		case "sh", "bash":
+			return SrcSh
+		case "py", "python":
+			return SrcPy
+		case "cmd":
+			return SrcCmd
+		}
+		return "src:" + lang
+	}
+	return SrcTemplate
+}
+
+// DirTaint returns the dir:* markers for every parent directory of the
+// absolute file path abs, nearest first ("/a/b/f" gives dir:/a/b, dir:/a,
+// dir:/).
+func DirTaint(abs string) []string {
+	var out []string
+	dir := abs
+	for {
+		i := strings.LastIndexByte(dir, '/')
+		if i < 0 {
+			return out
+		}
+		if i == 0 {
+			return append(out, "dir:/")
+		}
+		dir = dir[:i]
+		out = append(out, "dir:"+dir)
+	}
+}
