@@ -2,9 +2,11 @@ package interp
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/code"
+	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
 	"github.com/guardrun/guardrun/taint"
 )
@@ -74,11 +76,61 @@ func (in *interp) runCode(e *env, c *ast.CodeExpr, stdin *string) (*value.Variab
 	if err != nil {
 		return nil, codeError(err, c.Pos)
 	}
+	return codeResult(e, res, lang), nil
+}
+
+// codeResult gives the result of a code block the union of what went in
+// (the bound parameters) and the source taint of its language: a value
+// that leaves the runtime and comes back keeps its labels.
+func codeResult(e *env, res *value.Variable, lang string) *value.Variable {
 	for _, p := range e.params {
-		res.Security = mergeDesc(res.Security, p.val.Security)
+		res.Security = res.Security.Merge(p.val.Security)
 	}
-	res.Security = addTaint(res.Security, taint.SourceFor(taint.BodyCode, lang))
-	return res, nil
+	res.Security = res.Security.WithTaint(taint.SourceFor(taint.BodyCode, lang))
+	return res
+}
+
+// runCodeDirective runs the code of a `/run` directive as a hooked
+// operation (SPEC §5.5, §10 P19): a command is prepared first, and its one
+// input is the interpolated command text carrying the union of the
+// interpolated values' labels; sh, js and node blocks have no inputs.
+func (in *interp) runCodeDirective(e *env, d *ast.RunDirective, c *ast.CodeExpr) (*value.Variable, error) {
+	op := &hooks.OperationContext{Type: "run", Subtype: c.Lang, Command: commandText(c), Location: location(d.Pos)}
+	switch c.Lang {
+	case "cmd", "", "run":
+	default:
+		op.OpLabels = codeOpLabels(c.Lang, op.Command)
+		return in.hooked(e, d, op, nil, func([]*value.Variable) (*value.Variable, error) {
+			return in.runCode(e, c, nil)
+		})
+	}
+	if in.opts.DisableCode {
+		return in.runCode(e, c, nil)
+	}
+	op.Subtype = "runCommand"
+	op.OpLabels = commandOpLabels(op.Command)
+	pc, err := in.prepareCommand(e, c)
+	if err != nil {
+		return nil, err
+	}
+	input := value.New(pc.text())
+	input.Security = pc.desc
+	return in.hooked(e, d, op, []*value.Variable{input}, func(inputs []*value.Variable) (*value.Variable, error) {
+		run := pc
+		if inputs[0] != input {
+			// A transform replaced the command as a whole: it runs as
+			// shell text and keeps every label the original carried.
+			run = &preparedCommand{
+				segs: []code.Segment{{Literal: rawText(inputs[0])}},
+				desc: pc.desc.Merge(inputs[0].Security),
+			}
+		}
+		res, err := in.runPrepared(run, nil)
+		if err != nil {
+			return nil, codeError(err, c.Pos)
+		}
+		return codeResult(e, res, "cmd"), nil
+	})
 }
 
 func codeError(err error, pos ast.Pos) error {
@@ -150,32 +202,65 @@ func (in *interp) runJS(e *env, c *ast.CodeExpr) (*value.Variable, error) {
 // runCommand runs a cmd block: literal text stays shell text, interpolated
 // values reach the shell as data through BuildCommand.
 func (in *interp) runCommand(e *env, c *ast.CodeExpr, stdin *string) (*value.Variable, error) {
-	var segs []code.Segment
-	var desc taint.Descriptor
-	if c.Command != nil {
-		for _, part := range c.Command.Parts {
-			switch p := part.(type) {
-			case *ast.TextPart:
-				segs = append(segs, code.Segment{Literal: p.Text})
-			case *ast.InterpPart:
-				text, literal, v, err := in.interpolatePart(e, p)
-				if err != nil {
-					return nil, err
-				}
-				if v != nil {
-					desc = mergeDesc(desc, v.Security)
-				}
-				if literal {
-					segs = append(segs, code.Segment{Literal: text})
-				} else {
-					segs = append(segs, code.Segment{Value: text, IsValue: true})
-				}
+	pc, err := in.prepareCommand(e, c)
+	if err != nil {
+		return nil, err
+	}
+	return in.runPrepared(pc, stdin)
+}
+
+// preparedCommand is a cmd block with its interpolations evaluated but not
+// yet run: what a `/run` operation shows its hooks before anything runs.
+type preparedCommand struct {
+	segs []code.Segment
+	// desc is the union of the interpolated values' descriptors.
+	desc taint.Descriptor
+}
+
+// text is the command as the shell will see it, values inlined (the input
+// of a `/run cmd {…}` operation, SPEC §10 P19).
+func (pc *preparedCommand) text() string {
+	var b strings.Builder
+	for _, s := range pc.segs {
+		if s.IsValue {
+			b.WriteString(s.Value)
+		} else {
+			b.WriteString(s.Literal)
+		}
+	}
+	return b.String()
+}
+
+func (in *interp) prepareCommand(e *env, c *ast.CodeExpr) (*preparedCommand, error) {
+	pc := &preparedCommand{}
+	if c.Command == nil {
+		pc.segs = append(pc.segs, code.Segment{Literal: c.Code})
+		return pc, nil
+	}
+	for _, part := range c.Command.Parts {
+		switch p := part.(type) {
+		case *ast.TextPart:
+			pc.segs = append(pc.segs, code.Segment{Literal: p.Text})
+		case *ast.InterpPart:
+			text, literal, v, err := in.interpolatePart(e, p)
+			if err != nil {
+				return nil, err
+			}
+			if v != nil {
+				pc.desc = pc.desc.Merge(v.Security)
+			}
+			if literal {
+				pc.segs = append(pc.segs, code.Segment{Literal: text})
+			} else {
+				pc.segs = append(pc.segs, code.Segment{Value: text, IsValue: true})
 			}
 		}
-	} else {
-		segs = append(segs, code.Segment{Literal: c.Code})
 	}
-	script, envVars := code.BuildCommand(segs)
+	return pc, nil
+}
+
+func (in *interp) runPrepared(pc *preparedCommand, stdin *string) (*value.Variable, error) {
+	script, envVars := code.BuildCommand(pc.segs)
 	req := code.ShellRequest{Lang: "cmd", Script: script, Env: envVars}
 	if stdin != nil {
 		req.Stdin, req.HasStdin = *stdin, true
@@ -185,7 +270,7 @@ func (in *interp) runCommand(e *env, c *ast.CodeExpr, stdin *string) (*value.Var
 		return nil, err
 	}
 	res := textOutput(out)
-	res.Security = desc
+	res.Security = pc.desc
 	return res, nil
 }
 

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
 )
 
@@ -64,16 +65,11 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 		v, _, err := in.execIf(e, d)
 		return v, err
 	case *ast.OutputDirective:
-		return undefined(), in.execOutput(e, d.Value, d.Target, false, d.Pos)
+		return undefined(), in.execEffect(e, d, d.Value, d.Target, false)
 	case *ast.AppendDirective:
-		return undefined(), in.execOutput(e, d.Value, d.Target, true, d.Pos)
+		return undefined(), in.execEffect(e, d, d.Value, d.Target, true)
 	case *ast.LogDirective:
-		v, err := in.evalExpr(e, d.Value)
-		if err != nil {
-			return nil, atPos(err, KindUnexpected, d.Pos)
-		}
-		in.out.writeStderr(withNewline(value.Text(v.Data)))
-		return undefined(), nil
+		return undefined(), in.execLog(e, d)
 	case *ast.ImportDirective:
 		return undefined(), in.execImport(e, d)
 	case *ast.ExportDirective:
@@ -153,8 +149,17 @@ func (in *interp) execVar(e *env, d *ast.VarDirective) error {
 	}
 	c := *v
 	c.Security = addLabels(v.Security, d.Labels...)
-	return in.define(e, d.Name, &c, d.Pos)
+	op := &hooks.OperationContext{Type: "var", Subtype: "var", Name: d.Name, Labels: d.Labels, Location: location(d.Pos)}
+	stored, err := in.hooked(e, d, op, []*value.Variable{&c}, firstInput)
+	if err != nil {
+		return err
+	}
+	return in.define(e, d.Name, stored, d.Pos)
 }
+
+// firstInput is the body of an operation whose result is its (possibly
+// transformed) single input.
+func firstInput(inputs []*value.Variable) (*value.Variable, error) { return inputs[0], nil }
 
 func (in *interp) execShow(e *env, d *ast.ShowDirective) (*value.Variable, error) {
 	v, err := in.evalExpr(e, d.Value)
@@ -164,13 +169,60 @@ func (in *interp) execShow(e *env, d *ast.ShowDirective) (*value.Variable, error
 	if err := retryOutsidePipeline(v, d.Pos); err != nil {
 		return nil, err
 	}
-	in.out.both(withNewline(displayText(v)))
-	return v, nil
+	op := &hooks.OperationContext{Type: "show", Subtype: showSubtype(d.Value), Location: location(d.Pos)}
+	if r, ok := d.Value.(*ast.Ref); ok {
+		op.Name = r.Name
+	}
+	return in.hooked(e, d, op, []*value.Variable{v}, func(inputs []*value.Variable) (*value.Variable, error) {
+		in.out.both(withNewline(displayText(inputs[0])))
+		return inputs[0], nil
+	})
+}
+
+// showSubtype is the operation subtype of a show (SPEC §5.5).
+func showSubtype(x ast.Expr) string {
+	switch x := x.(type) {
+	case *ast.Ref:
+		if n := len(x.Path); n > 0 && x.Path[n-1].Kind == ast.AccessCall {
+			return "showInvocation"
+		}
+		return "showVariable"
+	case *ast.StringLit:
+		return "showTemplate"
+	case *ast.PipelineExpr:
+		return "showPipeline"
+	}
+	return "showExpression"
 }
 
 func (in *interp) execExe(e *env, d *ast.ExeDirective) error {
 	x := &exe{name: d.Name, params: d.Params, body: d.Body, labels: d.Labels, pos: d.Pos, sc: e.sc, mod: e.mod}
+	// Defining an exe is an operation with no inputs (SPEC §10 P11).
+	op := &hooks.OperationContext{Type: "exe", Subtype: exeSubtype(d.Body), Name: d.Name, Location: location(d.Pos)}
+	if _, err := in.hooked(e, d, op, nil, func([]*value.Variable) (*value.Variable, error) {
+		return undefined(), nil
+	}); err != nil {
+		return err
+	}
 	return in.define(e, d.Name, value.New(x), d.Pos)
+}
+
+// exeSubtype is the definition subtype of an exe body (SPEC §10 P11).
+func exeSubtype(body ast.Expr) string {
+	switch b := body.(type) {
+	case *ast.CodeExpr:
+		if b.Lang == "cmd" || b.Lang == "" || b.Lang == "run" {
+			return "exeCommand"
+		}
+		return "exeCode"
+	case *ast.BlockExpr:
+		return "exeBlock"
+	case *ast.WhenExpr:
+		return "exeWhen"
+	case *ast.Ref:
+		return "exeCommand"
+	}
+	return "exeTemplate"
 }
 
 // execRun runs a command, code block or invocation and prints its output
@@ -178,10 +230,20 @@ func (in *interp) execExe(e *env, d *ast.ExeDirective) error {
 func (in *interp) execRun(e *env, d *ast.RunDirective) (*value.Variable, error) {
 	var v *value.Variable
 	var err error
-	if r, ok := d.Value.(*ast.Ref); ok {
-		v, err = in.evalInvocation(e, r)
-	} else {
-		v, err = in.evalExpr(e, d.Value)
+	switch x := d.Value.(type) {
+	case *ast.CodeExpr:
+		v, err = in.runCodeDirective(e, d, x)
+	case *ast.Ref:
+		// The exe call inside is hooked with its arguments as inputs.
+		op := &hooks.OperationContext{Type: "run", Subtype: "runExec", Name: x.Name, Location: location(d.Pos)}
+		v, err = in.hooked(e, d, op, nil, func([]*value.Variable) (*value.Variable, error) {
+			return in.evalInvocation(e, x)
+		})
+	default:
+		op := &hooks.OperationContext{Type: "run", Subtype: "runPipeline", Location: location(d.Pos)}
+		v, err = in.hooked(e, d, op, nil, func([]*value.Variable) (*value.Variable, error) {
+			return in.evalExpr(e, d.Value)
+		})
 	}
 	if err != nil {
 		return nil, atPos(err, KindCommand, d.Pos)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/code"
+	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
 )
 
@@ -30,6 +31,10 @@ type interp struct {
 	// lastErrors is the error list of the most recent parallel group
 	// (`@mx.errors`).
 	lastErrors []any
+	// hooks runs the pre- and post-hooks around hooked operations; mx keeps
+	// the `@mx.op`, `@mx.pipe` and `@mx.guard` stacks.
+	hooks *hooks.Manager
+	mx    hooks.Context
 }
 
 func newInterp(ctx context.Context, opts Options) *interp {
@@ -39,7 +44,19 @@ func newInterp(ctx context.Context, opts Options) *interp {
 		out:     &output{outW: opts.Stdout, errW: opts.Stderr, live: docStream{w: opts.Document}},
 		active:  map[*exe]int{},
 		modules: map[string]*module{},
+		hooks:   newHookManager(opts),
 	}
+}
+
+// newHookManager returns the run's hook manager: the taint post-hook first,
+// then whatever the embedder registers.
+func newHookManager(opts Options) *hooks.Manager {
+	m := hooks.NewManager()
+	m.RegisterPostAlways("taint", taintPostHook)
+	if opts.RegisterHooks != nil {
+		opts.RegisterHooks(m)
+	}
+	return m
 }
 
 // close releases what the run opened.

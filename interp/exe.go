@@ -1,8 +1,12 @@
 package interp
 
 import (
+	"strings"
+
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
 )
 
 // exe is an executable defined with `exe`: its parameters, body and the
@@ -31,7 +35,12 @@ type callOpts struct {
 	// as @input, commands get it on stdin, and surplus arguments are
 	// dropped.
 	stageInput *value.Variable
+	// call is the invocation node, when there is one.
+	call ast.Node
 }
+
+// node is the syntax node hooks see for the call.
+func (o callOpts) node() ast.Node { return o.call }
 
 func hasLabel(labels []string, l string) bool {
 	for _, x := range labels {
@@ -86,38 +95,67 @@ func (in *interp) callExe(e *env, x *exe, args []*value.Variable, o callOpts) (*
 	}
 	ce := &env{in: in, sc: sc, mod: x.mod, pipe: e.pipe, params: params}
 
-	var res *value.Variable
-	var err error
-	medium := "src:template"
+	op := in.exeOperation(x, o.pos)
+	res, err := in.hooked(e, o.node(), op, args, func([]*value.Variable) (*value.Variable, error) {
+		return in.runExeBody(ce, x, stdin)
+	})
+	if err != nil {
+		return nil, atPos(err, KindCall, o.pos)
+	}
+	return res, nil
+}
+
+// runExeBody evaluates an exe's body in its call environment.
+func (in *interp) runExeBody(ce *env, x *exe, stdin *string) (*value.Variable, error) {
 	switch b := x.body.(type) {
 	case *ast.CodeExpr:
 		if b.Lang == "js" || b.Lang == "node" || b.Lang == "javascript" {
 			stdin = nil
 		}
-		res, err = in.runCode(ce, b, stdin)
-		medium = ""
+		return in.runCode(ce, b, stdin)
 	case *ast.WhenExpr:
-		res, _, _, err = in.evalWhen(ce, b, false)
-		medium = "src:exe"
+		res, _, _, err := in.evalWhen(ce, b, false)
+		return res, err
 	case *ast.BlockExpr:
-		res, _, err = in.runBlock(ce, b, false)
-		medium = "src:exe"
+		res, _, err := in.runBlock(ce, b, false)
+		return res, err
+	}
+	return in.evalExpr(ce, x.body)
+}
+
+// exeOperation describes a call of x (SPEC §5.5): its labels become data
+// labels of the result; its operation labels (op:cmd:git, op:js…) are for
+// checking only; template and block bodies add their source taint.
+func (in *interp) exeOperation(x *exe, pos ast.Pos) *hooks.OperationContext {
+	op := &hooks.OperationContext{Type: "exe", Name: x.name, Labels: x.labels, Location: location(pos)}
+	names := make([]any, len(x.params))
+	for i, p := range x.params {
+		names[i] = p.Name
+	}
+	op.Metadata = map[string]any{"params": names}
+	switch b := x.body.(type) {
+	case *ast.CodeExpr:
+		op.Command = commandText(b)
+		op.OpLabels = codeOpLabels(b.Lang, op.Command)
+	case *ast.WhenExpr, *ast.BlockExpr:
+		op.Taint = []string{taint.SrcExe}
 	default:
-		res, err = in.evalExpr(ce, b)
+		op.Taint = []string{taint.SrcTemplate}
 	}
-	if err != nil {
-		return nil, atPos(err, KindCall, o.pos)
+	return op
+}
+
+// commandText is the literal text of a command body, interpolations
+// dropped (what `@mx.op.command` shows, SPEC §10 P19).
+func commandText(c *ast.CodeExpr) string {
+	if c.Command == nil {
+		return c.Code
 	}
-	if res == nil {
-		res = undefined()
+	var b strings.Builder
+	for _, p := range c.Command.Parts {
+		if t, ok := p.(*ast.TextPart); ok {
+			b.WriteString(t.Text)
+		}
 	}
-	out := *res
-	for _, a := range args {
-		out.Security = mergeDesc(out.Security, a.Security)
-	}
-	out.Security = addLabels(out.Security, x.labels...)
-	if medium != "" {
-		out.Security = addTaint(out.Security, medium)
-	}
-	return &out, nil
+	return b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
 )
 
@@ -173,6 +174,9 @@ func (e *env) mxObject() *value.Object {
 		errs = e.in.lastErrors
 	}
 	o.Set("errors", errs)
+	if e.in != nil {
+		e.in.mx.AddTo(o)
+	}
 	return o
 }
 
@@ -374,7 +378,9 @@ func (in *interp) runEffects(e *env, effects []*ast.Stage, fr *pipeFrame, cur *v
 
 // runStage runs one stage on the frame's input.
 func (in *interp) runStage(e *env, s *ast.Stage, fr *pipeFrame) (*value.Variable, error) {
+	in.mx.Pipe.Push(hooks.PipeFrame{Stage: fr.stage, Try: fr.try, Input: fr.input, Hint: fr.hint})
 	res, err := in.runStageKind(e, s, fr)
+	in.mx.Pipe.Pop()
 	if err != nil || res == nil || fr.st.invocationSource || s.Kind == ast.StageEffect {
 		return res, err
 	}

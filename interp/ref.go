@@ -37,7 +37,7 @@ func (in *interp) evalRef(e *env, r *ast.Ref) (*value.Variable, error) {
 	}
 	root, ok := e.lookup(r.Name)
 	if ok && r.Name == "mx" && len(r.Path) > 0 && r.Path[0].Kind == ast.AccessField && r.Path[0].Name == "guard" {
-		if v, _ := e.sc.lookup("mx"); v == nil {
+		if !e.in.mx.InGuard() {
 			return nil, newError(KindVariable, r.Pos, "@mx.guard exists only inside guards and denied handlers",
 				`Variable "mx" has no field "guard"`)
 		}

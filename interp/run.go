@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/hooks"
 )
 
 // Options configure one run of a document.
@@ -37,6 +38,9 @@ type Options struct {
 	DisableCode bool
 	// Parse parses an imported module file; the facade passes grammar.Parse.
 	Parse func(file string, src []byte, mode ast.Mode) (*ast.Document, error)
+	// RegisterHooks, when set, is called once per run with the run's hook
+	// manager, after the built-in taint post-hook is registered.
+	RegisterHooks func(*hooks.Manager)
 }
 
 // Result is what a run produced.

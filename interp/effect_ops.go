@@ -1,0 +1,67 @@
+package interp
+
+import (
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// execEffect runs `output`/`append` as a hooked operation whose input is
+// the payload (SPEC §5.5; subtypes from §10 P16). A nil value expression
+// means the document so far.
+func (in *interp) execEffect(e *env, d ast.Directive, x ast.Expr, t ast.OutputTarget, appendMode bool) error {
+	pos := d.Position()
+	var v *value.Variable
+	if x == nil {
+		v = value.New(in.out.document())
+	} else {
+		var err error
+		v, err = in.evalExpr(e, x)
+		if err != nil {
+			return atPos(err, KindEffect, pos)
+		}
+	}
+	op := &hooks.OperationContext{Type: "output", Subtype: "outputFile", Location: location(pos)}
+	if appendMode {
+		op.Type, op.Subtype = "append", "appendFile"
+	}
+	if t.Stream != "" {
+		op.Subtype, op.Target = "outputStream", t.Stream
+	} else if s, ok := t.Path.(*ast.StringLit); ok && isPlainText(s) {
+		op.Target = s.Parts[0].(*ast.TextPart).Text
+	}
+	if r, ok := x.(*ast.Ref); ok {
+		op.Name = r.Name
+	}
+	_, err := in.hooked(e, d, op, []*value.Variable{v}, func(inputs []*value.Variable) (*value.Variable, error) {
+		return inputs[0], in.writeTarget(e, inputs[0], t, appendMode, pos)
+	})
+	return err
+}
+
+// isPlainText reports whether a string literal has no interpolation.
+func isPlainText(s *ast.StringLit) bool {
+	if len(s.Parts) != 1 {
+		return false
+	}
+	_, ok := s.Parts[0].(*ast.TextPart)
+	return ok
+}
+
+// execLog runs `log` as a hooked operation (type log, subtype
+// outputStream) whose input is the logged value.
+func (in *interp) execLog(e *env, d *ast.LogDirective) error {
+	v, err := in.evalExpr(e, d.Value)
+	if err != nil {
+		return atPos(err, KindUnexpected, d.Pos)
+	}
+	op := &hooks.OperationContext{Type: "log", Subtype: "outputStream", Target: "stderr", Location: location(d.Pos)}
+	if r, ok := d.Value.(*ast.Ref); ok {
+		op.Name = r.Name
+	}
+	_, err = in.hooked(e, d, op, []*value.Variable{v}, func(inputs []*value.Variable) (*value.Variable, error) {
+		in.out.writeStderr(withNewline(value.Text(inputs[0].Data)))
+		return inputs[0], nil
+	})
+	return err
+}

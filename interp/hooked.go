@@ -1,0 +1,112 @@
+package interp
+
+import (
+	"strings"
+
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// KindDenied is the error kind of an operation a pre-hook refused.
+const KindDenied ErrorKind = "OperationDenied"
+
+// hooked runs one hooked operation (SPEC §5.5: a directive or a
+// user-defined exe call): the pre-hooks see op and its inputs, body runs
+// with the inputs the pre-hooks left (a transform may replace them), and
+// the post-hooks see the result. `@mx.op` describes op for the whole
+// extent, body included.
+func (in *interp) hooked(e *env, node ast.Node, op *hooks.OperationContext, inputs []*value.Variable,
+	body func(inputs []*value.Variable) (*value.Variable, error)) (*value.Variable, error) {
+	in.mx.Op.Push(op)
+	defer in.mx.Op.Pop()
+	call := &hooks.Call{Node: node, Inputs: inputs, Env: e, Op: op}
+	if in.hooks.HasPre() {
+		d := in.hooks.RunPre(call)
+		if d.Stops() {
+			return nil, deniedError(node, op, d)
+		}
+		if d.Inputs != nil {
+			call.Inputs = d.Inputs
+		}
+	}
+	res, err := body(call.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		res = undefined()
+	}
+	return in.hooks.RunPost(call, res)
+}
+
+// deniedError is the error for an operation a pre-hook stopped. Every
+// stopping decision fails the operation: a retry reaches here only where
+// the operation cannot be retried, and an abort means the hook itself
+// broke, which must not let the operation through.
+func deniedError(node ast.Node, op *hooks.OperationContext, d hooks.Decision) error {
+	var pos ast.Pos
+	if node != nil {
+		pos = node.Position()
+	}
+	reason := d.Reason
+	switch d.Action {
+	case hooks.Retry:
+		if reason == "" {
+			reason = "retry requested: " + d.Hint
+		}
+	case hooks.Abort:
+		if reason == "" {
+			reason = "a hook failed while checking the operation"
+		}
+	}
+	hint := "the operation was refused by " + d.Hook
+	return &Error{Kind: KindDenied, Pos: pos, Hint: hint, Err: d.Err,
+		Message: "Operation blocked: " + reason + " (" + opLabel(op) + ")"}
+}
+
+// opLabel names an operation in messages: "/show (showVariable)".
+func opLabel(op *hooks.OperationContext) string {
+	if op.Subtype != "" && op.Subtype != op.Type {
+		return "/" + op.Type + " (" + op.Subtype + ")"
+	}
+	return "/" + op.Type
+}
+
+// location converts a position for an OperationContext.
+func location(p ast.Pos) hooks.Location {
+	return hooks.Location{File: p.File, Line: p.Line, Column: p.Col}
+}
+
+// commandOpLabels are the operation labels of a command: op:cmd, then the
+// command word and its first argument (SPEC §10 P19: `echo @x there` has
+// op:cmd, op:cmd:echo, op:cmd:echo:there).
+func commandOpLabels(command string) []string {
+	labels := []string{"op:cmd"}
+	words := strings.Fields(command)
+	prefix := "op:cmd"
+	for i := 0; i < len(words) && i < 2; i++ {
+		w := words[i]
+		if strings.ContainsAny(w, "|&;<>()$`\\\"'") {
+			break
+		}
+		prefix += ":" + strings.ToLower(w)
+		labels = append(labels, prefix)
+	}
+	return labels
+}
+
+// codeOpLabels are the operation labels of a code body.
+func codeOpLabels(lang, command string) []string {
+	switch lang {
+	case "js", "javascript":
+		return []string{"op:js"}
+	case "node":
+		return []string{"op:node"}
+	case "sh", "bash":
+		return []string{"op:sh"}
+	case "py", "python":
+		return []string{"op:py"}
+	}
+	return commandOpLabels(command)
+}

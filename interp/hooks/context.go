@@ -1,0 +1,106 @@
+package hooks
+
+import "github.com/guardrun/guardrun/interp/value"
+
+// Stack is a push/pop stack of frames of one `@mx` namespace.
+type Stack[T any] struct{ frames []T }
+
+// Push makes f the current frame.
+func (s *Stack[T]) Push(f T) { s.frames = append(s.frames, f) }
+
+// Pop removes the current frame. Popping an empty stack is a bug in the
+// caller and panics, so that unbalanced pushes cannot go unnoticed.
+func (s *Stack[T]) Pop() {
+	if len(s.frames) == 0 {
+		panic("hooks: pop of an empty context stack")
+	}
+	var zero T
+	s.frames[len(s.frames)-1] = zero
+	s.frames = s.frames[:len(s.frames)-1]
+}
+
+// Top returns the current frame and whether there is one.
+func (s *Stack[T]) Top() (T, bool) {
+	if len(s.frames) == 0 {
+		var zero T
+		return zero, false
+	}
+	return s.frames[len(s.frames)-1], true
+}
+
+// Len is the number of frames.
+func (s *Stack[T]) Len() int { return len(s.frames) }
+
+// PipeFrame is what `@mx.pipe` shows while a pipeline stage runs.
+type PipeFrame struct {
+	// Stage is the 1-based stage number, Try the attempt of that stage.
+	Stage int
+	Try   int
+	// Input is the stage's input and Hint the last retry hint, if any.
+	Input *value.Variable
+	Hint  *value.Variable
+	// Guards is the guard history of the pipeline (filled by guards).
+	Guards []any
+}
+
+// GuardFrame is what `@mx.guard` shows while a guard or denied handler
+// runs. The guard package fills Fields; this package only scopes it.
+type GuardFrame struct {
+	Fields *value.Object
+}
+
+// Context keeps the `@mx` namespaces that follow the dynamic extent of an
+// operation, a pipeline stage or a guard evaluation: each is pushed when
+// it starts and popped when it ends, so `@mx` always describes the
+// innermost one.
+type Context struct {
+	Op    Stack[*OperationContext]
+	Pipe  Stack[PipeFrame]
+	Guard Stack[GuardFrame]
+}
+
+// WithOp pushes op, runs f and pops op, also when f panics.
+func (c *Context) WithOp(op *OperationContext, f func() (*value.Variable, error)) (*value.Variable, error) {
+	c.Op.Push(op)
+	defer c.Op.Pop()
+	return f()
+}
+
+// InGuard reports whether a guard frame is active: only then does
+// `@mx.guard` exist.
+func (c *Context) InGuard() bool { return c.Guard.Len() > 0 }
+
+// AddTo sets the stacked namespaces on the ambient `@mx` object o: `op`
+// (and its alias `operation`) when an operation is running, `pipe` inside
+// a pipeline stage, `guard` inside a guard.
+func (c *Context) AddTo(o *value.Object) {
+	if op, ok := c.Op.Top(); ok && op != nil {
+		obj := op.Object()
+		o.Set("op", obj)
+		o.Set("operation", obj)
+	}
+	if p, ok := c.Pipe.Top(); ok {
+		po := value.NewObject()
+		po.Set("stage", float64(p.Stage))
+		po.Set("try", float64(p.Try))
+		if p.Input != nil {
+			po.Set("input", p.Input.Data)
+		} else {
+			po.Set("input", value.Undefined{})
+		}
+		if p.Hint != nil {
+			po.Set("hint", p.Hint.Data)
+		} else {
+			po.Set("hint", nil)
+		}
+		guards := p.Guards
+		if guards == nil {
+			guards = []any{}
+		}
+		po.Set("guards", guards)
+		o.Set("pipe", po)
+	}
+	if g, ok := c.Guard.Top(); ok && g.Fields != nil {
+		o.Set("guard", g.Fields)
+	}
+}

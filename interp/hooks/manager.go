@@ -1,0 +1,172 @@
+package hooks
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// Call is one hooked operation as hooks see it.
+type Call struct {
+	// Node is the syntax node of the operation (an ast directive, or the
+	// exe's invocation).
+	Node any
+	// Inputs are the values flowing into the operation, extracted per
+	// directive kind (SPEC §5.5).
+	Inputs []*value.Variable
+	// Env is the interpreter's environment at the operation, opaque to this
+	// package: hooks that evaluate script code get it back from here.
+	Env any
+	// Op describes the operation.
+	Op *OperationContext
+}
+
+// PreHook inspects an operation before it runs. An error is treated as an
+// Abort: a hook that cannot decide never lets the operation through.
+type PreHook func(c *Call) (Decision, error)
+
+// PostHook sees an operation's result and returns the result to use (the
+// same value or a transformed one).
+type PostHook func(c *Call, result *value.Variable) (*value.Variable, error)
+
+type preEntry struct {
+	name string
+	fn   PreHook
+}
+
+type postEntry struct {
+	name string
+	fn   PostHook
+	// always runs the hook even while another hook is running; only
+	// bookkeeping that must never be skipped (taint) registers this way.
+	always bool
+}
+
+// Manager runs the registered hooks around hooked operations. One Manager
+// belongs to one run; it is not safe for concurrent use.
+//
+// Rules (the contract of mlld's evaluation hooks):
+//   - pre-hooks run in registration order; the first decision other than
+//     Continue stops the chain and is returned;
+//   - post-hooks all run in registration order, each receiving the result
+//     of the one before;
+//   - non-reentrant: while a hook runs, operations it causes (a guard's
+//     helper exe) are not hooked — except post-hooks registered with
+//     Always, so that taint keeps flowing inside hooks;
+//   - a hook that panics or returns an error fails closed: RunPre returns
+//     an Abort decision, RunPost returns the error.
+type Manager struct {
+	pre  []preEntry
+	post []postEntry
+	// running counts hooks currently executing (nesting through operations
+	// they cause).
+	running int
+}
+
+// NewManager returns a Manager with no hooks.
+func NewManager() *Manager { return &Manager{} }
+
+// RegisterPre adds a pre-hook after those already registered.
+func (m *Manager) RegisterPre(name string, h PreHook) {
+	m.pre = append(m.pre, preEntry{name: name, fn: h})
+}
+
+// RegisterPost adds a post-hook after those already registered.
+func (m *Manager) RegisterPost(name string, h PostHook) {
+	m.post = append(m.post, postEntry{name: name, fn: h})
+}
+
+// RegisterPostAlways adds a post-hook that runs even for operations caused
+// by a running hook (non-reentrancy does not apply to it).
+func (m *Manager) RegisterPostAlways(name string, h PostHook) {
+	m.post = append(m.post, postEntry{name: name, fn: h, always: true})
+}
+
+// InHook reports whether a hook is running: operations started now are
+// not guarded.
+func (m *Manager) InHook() bool { return m.running > 0 }
+
+// HasPre reports whether any pre-hook is registered, so that callers can
+// skip building inputs nobody will read.
+func (m *Manager) HasPre() bool { return len(m.pre) > 0 }
+
+// RunPre runs the pre-hooks for c and returns the first decision that
+// stops the chain, or Continue. While a hook is running it returns
+// Continue at once.
+func (m *Manager) RunPre(c *Call) Decision {
+	if m.running > 0 {
+		return Decision{Action: Continue}
+	}
+	var transformed []*value.Variable
+	for _, h := range m.pre {
+		d := m.callPre(h, c)
+		d.Hook = h.name
+		if d.Stops() {
+			return d
+		}
+		if d.Inputs != nil {
+			// Later hooks see the transformed inputs.
+			transformed = d.Inputs
+			cc := *c
+			cc.Inputs = d.Inputs
+			c = &cc
+		}
+	}
+	return Decision{Action: Continue, Inputs: transformed}
+}
+
+func (m *Manager) callPre(h preEntry, c *Call) (d Decision) {
+	m.running++
+	defer func() {
+		m.running--
+		if r := recover(); r != nil {
+			d = Decision{Action: Abort, Reason: fmt.Sprintf("hook %s failed: %v", h.name, r), Err: fmt.Errorf("panic in hook %s: %v", h.name, r)}
+		}
+	}()
+	d, err := h.fn(c)
+	if err != nil {
+		return Decision{Action: Abort, Reason: fmt.Sprintf("hook %s failed: %v", h.name, err), Err: err}
+	}
+	return d
+}
+
+// RunPost runs the post-hooks over result in registration order and
+// returns the final result. The first error stops the chain.
+func (m *Manager) RunPost(c *Call, result *value.Variable) (*value.Variable, error) {
+	nested := m.running > 0
+	cur := result
+	for _, h := range m.post {
+		if nested && !h.always {
+			continue
+		}
+		next, err := m.callPost(h, c, cur)
+		if err != nil {
+			return nil, err
+		}
+		if next != nil {
+			cur = next
+		}
+	}
+	return cur, nil
+}
+
+func (m *Manager) callPost(h postEntry, c *Call, cur *value.Variable) (out *value.Variable, err error) {
+	m.running++
+	defer func() {
+		m.running--
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("post-hook %s failed: %v", h.name, r)
+		}
+	}()
+	return h.fn(c, cur)
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,81 @@
+package hooks
+
+import (
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// Location is where an operation appears in its script.
+type Location struct {
+	File   string
+	Line   int
+	Column int
+}
+
+// OperationContext describes one hooked operation (SPEC §5.5): what kind
+// of operation it is and what it acts on. Hooks read it; they do not
+// change it.
+type OperationContext struct {
+	// Type is the operation kind: "var", "show", "run", "output",
+	// "append", "log", "exe", "pipeline-stage".
+	Type string
+	// Subtype refines Type: "showTemplate", "runCommand", "outputFile",
+	// "exeCode", … (SPEC §5.5).
+	Subtype string
+	// Name is the variable or exe the operation is about, without '@'.
+	Name string
+	// Labels are the data labels the operation declares (exe labels,
+	// labels of a `var` declaration). The taint post-hook merges them into
+	// the result.
+	Labels []string
+	// OpLabels are the operation labels (op:cmd, op:cmd:git, op:js…)
+	// computed for checking. They never reach a value.
+	OpLabels []string
+	// Taint is source taint the operation adds to its result after its
+	// labels (src:template for template bodies, src:exe for blocks).
+	Taint []string
+	// Sources are provenance strings the operation adds to its result.
+	Sources []string
+	// Command is the command text of a run or command-bodied exe.
+	Command string
+	// Target is the destination of an effect (a file path, "stdout").
+	Target string
+	// Location is where the operation appears.
+	Location Location
+	// Metadata holds operation-specific details for hooks (for exe calls
+	// the parameter names under "params").
+	Metadata map[string]any
+}
+
+// AllLabels returns the operation's labels followed by its operation
+// labels: the set `@mx.op.labels` shows.
+func (op *OperationContext) AllLabels() []string {
+	out := make([]string, 0, len(op.Labels)+len(op.OpLabels))
+	out = append(out, op.Labels...)
+	return append(out, op.OpLabels...)
+}
+
+// Object renders the operation as the `@mx.op` value.
+func (op *OperationContext) Object() *value.Object {
+	o := value.NewObject()
+	o.Set("type", op.Type)
+	o.Set("subtype", op.Subtype)
+	o.Set("name", op.Name)
+	o.Set("labels", strings(op.AllLabels()))
+	o.Set("opLabels", strings(op.OpLabels))
+	o.Set("command", op.Command)
+	o.Set("target", op.Target)
+	meta := value.NewObject()
+	for _, k := range sortedKeys(op.Metadata) {
+		meta.Set(k, op.Metadata[k])
+	}
+	o.Set("metadata", meta)
+	return o
+}
+
+func strings(xs []string) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}

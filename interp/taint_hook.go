@@ -1,0 +1,67 @@
+package interp
+
+import (
+	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
+)
+
+// taintPostHook is registered by default on every run: the result of a
+// hooked operation carries the union of its inputs' descriptors, the
+// descriptors found inside the result, the operation's data labels (exe
+// labels, declared labels) and its sources (SPEC §4.3). Operation labels
+// (op:*) are never merged. It is registered to run even inside other hooks,
+// so that values computed by a guard's helpers stay honest.
+func taintPostHook(c *hooks.Call, res *value.Variable) (*value.Variable, error) {
+	var d taint.Descriptor
+	for _, in := range c.Inputs {
+		if in != nil {
+			d = d.Merge(in.Security)
+		}
+	}
+	d = d.Merge(res.Security)
+	d = collectNested(d, res.Data, 0)
+	if c.Op != nil {
+		d = d.WithLabels(c.Op.Labels...).WithTaint(c.Op.Taint...).WithSources(c.Op.Sources...)
+	}
+	if d.Equal(res.Security) {
+		return res, nil
+	}
+	out := *res
+	out.Security = d
+	return &out, nil
+}
+
+// maxNestedDepth bounds the walk of nested containers: a value deeper than
+// this cannot be built by a script within the parser's nesting limits.
+const maxNestedDepth = 256
+
+// collectNested merges the descriptors of any Variables held inside
+// containers. The evaluator keeps element descriptors on the container, so
+// this finds values an embedder or a host function put there; walking them
+// keeps a label from hiding inside a structure.
+func collectNested(d taint.Descriptor, data any, depth int) taint.Descriptor {
+	if depth > maxNestedDepth {
+		return d
+	}
+	switch x := data.(type) {
+	case *value.Variable:
+		d = d.Merge(x.Security)
+		return collectNested(d, x.Data, depth+1)
+	case []any:
+		for _, el := range x {
+			switch el.(type) {
+			case *value.Variable, []any, *value.Object:
+				d = collectNested(d, el, depth+1)
+			}
+		}
+	case *value.Object:
+		for _, k := range x.Keys {
+			switch el := x.Values[k].(type) {
+			case *value.Variable, []any, *value.Object:
+				d = collectNested(d, el, depth+1)
+			}
+		}
+	}
+	return d
+}
