@@ -13,13 +13,15 @@ import (
 // (op:*) are never merged. It is registered to run even inside other hooks,
 // so that values computed by a guard's helpers stay honest.
 func taintPostHook(c *hooks.Call, res *value.Variable) (*value.Variable, error) {
-	var d taint.Descriptor
+	var buf [8]taint.Descriptor
+	descs := buf[:0]
 	for _, in := range c.Inputs {
 		if in != nil {
-			d = d.Merge(in.Security)
+			descs = append(descs, in.Security)
 		}
 	}
-	d = d.Merge(res.Security)
+	descs = append(descs, res.Security)
+	d := taint.Descriptor{}.Merge(descs...)
 	d = collectNested(d, res.Data, 0)
 	if c.Op != nil {
 		d = d.WithLabels(c.Op.Labels...).WithTaint(c.Op.Taint...).WithSources(c.Op.Sources...)

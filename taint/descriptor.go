@@ -27,8 +27,8 @@ func New(labels ...string) Descriptor {
 // taint (after the given taint entries that precede it in merge order).
 func Make(labels, taint, sources []string) Descriptor {
 	return Descriptor{}.Merge(Descriptor{
-		labels:  dedup(labels),
-		taint:   dedup(taint),
+		labels:  dataOnly(labels),
+		taint:   dataOnly(taint),
 		sources: dedup(sources),
 	})
 }
@@ -68,24 +68,50 @@ func (d Descriptor) Equal(o Descriptor) bool {
 // Merge returns the union of d and the others, in order (SPEC §4.1): for
 // each descriptor its labels are appended to labels and taint, then its
 // taint, then its sources. Merging descriptors that add nothing returns d
-// itself without allocating.
+// itself without allocating; otherwise each list that grows is copied once
+// per call, however many descriptors are merged.
 func (d Descriptor) Merge(others ...Descriptor) Descriptor {
 	out := d
+	var m merger
 	for _, o := range others {
 		if o.IsZero() || out.Contains(o) {
 			continue
 		}
 		if out.IsZero() && wellFormed(o) {
 			out = o
+			m = merger{}
 			continue
 		}
-		out = Descriptor{
-			labels:  appendNew(out.labels, o.labels),
-			taint:   appendNew(appendNew(out.taint, o.labels), o.taint),
-			sources: appendNew(out.sources, o.sources),
-		}
+		out.labels = m.labels.add(out.labels, o.labels)
+		out.taint = m.taint.add(m.taint.add(out.taint, o.labels), o.taint)
+		out.sources = m.sources.add(out.sources, o.sources)
 	}
 	return out
+}
+
+// merger tracks which lists of a merge result were already copied by this
+// Merge call and may be appended to in place.
+type merger struct{ labels, taint, sources owned }
+
+// owned records whether a list belongs to the current Merge call.
+type owned bool
+
+// add returns list with the items it lacks appended, copying list first
+// unless it is already owned.
+func (w *owned) add(list, items []string) []string {
+	for _, it := range items {
+		if contains(list, it) {
+			continue
+		}
+		if !*w {
+			c := make([]string, len(list), len(list)+len(items)+2)
+			copy(c, list)
+			list = c
+			*w = true
+		}
+		list = append(list, it)
+	}
+	return list
 }
 
 // WithLabels returns d with the data labels added (to labels and taint).
