@@ -7,6 +7,7 @@ import (
 
 	"github.com/guardrun/guardrun/grammar"
 	"github.com/guardrun/guardrun/interp"
+	"github.com/guardrun/guardrun/interp/hooks"
 )
 
 // RunOption configures one Run.
@@ -66,6 +67,24 @@ func WithOutputLimit(n int) RunOption {
 // of executing, for untrusted scripts and fuzzing.
 func WithoutCode() RunOption {
 	return func(c *runConfig) { c.opts.DisableCode = true }
+}
+
+// WithHooks registers evaluation hooks for the run: register is called
+// once with the run's hook manager, after the built-in taint post-hook.
+// Pre-hooks see every hooked operation (directives and user-defined exe
+// calls, with their inputs and an OperationContext) before it runs and may
+// deny it; post-hooks see its result. A hook that errors or panics denies
+// the operation.
+func WithHooks(register func(*hooks.Manager)) RunOption {
+	return func(c *runConfig) {
+		prev := c.opts.RegisterHooks
+		c.opts.RegisterHooks = func(m *hooks.Manager) {
+			if prev != nil {
+				prev(m)
+			}
+			register(m)
+		}
+	}
 }
 
 // Result is what one Run produced. On failure it still holds the output
