@@ -162,7 +162,16 @@ func (in *interp) execVar(e *env, d *ast.VarDirective) error {
 func firstInput(inputs []*value.Variable) (*value.Variable, error) { return inputs[0], nil }
 
 func (in *interp) execShow(e *env, d *ast.ShowDirective) (*value.Variable, error) {
-	v, err := in.evalExpr(e, d.Value)
+	ve := e
+	var parts []*value.Variable
+	tmpl, isTemplate := d.Value.(*ast.StringLit)
+	if isTemplate {
+		// The inputs of a shown template are the values it interpolates.
+		c := *e
+		c.interpolated = &parts
+		ve = &c
+	}
+	v, err := in.evalExpr(ve, d.Value)
 	if err != nil {
 		return nil, atPos(err, KindUnexpected, d.Pos)
 	}
@@ -173,9 +182,17 @@ func (in *interp) execShow(e *env, d *ast.ShowDirective) (*value.Variable, error
 	if r, ok := d.Value.(*ast.Ref); ok {
 		op.Name = r.Name
 	}
-	return in.hooked(e, d, op, []*value.Variable{v}, func(inputs []*value.Variable) (*value.Variable, error) {
-		in.out.both(withNewline(displayText(inputs[0])))
-		return inputs[0], nil
+	inputs := []*value.Variable{v}
+	if isTemplate && tmpl.Kind != ast.SingleQuote {
+		inputs = parts
+	}
+	return in.hooked(e, d, op, inputs, func(ins []*value.Variable) (*value.Variable, error) {
+		shown := v
+		if !isTemplate && len(ins) == 1 {
+			shown = ins[0]
+		}
+		in.out.both(withNewline(displayText(shown)))
+		return shown, nil
 	})
 }
 

@@ -120,6 +120,9 @@ type env struct {
 	// lenient makes unknown variables undefined instead of an error (when
 	// conditions).
 	lenient bool
+	// interpolated, when set, collects the values a template interpolates
+	// (the inputs of `show` of a template, SPEC §5.5).
+	interpolated *[]*value.Variable
 }
 
 func (in *interp) rootEnv(mod *module) *env {

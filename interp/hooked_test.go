@@ -153,3 +153,18 @@ show `+"`@r.mx.labels @r.mx.taint`"+`
 	// so the exe label precedes src:cmd once the result is stored.
 	require.Equal(t, "[\"secret\",\"pii\",\"net:w\"] [\"secret\",\"pii\",\"net:w\",\"src:cmd\"]\n", res.Document)
 }
+
+// TestShowTemplateInputsAreInterpolatedValues: a shown template's inputs
+// are the values it interpolates, each with its own labels (SPEC §5.5).
+func TestShowTemplateInputsAreInterpolatedValues(t *testing.T) {
+	var log []string
+	res, err := runWithHooks(t, "var secret @a = \"A\"\nvar pii @b = \"B\"\nshow `x @a y @b`\nshow 'no @a'\n", opRecorder(&log))
+	require.NoError(t, err)
+	require.Equal(t, "x A y B\nno @a\n", res.Document)
+	require.Equal(t, []string{
+		"var/var a A[secret]",
+		"var/var b B[pii]",
+		"show/showTemplate  A[secret],B[pii]",
+		"show/showTemplate  no @a[]",
+	}, log)
+}

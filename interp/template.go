@@ -39,6 +39,9 @@ func (in *interp) renderParts(e *env, kind ast.QuoteKind, parts []ast.TemplatePa
 				continue
 			}
 			res.Security = mergeDesc(res.Security, v.Security)
+			if e.interpolated != nil {
+				*e.interpolated = append(*e.interpolated, v)
+			}
 			b.WriteString(value.Text(v.Data))
 		case *ast.TemplateFor:
 			if err := in.renderFor(e, kind, p, b, res); err != nil {
