@@ -62,7 +62,7 @@ func (in *interp) writeTarget(e *env, v *value.Variable, t ast.OutputTarget, app
 			content = rawText(v)
 		}
 	}
-	return in.files.write(e.mod.dir, path, content, appendMode, pos)
+	return in.files.write(e.mod.dir, path, content, v.Security, appendMode, pos)
 }
 
 func jsonData(v *value.Variable) any {

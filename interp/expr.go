@@ -276,18 +276,3 @@ func (in *interp) binaryOp(op string, l, r *value.Variable, pos ast.Pos) (*value
 	}
 	return nil, newError(KindUnexpected, pos, "", "unknown operator %s", op)
 }
-
-func (in *interp) evalFileLoad(e *env, x *ast.FileLoad) (*value.Variable, error) {
-	p, err := in.evalString(e, x.Path)
-	if err != nil {
-		return nil, err
-	}
-	b, path, err := in.files.read(e.mod.dir, value.Text(p.Data), x.Pos)
-	if err != nil {
-		return nil, err
-	}
-	v := value.New(string(b))
-	v.Security = addTaint(v.Security, "src:file")
-	v.Source = path
-	return v, nil
-}

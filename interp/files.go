@@ -9,16 +9,25 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/audit"
+	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
 )
 
 // files confines what a script reads and writes (imports, <file> loads,
 // output and append) to the run's base directory. Paths are checked
 // lexically first, for a clear message, and then opened through an os.Root,
 // which also refuses symlinks that lead out of the directory.
+//
+// Labels survive files: a write of labelled data is recorded in the audit
+// ledger (.mlld/sec/audit.jsonl under the base directory) before the file
+// is written, and a load restores what the ledger recorded.
 type files struct {
 	base string
 	root *os.Root
 	err  error
+	// ledger is opened with the root; its index lives as long as the run.
+	ledger *audit.Ledger
 }
 
 // baseDir is where a run's relative paths start and commands run: the
@@ -56,6 +65,18 @@ func (f *files) open() (*os.Root, error) {
 		f.root, f.err = os.OpenRoot(f.base)
 	}
 	return f.root, f.err
+}
+
+// audit returns the run's ledger.
+func (f *files) audit() (*audit.Ledger, error) {
+	root, err := f.open()
+	if err != nil {
+		return nil, err
+	}
+	if f.ledger == nil {
+		f.ledger = audit.New(root)
+	}
+	return f.ledger, nil
 }
 
 func (f *files) close() {
@@ -102,9 +123,14 @@ func (f *files) read(fromDir, path string, pos ast.Pos) ([]byte, string, error) 
 }
 
 // write writes or appends content to path (relative to fromDir), creating
-// missing directories.
-func (f *files) write(fromDir, path, content string, appendMode bool, pos ast.Pos) error {
-	rel, _, err := f.resolve(fromDir, path, pos)
+// missing directories. d is the written value's descriptor: when it is not
+// empty, or the ledger already has a record for the path (so that
+// overwriting a labelled file with clean data reads back clean), the write
+// is recorded in the audit ledger first. If the record cannot be written
+// the file is not written either: it would later read back without its
+// labels.
+func (f *files) write(fromDir, path, content string, d taint.Descriptor, appendMode bool, pos ast.Pos) error {
+	rel, abs, err := f.resolve(fromDir, path, pos)
 	if err != nil {
 		return err
 	}
@@ -112,10 +138,19 @@ func (f *files) write(fromDir, path, content string, appendMode bool, pos ast.Po
 	if err != nil {
 		return f.ioError(err, path, pos)
 	}
+	if f.isLedger(root, rel) {
+		return newError(KindEffect, pos, "write to another file; a script that could write the ledger could forge the labels of any file",
+			"%s is the audit ledger, which scripts may read but not write", path)
+	}
 	if dir := filepath.Dir(rel); dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {
 			return f.ioError(err, path, pos)
 		}
+	}
+	if err := f.record(abs, d, appendMode); err != nil {
+		return &Error{Kind: KindEffect, Pos: pos, Err: err,
+			Message: fmt.Sprintf("cannot record the labels of %s in the audit ledger, so it was not written: %v", path, err),
+			Hint:    fmt.Sprintf("make %s under the base directory (%s) a writable directory and file", audit.RelPath, f.base)}
 	}
 	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
 	if appendMode {
@@ -132,6 +167,87 @@ func (f *files) write(fromDir, path, content string, appendMode bool, pos ast.Po
 		return f.ioError(err, path, pos)
 	}
 	return nil
+}
+
+// record writes the ledger record of a write of d to abs, when one is due.
+func (f *files) record(abs string, d taint.Descriptor, appendMode bool) error {
+	l, err := f.audit()
+	if err != nil {
+		return err
+	}
+	if d.IsZero() {
+		_, recorded, err := l.Lookup(abs)
+		if err != nil || !recorded {
+			return err
+		}
+	}
+	return l.Record(abs, d, appendMode)
+}
+
+// isLedger reports whether rel names the audit ledger, directly or through
+// a link. A script that could write the ledger could forge a clean record
+// for a labelled file.
+func (f *files) isLedger(root *os.Root, rel string) bool {
+	if filepath.Clean(rel) == audit.RelPath {
+		return true
+	}
+	target, err := root.Stat(rel)
+	if err != nil {
+		return false
+	}
+	ledger, err := root.Stat(audit.RelPath)
+	return err == nil && os.SameFile(target, ledger)
+}
+
+// provenance is the descriptor of data loaded from the absolute path abs
+// (SPEC §4.2, file load row): src:file and dir:<parent> for every parent
+// directory but the filesystem root (as mlld's labelsForPath), the path as
+// a source, and then whatever the audit ledger restores for the path (see
+// audit.Ledger.Lookup: the last overwrite unioned with the appends after
+// it; PORT: mlld 2.0.5 keeps only the last record). An unreadable ledger
+// fails the load rather than return the data unlabelled.
+func (f *files) provenance(abs, path string, pos ast.Pos) (taint.Descriptor, error) {
+	resolved := abs
+	// mlld names directories by the file's real path.
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		resolved = r
+	}
+	tnt := append([]string{taint.SrcFile}, taint.DirTaint(resolved)...)
+	d := taint.Make(nil, tnt, []string{abs})
+	l, err := f.audit()
+	if err != nil {
+		return d, f.ioError(err, path, pos)
+	}
+	restored, _, err := l.Lookup(abs)
+	if err != nil {
+		return d, &Error{Kind: KindFile, Pos: pos, Err: err,
+			Message: fmt.Sprintf("cannot read the labels of %s from the audit ledger: %v", path, err),
+			Hint:    fmt.Sprintf("make %s under the base directory (%s) readable", audit.RelPath, f.base)}
+	}
+	return d.Merge(restored), nil
+}
+
+// evalFileLoad evaluates `<path>`: the file's text with the provenance of
+// the file.
+func (in *interp) evalFileLoad(e *env, x *ast.FileLoad) (*value.Variable, error) {
+	p, err := in.evalString(e, x.Path)
+	if err != nil {
+		return nil, err
+	}
+	name := value.Text(p.Data)
+	b, path, err := in.files.read(e.mod.dir, name, x.Pos)
+	if err != nil {
+		return nil, err
+	}
+	v := value.New(string(b))
+	// The ledger is read after the file: a writer records before it
+	// writes, so whatever content was read, its record is already there.
+	v.Security, err = in.files.provenance(path, name, x.Pos)
+	if err != nil {
+		return nil, err
+	}
+	v.Source = path
+	return v, nil
 }
 
 // ioError says what went wrong with path, keeping the cause.

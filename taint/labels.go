@@ -76,18 +76,15 @@ func SourceFor(kind BodyKind, lang string) string {
 }
 
 // DirTaint returns the dir:* markers for every parent directory of the
-// absolute file path abs, nearest first ("/a/b/f" gives dir:/a/b, dir:/a,
-// dir:/).
+// absolute file path abs, nearest first, stopping before the filesystem
+// root as mlld does ("/a/b/f" gives dir:/a/b, dir:/a).
 func DirTaint(abs string) []string {
 	var out []string
 	dir := abs
 	for {
 		i := strings.LastIndexByte(dir, '/')
-		if i < 0 {
+		if i <= 0 {
 			return out
-		}
-		if i == 0 {
-			return append(out, "dir:/")
 		}
 		dir = dir[:i]
 		out = append(out, "dir:"+dir)
