@@ -4,6 +4,12 @@
 // the run's base directory; guard and policy directives stop the run until
 // their evaluation exists, because ignoring a policy would fail open.
 //
-// interp imports ast, interp/value and interp/code; it never imports
-// grammar (imports are parsed through Options.Parse) or cmd.
+// Every directive and user-defined exe call runs as a hooked operation
+// (interp/hooks); the taint post-hook registered on every run merges input
+// descriptors into results. Writes of labelled data are recorded in the
+// audit ledger (interp/audit) so that loading the file restores its labels.
+//
+// interp imports ast, taint, interp/value, interp/code, interp/hooks,
+// interp/audit and interp/tokens; it never imports grammar (imports are
+// parsed through Options.Parse) or cmd.
 package interp

@@ -78,7 +78,11 @@ func (in *interp) applyPath(e *env, cur *value.Variable, path []ast.Accessor, r 
 			}
 			if acc.Name == "mx" && !inMeta {
 				inMeta = true
-				cur = derived(mxOf(cur), cur)
+				mx, err := mxFor(cur, path[i+1:], acc.Pos)
+				if err != nil {
+					return nil, err
+				}
+				cur = derived(mx, cur)
 				continue
 			}
 			if b, ok := cur.Data.(builtin); ok {

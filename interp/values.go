@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/tokens"
 	"github.com/guardrun/guardrun/interp/value"
 )
 
@@ -169,33 +171,97 @@ func stringList(xs []string) []any {
 	return out
 }
 
-// mxOf is the `.mx` metadata object of a value.
-func mxOf(v *value.Variable) *value.Object {
+// mxKeys are the fields of `.mx`, in the order `show @x.mx` prints them.
+// "tokens" is a real cl100k_base count of `.mx.text`; "tokest" is mlld's
+// cheap estimate ceil(len/4) (SPEC §4.4), which mlld itself calls
+// `.mx.tokens` (SPEC §10 P8) — guardrun diverges on purpose.
+var mxKeys = []string{"labels", "taint", "sources", "text", "data", "type", "tokens", "tokest", "length"}
+
+// mxFor is the `.mx` object of v as the rest of a path reads it. When the
+// next step reads one plain field, only that field is computed, so that
+// `@x.mx.labels` never loads the tokenizer (about 100 ms); anything else
+// (`show @x.mx`, a method on it, an index) gets the whole object.
+func mxFor(v *value.Variable, rest []ast.Accessor, pos ast.Pos) (*value.Object, error) {
+	if len(rest) > 0 && rest[0].Kind == ast.AccessField && (len(rest) == 1 || rest[1].Kind != ast.AccessCall) {
+		o := value.NewObject()
+		x, ok, err := mxField(v, rest[0].Name, pos)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			o.Set(rest[0].Name, x)
+		}
+		return o, nil
+	}
+	return mxOf(v, pos)
+}
+
+// mxOf is the whole `.mx` metadata object of a value. It counts tokens.
+func mxOf(v *value.Variable, pos ast.Pos) (*value.Object, error) {
 	o := value.NewObject()
-	o.Set("labels", stringList(v.Security.Labels()))
-	o.Set("taint", stringList(v.Security.Taint()))
-	o.Set("sources", stringList(v.Security.Sources()))
-	var text string
+	for _, k := range mxKeys {
+		x, ok, err := mxField(v, k, pos)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			o.Set(k, x)
+		}
+	}
+	return o, nil
+}
+
+// mxField is one field of `.mx`; ok is false for a field v does not have.
+func mxField(v *value.Variable, name string, pos ast.Pos) (any, bool, error) {
+	switch name {
+	case "labels":
+		return stringList(v.Security.Labels()), true, nil
+	case "taint":
+		return stringList(v.Security.Taint()), true, nil
+	case "sources":
+		return stringList(v.Security.Sources()), true, nil
+	case "text":
+		return mxText(v), true, nil
+	case "data":
+		return v.Data, true, nil
+	case "type":
+		return typeName(v.Data), true, nil
+	case "tokens":
+		// Cached per Variable and keyed by the text, so re-reading a
+		// value's count does not encode it again and a shallow copy with
+		// other data cannot see a stale count.
+		n, err := tokens.CountFor(v, mxText(v))
+		if err != nil {
+			// Fail closed: a guard comparing token counts must not see 0.
+			return nil, false, &Error{Kind: KindUnexpected, Pos: pos, Err: err,
+				Message: "cannot count tokens: " + err.Error(),
+				Hint:    "use .mx.tokest for the length-based estimate"}
+		}
+		return float64(n), true, nil
+	case "tokest":
+		return float64(value.Tokens(mxText(v))), true, nil
+	case "length":
+		switch d := v.Data.(type) {
+		case string:
+			l, _ := value.Property(d, "length")
+			return l, true, nil
+		case []any:
+			return float64(len(d)), true, nil
+		}
+	}
+	return nil, false, nil
+}
+
+// mxText is `.mx.text`: the original text of parsed output, structured
+// values as indented JSON, anything else as its interpolation text.
+func mxText(v *value.Variable) string {
 	switch {
 	case v.Text != nil:
-		text = *v.Text
+		return *v.Text
 	case isStructured(v.Data):
-		text = value.ToJSON(v.Data, true)
-	default:
-		text = value.Text(v.Data)
+		return value.ToJSON(v.Data, true)
 	}
-	o.Set("text", text)
-	o.Set("data", v.Data)
-	o.Set("type", typeName(v.Data))
-	o.Set("tokens", float64(value.Tokens(text)))
-	switch d := v.Data.(type) {
-	case string:
-		l, _ := value.Property(d, "length")
-		o.Set("length", l)
-	case []any:
-		o.Set("length", float64(len(d)))
-	}
-	return o
+	return value.Text(v.Data)
 }
 
 func sortStrings(s []string) { sort.Strings(s) }
