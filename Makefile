@@ -6,7 +6,7 @@ FAIL_UNDER ?=
 FUZZTIME  ?= 30s
 GOTESTFLAGS ?= -timeout 5m
 
-.PHONY: all build test vet fmt-check lint conformance bench fuzz
+.PHONY: all build test vet fmt-check lint conformance bench fuzz soundness
 
 all: build test
 
@@ -38,3 +38,10 @@ bench:
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./grammar
 	$(GO) test -run '^$$' -fuzz '^FuzzRun$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s .
+
+# Taint soundness property test over N random programs (issue 3). With -v
+# the test prints the final figures line (programs, outputs checked,
+# violations); on a violation it prints the seed, script and a minimised one.
+N ?= 100000
+soundness:
+	$(GO) test -run '^TestTaintSoundness$$' -count=1 -timeout 0 -v . -soundness.n=$(N)
