@@ -5,23 +5,25 @@ import (
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
 )
 
 // evalString evaluates a quoted string or template. The result's
 // descriptor is the union of the interpolated values'.
 func (in *interp) evalString(e *env, s *ast.StringLit) (*value.Variable, error) {
 	var b strings.Builder
-	res := value.New(nil)
-	if err := in.renderParts(e, s.Kind, s.Parts, &b, res); err != nil {
+	var descs taint.Collector
+	if err := in.renderParts(e, s.Kind, s.Parts, &b, &descs); err != nil {
 		return nil, err
 	}
-	res.Data = b.String()
+	res := value.New(b.String())
+	res.Security = descs.Descriptor()
 	return res, nil
 }
 
-// renderParts writes template parts to b and merges the descriptors of
-// everything interpolated into res.
-func (in *interp) renderParts(e *env, kind ast.QuoteKind, parts []ast.TemplatePart, b *strings.Builder, res *value.Variable) error {
+// renderParts writes template parts to b and collects the descriptors of
+// everything interpolated into descs.
+func (in *interp) renderParts(e *env, kind ast.QuoteKind, parts []ast.TemplatePart, b *strings.Builder, descs *taint.Collector) error {
 	for _, part := range parts {
 		switch p := part.(type) {
 		case *ast.TextPart:
@@ -38,13 +40,13 @@ func (in *interp) renderParts(e *env, kind ast.QuoteKind, parts []ast.TemplatePa
 				b.WriteString(literal)
 				continue
 			}
-			res.Security = mergeDesc(res.Security, v.Security)
+			descs.Add(v.Security)
 			if e.interpolated != nil {
 				*e.interpolated = append(*e.interpolated, v)
 			}
 			b.WriteString(value.Text(v.Data))
 		case *ast.TemplateFor:
-			if err := in.renderFor(e, kind, p, b, res); err != nil {
+			if err := in.renderFor(e, kind, p, b, descs); err != nil {
 				return err
 			}
 		}
@@ -54,7 +56,7 @@ func (in *interp) renderParts(e *env, kind ast.QuoteKind, parts []ast.TemplatePa
 
 // renderFor renders an inline `/for @x in @src … /end` block once per
 // element; every element carries the source's descriptor, as in `for`.
-func (in *interp) renderFor(e *env, kind ast.QuoteKind, p *ast.TemplateFor, b *strings.Builder, res *value.Variable) error {
+func (in *interp) renderFor(e *env, kind ast.QuoteKind, p *ast.TemplateFor, b *strings.Builder, descs *taint.Collector) error {
 	src, err := in.evalExpr(e, p.Source)
 	if err != nil {
 		return atPos(err, KindUnexpected, p.Pos)
@@ -63,7 +65,7 @@ func (in *interp) renderFor(e *env, kind ast.QuoteKind, p *ast.TemplateFor, b *s
 	if err != nil {
 		return err
 	}
-	res.Security = mergeDesc(res.Security, src.Security)
+	descs.Add(src.Security)
 	for _, it := range items {
 		if err := in.checkCtx(p.Pos); err != nil {
 			return err
@@ -73,7 +75,7 @@ func (in *interp) renderFor(e *env, kind ast.QuoteKind, p *ast.TemplateFor, b *s
 		if p.Key != "" {
 			fe.sc.vars[p.Key] = derived(it.key, src)
 		}
-		if err := in.renderParts(fe, kind, p.Body, b, res); err != nil {
+		if err := in.renderParts(fe, kind, p.Body, b, descs); err != nil {
 			return err
 		}
 	}

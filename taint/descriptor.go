@@ -260,3 +260,39 @@ func filter(list []string, drop func(string) bool) []string {
 	}
 	return list
 }
+
+// Collector gathers descriptors to merge them in one Merge call, which
+// copies each list at most once instead of once per descriptor. The result
+// is exactly that of merging them one by one in the order added. The zero
+// Collector is ready to use.
+type Collector struct {
+	n      int
+	inline [6]Descriptor
+	more   []Descriptor
+}
+
+// Add records d to be merged after those already added.
+func (c *Collector) Add(d Descriptor) {
+	if d.IsZero() || (c.n > 0 && c.last().Equal(d)) {
+		return
+	}
+	if c.n < len(c.inline) {
+		c.inline[c.n] = d
+	} else {
+		c.more = append(c.more, d)
+	}
+	c.n++
+}
+
+func (c *Collector) last() Descriptor {
+	if c.n <= len(c.inline) {
+		return c.inline[c.n-1]
+	}
+	return c.more[len(c.more)-1]
+}
+
+// Descriptor returns the merge of everything added.
+func (c *Collector) Descriptor() Descriptor {
+	k := min(c.n, len(c.inline))
+	return Descriptor{}.Merge(c.inline[:k]...).Merge(c.more...)
+}

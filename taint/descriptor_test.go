@@ -149,3 +149,23 @@ func BenchmarkMergeThreeLabelled(b *testing.B) {
 		_ = taint.Descriptor{}.Merge(x, y, z)
 	}
 }
+
+// TestCollectorMatchesSequentialMerge: collecting and merging once gives
+// exactly what merging one by one gives.
+func TestCollectorMatchesSequentialMerge(t *testing.T) {
+	pool := []string{"secret", "pii", "src:js", "src:cmd", "dir:/a", "x"}
+	r := rand.New(rand.NewSource(2))
+	for i := 0; i < 2000; i++ {
+		var c taint.Collector
+		var seq taint.Descriptor
+		for j := r.Intn(12); j > 0; j-- {
+			d := taint.Make([]string{pool[r.Intn(len(pool))]}, []string{pool[r.Intn(len(pool))]}, nil)
+			if r.Intn(3) == 0 {
+				d = taint.Descriptor{}
+			}
+			c.Add(d)
+			seq = seq.Merge(d)
+		}
+		require.True(t, c.Descriptor().Equal(seq), "collector %v, sequential %v", c.Descriptor(), seq)
+	}
+}
