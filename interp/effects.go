@@ -8,22 +8,6 @@ import (
 	"github.com/guardrun/guardrun/interp/value"
 )
 
-// execOutput runs `output`/`append`. A nil value expression means the
-// document so far.
-func (in *interp) execOutput(e *env, x ast.Expr, t ast.OutputTarget, appendMode bool, pos ast.Pos) error {
-	var v *value.Variable
-	if x == nil {
-		v = value.New(in.out.document())
-	} else {
-		var err error
-		v, err = in.evalExpr(e, x)
-		if err != nil {
-			return atPos(err, KindEffect, pos)
-		}
-	}
-	return in.writeTarget(e, v, t, appendMode, pos)
-}
-
 // writeTarget writes v to a stream or file.
 func (in *interp) writeTarget(e *env, v *value.Variable, t ast.OutputTarget, appendMode bool, pos ast.Pos) error {
 	switch t.Stream {
