@@ -115,7 +115,7 @@ func withLabels(v *value.Variable, labels []string) *value.Variable {
 		return v
 	}
 	c := *v
-	c.Security = addLabels(v.Security, labels...)
+	c.Security = v.Security.WithLabels(labels...)
 	return &c
 }
 
@@ -148,7 +148,7 @@ func (in *interp) execVar(e *env, d *ast.VarDirective) error {
 		v = undefined()
 	}
 	c := *v
-	c.Security = addLabels(v.Security, d.Labels...)
+	c.Security = v.Security.WithLabels(d.Labels...)
 	op := &hooks.OperationContext{Type: "var", Subtype: "var", Name: d.Name, Labels: d.Labels, Location: location(d.Pos)}
 	stored, err := in.hooked(e, d, op, []*value.Variable{&c}, firstInput)
 	if err != nil {

@@ -100,7 +100,7 @@ func (in *interp) evalArray(e *env, x *ast.ArrayLit) (*value.Variable, error) {
 		if err != nil {
 			return nil, err
 		}
-		res.Security = mergeDesc(res.Security, v.Security)
+		res.Security = res.Security.Merge(v.Security)
 		switch {
 		case it.Spread:
 			if arr, ok := structuredData(v.Data).([]any); ok {
@@ -125,7 +125,7 @@ func (in *interp) evalObject(e *env, x *ast.ObjectLit) (*value.Variable, error) 
 		if err != nil {
 			return nil, err
 		}
-		res.Security = mergeDesc(res.Security, v.Security)
+		res.Security = res.Security.Merge(v.Security)
 		switch {
 		case en.Spread:
 			if so, ok := structuredData(v.Data).(*value.Object); ok {

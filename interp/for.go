@@ -84,7 +84,7 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 		}
 		if collect {
 			results = append(results, v.Data)
-			res.Security = mergeDesc(res.Security, v.Security)
+			res.Security = res.Security.Merge(v.Security)
 		}
 	}
 	res.Data = results
@@ -136,7 +136,7 @@ func (in *interp) evalForeach(e *env, f *ast.ForeachExpr) (*value.Variable, erro
 			return nil, err
 		}
 		out = append(out, v.Data)
-		res.Security = mergeDesc(res.Security, v.Security)
+		res.Security = res.Security.Merge(v.Security)
 	}
 	res.Data = out
 	return res, nil

@@ -26,7 +26,7 @@ func (in *interp) execImport(e *env, d *ast.ImportDirective) error {
 		for _, name := range mod.exportNames() {
 			v := exports[name]
 			o.Set(name, v.Data)
-			ns.Security = mergeDesc(ns.Security, v.Security)
+			ns.Security = ns.Security.Merge(v.Security)
 		}
 		return in.defineImported(e, d.Namespace, ns, d.Pos)
 	case d.All:

@@ -338,7 +338,7 @@ func (in *interp) evalPipeline(e *env, pe *ast.PipelineExpr) (*value.Variable, e
 		i++
 	}
 	final := *st.outputs[n]
-	final.Security = mergeDesc(st.outputs[0].Security, final.Security)
+	final.Security = st.outputs[0].Security.Merge(final.Security)
 	return &final, nil
 }
 
@@ -385,7 +385,7 @@ func (in *interp) runStage(e *env, s *ast.Stage, fr *pipeFrame) (*value.Variable
 		return res, err
 	}
 	out := *res
-	out.Security = withoutNewSourceTaint(res.Security, fr.input.Security)
+	out.Security = res.Security.WithoutNewSourceTaint(fr.input.Security)
 	return &out, nil
 }
 
@@ -473,7 +473,7 @@ func (in *interp) runParallel(e *env, s *ast.Stage, fr *pipeFrame) (*value.Varia
 			errs = append(errs, eo)
 			continue
 		}
-		res.Security = mergeDesc(res.Security, v.Security)
+		res.Security = res.Security.Merge(v.Security)
 		results = append(results, v.Data)
 	}
 	in.lastErrors = errs

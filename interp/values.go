@@ -51,7 +51,7 @@ func derived(data any, from ...*value.Variable) *value.Variable {
 	v := value.New(data)
 	for _, f := range from {
 		if f != nil {
-			v.Security = mergeDesc(v.Security, f.Security)
+			v.Security = v.Security.Merge(f.Security)
 		}
 	}
 	return v
