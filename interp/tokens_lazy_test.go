@@ -44,15 +44,26 @@ func runScript(t *testing.T, script string) string {
 	return strings.TrimSpace(res.Document)
 }
 
+// inParent re-runs the calling test alone in a fresh child process and
+// reports true in the parent (which then has nothing more to do); in the
+// child it reports false and the test body runs there.
+func inParent(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv("GUARDRUN_TOKENS_CHILD") == t.Name() {
+		return false
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "GUARDRUN_TOKENS_CHILD="+t.Name())
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "--- PASS: "+t.Name())
+	return true
+}
+
 // The tokenizer is loaded once per process, so the assertion runs in a
 // fresh child process where nothing can have counted tokens before it.
 func TestTokenizerIsLoadedOnlyWhenATokenCountIsRead(t *testing.T) {
-	if os.Getenv("GUARDRUN_TOKENS_CHILD") != "1" {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestTokenizerIsLoadedOnlyWhenATokenCountIsRead$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), "GUARDRUN_TOKENS_CHILD=1")
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		require.Contains(t, string(out), "--- PASS: TestTokenizerIsLoadedOnlyWhenATokenCountIsRead")
+	if inParent(t) {
 		return
 	}
 	require.False(t, tokens.Initialized(), "loaded before any script ran")
@@ -69,12 +80,7 @@ func TestTokenizerIsLoadedOnlyWhenATokenCountIsRead(t *testing.T) {
 // Materialising the whole .mx object counts tokens (own child process for
 // the same reason as above).
 func TestWholeMxObjectCountsTokens(t *testing.T) {
-	if os.Getenv("GUARDRUN_TOKENS_CHILD") != "2" {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestWholeMxObjectCountsTokens$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), "GUARDRUN_TOKENS_CHILD=2")
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		require.Contains(t, string(out), "--- PASS: TestWholeMxObjectCountsTokens")
+	if inParent(t) {
 		return
 	}
 	require.False(t, tokens.Initialized())
