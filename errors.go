@@ -12,6 +12,7 @@ import (
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/grammar"
 	"github.com/guardrun/guardrun/interp"
+	"github.com/guardrun/guardrun/interp/guard"
 )
 
 // Error is every failure a script can cause, in one shape for embedders,
@@ -154,6 +155,21 @@ func newError(err error, s source) *Error {
 	}
 	if e.Message == "" {
 		e.Message = err.Error()
+	}
+	var gerr *guard.Error
+	if errors.As(err, &gerr) {
+		e.Name = string(interp.KindGuard)
+		e.GuardName = gerr.GuardName()
+		e.Filter = gerr.Filter()
+		e.Reason = gerr.Reason
+		if gerr.Op != nil {
+			e.Operation = gerr.Op.Type
+			e.OperationSubtype = gerr.Op.Subtype
+		}
+		e.Timing = gerr.Timing
+		e.OutputPreview = gerr.OutputPreview
+		e.Decision = gerr.Decision
+		e.RetryHint = gerr.RetryHint
 	}
 	if e.Pos.File == "" && e.Pos.Line == 0 {
 		e.Pos.File = s.name

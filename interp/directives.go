@@ -79,7 +79,9 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 		}
 		e.mod.exports = append(e.mod.exports, d.Names...)
 		return undefined(), nil
-	case *ast.GuardDirective, *ast.PolicyDirective:
+	case *ast.GuardDirective:
+		return undefined(), in.execGuard(e, d)
+	case *ast.PolicyDirective:
 		return nil, unenforced(d)
 	case *ast.LetStmt:
 		v, err := in.evalExpr(e, d.Value)
@@ -186,14 +188,22 @@ func (in *interp) execShow(e *env, d *ast.ShowDirective) (*value.Variable, error
 	if isTemplate && tmpl.Kind != ast.SingleQuote {
 		inputs = parts
 	}
-	return in.hooked(e, d, op, inputs, func(ins []*value.Variable) (*value.Variable, error) {
-		shown := v
-		if !isTemplate && len(ins) == 1 {
+	shown := v
+	_, err = in.hooked(e, d, op, inputs, func(ins []*value.Variable) (*value.Variable, error) {
+		// Only a shown variable is replaced by a before-guard transform
+		// (SPEC §10 P12); templates and invocations show their own value.
+		if op.Subtype == "showVariable" && len(ins) == 1 {
 			shown = ins[0]
 		}
-		in.out.both(withNewline(displayText(shown)))
 		return shown, nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	// After-guards may still refuse the value, so it is printed only once
+	// they passed; their transforms do not change what is shown (§10 P6).
+	in.out.both(withNewline(displayText(shown)))
+	return shown, nil
 }
 
 // showSubtype is the operation subtype of a show (SPEC §5.5).
@@ -213,15 +223,26 @@ func showSubtype(x ast.Expr) string {
 }
 
 func (in *interp) execExe(e *env, d *ast.ExeDirective) error {
+	if _, exists := e.sc.vars[d.Name]; exists {
+		return redefinitionError(d.Name, d.Pos)
+	}
 	x := &exe{name: d.Name, params: d.Params, body: d.Body, labels: d.Labels, pos: d.Pos, sc: e.sc, mod: e.mod}
-	// Defining an exe is an operation with no inputs (SPEC §10 P11).
+	// Defining an exe is an operation with no inputs (SPEC §10 P11). The
+	// exe exists once the definition ran, so after-guards can call it; a
+	// denial takes it away again.
 	op := &hooks.OperationContext{Type: "exe", Subtype: exeSubtype(d.Body), Name: d.Name, Location: location(d.Pos)}
-	if _, err := in.hooked(e, d, op, nil, func([]*value.Variable) (*value.Variable, error) {
-		return undefined(), nil
-	}); err != nil {
+	_, err := in.hooked(e, d, op, nil, func([]*value.Variable) (*value.Variable, error) {
+		e.sc.vars[d.Name] = value.New(x)
+		return value.New(""), nil
+	})
+	if err != nil {
+		delete(e.sc.vars, d.Name)
+		if rs := asRetrySignal(err); rs != nil {
+			return guardFailure(rs.Deny("Cannot retry: "+rs.Hint()), d.Pos)
+		}
 		return err
 	}
-	return in.define(e, d.Name, value.New(x), d.Pos)
+	return nil
 }
 
 // exeSubtype is the definition subtype of an exe body (SPEC §10 P11).

@@ -6,6 +6,7 @@ import (
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/code"
+	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
 )
@@ -35,28 +36,26 @@ type interp struct {
 	// the `@mx.op`, `@mx.pipe` and `@mx.guard` stacks.
 	hooks *hooks.Manager
 	mx    hooks.Context
+	// guardReg holds the run's guards and guards evaluates them.
+	guardReg *guard.Registry
+	guards   *guard.Engine
 }
 
 func newInterp(ctx context.Context, opts Options) *interp {
-	return &interp{
+	in := &interp{
 		ctx:     ctx,
 		opts:    opts,
 		out:     &output{outW: opts.Stdout, errW: opts.Stderr, live: docStream{w: opts.Document}},
 		active:  map[*exe]int{},
 		modules: map[string]*module{},
-		hooks:   newHookManager(opts),
 	}
-}
-
-// newHookManager returns the run's hook manager: the taint post-hook first,
-// then whatever the embedder registers.
-func newHookManager(opts Options) *hooks.Manager {
-	m := hooks.NewManager()
-	m.RegisterPostAlways("taint", taintPostHook)
+	in.hooks = hooks.NewManager()
+	in.hooks.RegisterPostAlways("taint", taintPostHook)
+	in.setupGuards()
 	if opts.RegisterHooks != nil {
-		opts.RegisterHooks(m)
+		opts.RegisterHooks(in.hooks)
 	}
-	return m
+	return in
 }
 
 // close releases what the run opened.
@@ -72,6 +71,8 @@ type module struct {
 	hasExport bool
 	// imported names the module's own imports.
 	imported map[string]bool
+	// guards names the guards the module defines (importable by name).
+	guards map[string]bool
 }
 
 func newModule(file, dir string) *module {
@@ -123,6 +124,11 @@ type env struct {
 	// interpolated, when set, collects the values a template interpolates
 	// (the inputs of `show` of a template, SPEC §5.5).
 	interpolated *[]*value.Variable
+	// denied is set while a denied handler runs: `denied` is true.
+	denied bool
+	// override is the `with { guards: … }` setting of the operation being
+	// evaluated (SPEC §5.14); nil when none.
+	override *guard.Override
 }
 
 func (in *interp) rootEnv(mod *module) *env {

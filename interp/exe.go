@@ -37,6 +37,9 @@ type callOpts struct {
 	stageInput *value.Variable
 	// call is the invocation node, when there is one.
 	call ast.Node
+	// guards are the guard settings of the call (pipeline stages); nil
+	// for a plain call.
+	guards *guardCall
 }
 
 // node is the syntax node hooks see for the call.
@@ -74,32 +77,43 @@ func (in *interp) callExe(e *env, x *exe, args []*value.Variable, o callOpts) (*
 	in.depth++
 	defer func() { in.active[x]--; in.depth-- }()
 
-	sc := newScope(x.sc)
-	params := make([]codeParam, 0, len(x.params)+1)
-	for i, p := range x.params {
-		v := undefined()
-		if i < len(args) {
-			v = args[i]
-		}
-		sc.vars[p.Name] = v
-		params = append(params, codeParam{name: p.Name, val: v})
-	}
-	var stdin *string
-	if o.stageInput != nil {
-		if _, bound := sc.vars["input"]; !bound {
-			sc.vars["input"] = o.stageInput
-			params = append(params, codeParam{name: "input", val: o.stageInput})
-		}
-		s := rawText(o.stageInput)
-		stdin = &s
-	}
-	ce := &env{in: in, sc: sc, mod: x.mod, pipe: e.pipe, params: params}
-
 	op := in.exeOperation(x, o.pos)
-	res, err := in.hooked(e, o.node(), op, args, func([]*value.Variable) (*value.Variable, error) {
+	bind := func(args []*value.Variable) (*env, *string) {
+		sc := newScope(x.sc)
+		params := make([]codeParam, 0, len(x.params)+1)
+		for i, p := range x.params {
+			v := undefined()
+			if i < len(args) {
+				v = args[i]
+			}
+			sc.vars[p.Name] = v
+			params = append(params, codeParam{name: p.Name, val: v})
+		}
+		var stdin *string
+		if o.stageInput != nil {
+			if _, bound := sc.vars["input"]; !bound {
+				sc.vars["input"] = o.stageInput
+				params = append(params, codeParam{name: "input", val: o.stageInput})
+			}
+			s := rawText(o.stageInput)
+			stdin = &s
+		}
+		return &env{in: in, sc: sc, mod: x.mod, pipe: e.pipe, params: params}, stdin
+	}
+	res, err := in.hookedWith(e, o.node(), op, args, o.guards, func(ins []*value.Variable) (*value.Variable, error) {
+		ce, stdin := bind(ins)
 		return in.runExeBody(ce, x, stdin)
 	})
 	if err != nil {
+		if ge := asGuardError(err); ge != nil {
+			if h, ok := deniedHandler(x); ok {
+				ce, _ := bind(args)
+				return in.runDeniedHandler(ce, x, h, ge, args, o.pos)
+			}
+			if ge.Timing == "after" {
+				in.out.writeStderr("[Guard Warning] " + ge.Reason + "\n")
+			}
+		}
 		return nil, atPos(err, KindCall, o.pos)
 	}
 	return res, nil

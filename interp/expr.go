@@ -67,7 +67,7 @@ func (in *interp) evalExpr(e *env, x ast.Expr) (*value.Variable, error) {
 	case *ast.SkipExpr:
 		return value.New(skipSignal{}), nil
 	case *ast.DeniedExpr:
-		return value.New(false), nil
+		return value.New(e.denied), nil
 	case *ast.DenyExpr:
 		// Outside a guard nothing would act on the decision; stopping is the
 		// only reading of `deny` that cannot let data through.

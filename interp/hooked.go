@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
 )
@@ -18,12 +19,38 @@ const KindDenied ErrorKind = "OperationDenied"
 // extent, body included.
 func (in *interp) hooked(e *env, node ast.Node, op *hooks.OperationContext, inputs []*value.Variable,
 	body func(inputs []*value.Variable) (*value.Variable, error)) (*value.Variable, error) {
+	return in.hookedWith(e, node, op, inputs, nil, body)
+}
+
+// hookedWith is hooked with guard settings for the operation (pipeline
+// stages, effects); gc nil means the defaults plus the env's override.
+func (in *interp) hookedWith(e *env, node ast.Node, op *hooks.OperationContext, inputs []*value.Variable, gc *guardCall,
+	body func(inputs []*value.Variable) (*value.Variable, error)) (*value.Variable, error) {
 	in.mx.Op.Push(op)
 	defer in.mx.Op.Pop()
+	if gc == nil && e != nil && e.override != nil {
+		gc = &guardCall{}
+	}
+	if gc != nil && e != nil && e.override != nil && gc.opts.Override == nil {
+		gc.opts.Override = e.override
+	}
 	call := &hooks.Call{Node: node, Inputs: inputs, Env: e, Op: op}
+	if gc != nil {
+		call.Extra = gc
+	}
+	var pos ast.Pos
+	if node != nil {
+		pos = node.Position()
+	}
 	if in.hooks.HasPre() {
 		d := in.hooks.RunPre(call)
 		if d.Stops() {
+			if ge, ok := d.Err.(*guard.Error); ok {
+				if d.Action == hooks.Retry {
+					return nil, &guard.RetrySignal{Err: ge}
+				}
+				return nil, guardFailure(ge, pos)
+			}
 			return nil, deniedError(node, op, d)
 		}
 		if d.Inputs != nil {
@@ -37,7 +64,11 @@ func (in *interp) hooked(e *env, node ast.Node, op *hooks.OperationContext, inpu
 	if res == nil {
 		res = undefined()
 	}
-	return in.hooks.RunPost(call, res)
+	out, err := in.hooks.RunPost(call, res)
+	if err != nil {
+		return nil, guardFailure(err, pos)
+	}
+	return out, nil
 }
 
 // deniedError is the error for an operation a pre-hook stopped. Every

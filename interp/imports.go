@@ -39,6 +39,11 @@ func (in *interp) execImport(e *env, d *ast.ImportDirective) error {
 	}
 	for _, n := range d.Names {
 		v, ok := exports[n.Name]
+		if !ok && mod.guards[n.Name] {
+			// Guards register when their module runs; importing one by
+			// name only checks that the module defines it.
+			continue
+		}
 		if !ok {
 			return newError(KindImport, n.Pos, "export it from the module with `export { @"+n.Name+" }`",
 				"Import '%s' not found in %s", n.Name, d.Path)

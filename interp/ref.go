@@ -65,6 +65,23 @@ func (in *interp) applyPath(e *env, cur *value.Variable, path []ast.Accessor, r 
 		if acc.Optional && isNullish(cur) {
 			return undefined(), nil
 		}
+		if cur.Items != nil && !inMeta {
+			res, next, done, handled, err := in.listAccess(e, cur, path, i, r)
+			if err != nil {
+				return nil, err
+			}
+			if handled {
+				if done {
+					return res, nil
+				}
+				cur = res
+				if acc.Kind == ast.AccessField && acc.Name == "mx" {
+					inMeta = true
+				}
+				i = next - 1
+				continue
+			}
+		}
 		switch acc.Kind {
 		case ast.AccessField:
 			if i+1 < len(path) && path[i+1].Kind == ast.AccessCall {
@@ -248,6 +265,8 @@ func (in *interp) callValue(e *env, callee *value.Variable, args []*value.Variab
 	switch f := callee.Data.(type) {
 	case *exe:
 		return in.callExe(e, f, args, callOpts{pos: pos})
+	case *guardHelper:
+		return in.callGuardHelper(f, args, pos)
 	case builtin:
 		var input any = ""
 		var extra []any

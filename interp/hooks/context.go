@@ -47,6 +47,10 @@ type PipeFrame struct {
 // runs. The guard package fills Fields; this package only scopes it.
 type GuardFrame struct {
 	Fields *value.Object
+	// Ambient holds the other `@mx` keys a guard sees (labels, taint,
+	// sources, args, denied); they are set on `@mx` while the frame is
+	// active.
+	Ambient *value.Object
 }
 
 // Context keeps the `@mx` namespaces that follow the dynamic extent of an
@@ -100,7 +104,14 @@ func (c *Context) AddTo(o *value.Object) {
 		po.Set("guards", guards)
 		o.Set("pipe", po)
 	}
-	if g, ok := c.Guard.Top(); ok && g.Fields != nil {
-		o.Set("guard", g.Fields)
+	if g, ok := c.Guard.Top(); ok {
+		if g.Fields != nil {
+			o.Set("guard", g.Fields)
+		}
+		if g.Ambient != nil {
+			for _, k := range g.Ambient.Keys {
+				o.Set(k, g.Ambient.Values[k])
+			}
+		}
 	}
 }

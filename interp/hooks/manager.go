@@ -20,6 +20,10 @@ type Call struct {
 	Env any
 	// Op describes the operation.
 	Op *OperationContext
+	// Extra carries per-call settings for the hooks that know them (the
+	// guard hooks read the operation's `with { guards }` override and
+	// retry attempt from it); opaque to this package.
+	Extra any
 }
 
 // PreHook inspects an operation before it runs. An error is treated as an

@@ -43,6 +43,14 @@ func CallMethod(recv any, name string, args []any) (any, error) {
 					".toFixed() digits must be between 0 and 100, got %s", FormatNumber(argNumber(args, 0, 0)))
 			}
 			return fmt.Sprintf("%.*f", digits, r), nil
+		case "greaterThan":
+			return r > argNumber(args, 0, 0), nil
+		case "lessThan":
+			return r < argNumber(args, 0, 0), nil
+		case "greaterThanOrEqual":
+			return r >= argNumber(args, 0, 0), nil
+		case "lessThanOrEqual":
+			return r <= argNumber(args, 0, 0), nil
 		}
 	case bool:
 		if name == "toString" {

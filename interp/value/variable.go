@@ -56,6 +56,10 @@ type Variable struct {
 	// Source names where the value came from (a directive, "js", "cmd"…),
 	// for messages and later provenance.
 	Source string
+	// Items, when non-nil, are the member values of a per-operation guard
+	// input list (`@input` of an operation guard): each keeps its own
+	// descriptor while Data holds their data and Security their union.
+	Items []*Variable
 }
 
 // New wraps data in a Variable with an empty descriptor.

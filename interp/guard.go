@@ -1,0 +1,287 @@
+package interp
+
+import (
+	"errors"
+
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/guard"
+	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// KindGuard is the error kind of a guard denial.
+const KindGuard ErrorKind = "GuardError"
+
+// guardCall is the guard settings of one hooked operation (hooks.Call
+// Extra).
+type guardCall struct {
+	opts guard.Options
+	// beforeOnly skips the after phase (pipeline stages, SPEC §10 P7).
+	beforeOnly bool
+	// effect marks operations that can never be retried.
+	effect bool
+	// record receives every phase's results (`@p.guards`).
+	record func(phase string, d guard.Decision)
+}
+
+// setupGuards creates the run's guard registry and engine and registers
+// the guard pre- and post-hooks, after the taint hook and before any
+// embedder hook.
+func (in *interp) setupGuards() {
+	in.guardReg = guard.NewRegistry()
+	in.guards = guard.NewEngine(in.guardReg, in.evalGuard)
+	in.hooks.RegisterPre("guards", in.guardPreHook)
+	in.hooks.RegisterPost("guards", in.guardPostHook)
+}
+
+// execGuard registers a guard directive (SPEC §5.2).
+func (in *interp) execGuard(e *env, d *ast.GuardDirective) error {
+	g := guard.New(d, e)
+	if err := in.guardReg.Add(g); err != nil {
+		return newError(KindGuard, d.Pos, "give each guard its own name", "%s", err.Error())
+	}
+	if d.Name != "" {
+		if e.mod.guards == nil {
+			e.mod.guards = map[string]bool{}
+		}
+		e.mod.guards[d.Name] = true
+	}
+	return nil
+}
+
+func guardCallOf(c *hooks.Call) *guardCall {
+	if gc, ok := c.Extra.(*guardCall); ok && gc != nil {
+		return gc
+	}
+	return &guardCall{}
+}
+
+func (in *interp) guardPreHook(c *hooks.Call) (hooks.Decision, error) {
+	if !in.guardReg.Has(guard.Before) {
+		return hooks.Decision{Action: hooks.Continue}, nil
+	}
+	gc := guardCallOf(c)
+	d := in.guards.Before(c, gc.opts)
+	in.afterPhase(gc, "before", d)
+	switch d.Action {
+	case guard.Deny:
+		return hooks.Decision{Action: hooks.Deny, Reason: d.Err.Reason, Err: d.Err}, nil
+	case guard.Retry:
+		return hooks.Decision{Action: hooks.Retry, Reason: d.Err.Reason, Hint: d.Err.RetryHint, Err: d.Err}, nil
+	}
+	return hooks.Decision{Action: hooks.Continue, Inputs: d.Inputs}, nil
+}
+
+func (in *interp) guardPostHook(c *hooks.Call, res *value.Variable) (*value.Variable, error) {
+	if !in.guardReg.Has(guard.After) {
+		return res, nil
+	}
+	gc := guardCallOf(c)
+	if gc.beforeOnly {
+		return res, nil
+	}
+	d := in.guards.After(c, res, gc.opts)
+	in.afterPhase(gc, "after", d)
+	switch d.Action {
+	case guard.Deny:
+		return nil, d.Err
+	case guard.Retry:
+		sig := &guard.RetrySignal{Err: d.Err}
+		if gc.effect {
+			return nil, sig.Deny("Guard retry not supported for effects: " + sig.Hint())
+		}
+		return nil, sig
+	}
+	if d.Output != nil {
+		return d.Output, nil
+	}
+	return res, nil
+}
+
+// afterPhase writes allow warnings and records the phase for pipelines.
+func (in *interp) afterPhase(gc *guardCall, phase string, d guard.Decision) {
+	for _, w := range d.Warnings {
+		in.out.writeStderr("[Guard Warning] " + w + "\n")
+	}
+	if gc.record != nil && len(d.Results) > 0 {
+		gc.record(phase, d)
+	}
+}
+
+// guardFailure converts what a hooked operation's guards returned into the
+// run's error: a denial becomes a GuardError at pos; a retry request is
+// passed on for a runner to take.
+func guardFailure(err error, pos ast.Pos) error {
+	var ge *guard.Error
+	if errors.As(err, &ge) {
+		var ie *Error
+		if errors.As(err, &ie) {
+			return err
+		}
+		return &Error{Kind: KindGuard, Pos: pos, Message: ge.Error(), Err: ge,
+			Hint: "a guard refused this operation; change the data's labels, the guard, or handle the denial with a denied => arm"}
+	}
+	return err
+}
+
+// asGuardError finds a guard denial in err.
+func asGuardError(err error) *guard.Error {
+	var ge *guard.Error
+	if errors.As(err, &ge) {
+		return ge
+	}
+	return nil
+}
+
+// asRetrySignal finds an unanswered after-phase retry in err.
+func asRetrySignal(err error) *guard.RetrySignal {
+	var rs *guard.RetrySignal
+	if errors.As(err, &rs) {
+		return rs
+	}
+	return nil
+}
+
+// deniedHandler returns the when body of an exe that has `denied` arms
+// (SPEC §5.11).
+func deniedHandler(x *exe) (*ast.WhenExpr, bool) {
+	w, ok := x.body.(*ast.WhenExpr)
+	if !ok {
+		return nil, false
+	}
+	for _, arm := range w.Arms {
+		if arm.Kind == ast.ArmCond && mentionsDenied(arm.Cond) {
+			return w, true
+		}
+	}
+	return nil, false
+}
+
+// mentionsDenied reports whether a condition refers to `denied`.
+func mentionsDenied(x ast.Expr) bool {
+	found := false
+	ast.Inspect(x, func(n ast.Node) bool {
+		if _, ok := n.(*ast.DeniedExpr); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// runDeniedHandler evaluates an exe's when body in deny mode: only arms
+// whose condition mentions `denied` are considered, first match wins, the
+// parameters hold the original arguments, and `@mx.guard` describes the
+// denial. The branch value is the call's result and keeps its labels
+// (PORT of SPEC §10 P2). With no matching arm the denial stands.
+func (in *interp) runDeniedHandler(ce *env, x *exe, w *ast.WhenExpr, ge *guard.Error, args []*value.Variable, pos ast.Pos) (*value.Variable, error) {
+	de := ce.child()
+	de.denied = true
+	if _, ok := de.lookup("input"); !ok {
+		if ge.Input != nil {
+			de.sc.vars["input"] = ge.Input
+		} else {
+			de.sc.vars["input"] = undefined()
+		}
+	}
+	if _, ok := de.lookup("output"); !ok {
+		if ge.Input != nil {
+			de.sc.vars["output"] = value.New(rawText(ge.Input))
+		} else {
+			de.sc.vars["output"] = value.New("")
+		}
+	}
+	in.mx.Guard.Push(hooks.GuardFrame{Fields: deniedFields(ge), Ambient: deniedAmbient(ge, args)})
+	defer in.mx.Guard.Pop()
+	for _, arm := range w.Arms {
+		if arm.Let {
+			if d, ok := arm.Action.(ast.Directive); ok {
+				if _, err := in.execStatement(de, d); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		if arm.Kind != ast.ArmCond || !mentionsDenied(arm.Cond) {
+			continue
+		}
+		ok, err := in.evalCond(de, arm.Cond)
+		if err != nil {
+			return nil, atPos(err, KindUnexpected, arm.Pos)
+		}
+		if !ok {
+			continue
+		}
+		in.out.writeStderr("[Guard Warning] " + ge.Reason + "\n")
+		v, isValue, err := in.evalAction(de, arm.Action, false)
+		if err != nil {
+			return nil, atPos(err, KindUnexpected, arm.Pos)
+		}
+		if !isValue || v == nil {
+			return undefined(), nil
+		}
+		return v, nil
+	}
+	if ge.Timing == "after" {
+		in.out.writeStderr("[Guard Warning] " + ge.Reason + "\n")
+	}
+	return nil, guardFailure(ge, pos)
+}
+
+// deniedFields is `@mx.guard` inside a denied handler.
+func deniedFields(ge *guard.Error) *value.Object {
+	o := value.NewObject()
+	if ge.Guard != nil && ge.Guard.Name != "" {
+		o.Set("name", ge.Guard.Name)
+	} else {
+		o.Set("name", nil)
+	}
+	o.Set("reason", ge.Reason)
+	reasons := make([]any, len(ge.Reasons))
+	for i, r := range ge.Reasons {
+		reasons[i] = r
+	}
+	o.Set("reasons", reasons)
+	o.Set("decision", ge.Decision)
+	trace, hints, _ := traceObjects(ge.Results)
+	o.Set("hints", hints)
+	o.Set("trace", trace)
+	o.Set("try", float64(ge.Try))
+	o.Set("attempt", float64(ge.Try))
+	tries := make([]any, 0, len(ge.History))
+	hh := make([]any, 0, len(ge.History))
+	for _, a := range ge.History {
+		t := value.NewObject()
+		t.Set("attempt", float64(a.Attempt))
+		t.Set("decision", a.Decision)
+		t.Set("hint", a.Hint)
+		tries = append(tries, t)
+		hh = append(hh, a.Hint)
+	}
+	o.Set("tries", tries)
+	o.Set("hintHistory", hh)
+	o.Set("max", float64(guard.MaxTries))
+	o.Set("timing", ge.Timing)
+	o.Set("filter", ge.Filter())
+	if ge.Input != nil {
+		o.Set("input", ge.Input.Data)
+	}
+	return o
+}
+
+func deniedAmbient(ge *guard.Error, args []*value.Variable) *value.Object {
+	o := value.NewObject()
+	var d taintOf
+	if ge.Input != nil {
+		d = taintOf{ge.Input.Security.Labels(), ge.Input.Security.Taint(), ge.Input.Security.Sources()}
+	}
+	o.Set("labels", stringList(d.labels))
+	o.Set("taint", stringList(d.taint))
+	o.Set("sources", stringList(d.sources))
+	o.Set("denied", true)
+	c := &hooks.Call{Op: ge.Op, Inputs: args}
+	o.Set("args", argsObject(c))
+	return o
+}
+
+type taintOf struct{ labels, taint, sources []string }

@@ -1,0 +1,386 @@
+package interp
+
+import (
+	"fmt"
+
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/guard"
+	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
+)
+
+// evalGuard runs one guard's rules (SPEC §5.6, §5.7): the first rule whose
+// condition holds decides; no match allows. It runs inside the guard
+// pre/post hook, so operations it causes are not guarded. Any error
+// (a failing condition, helper or action) is returned and the engine
+// denies the operation.
+func (in *interp) evalGuard(ev *guard.Evaluation) (out guard.Outcome, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	ge := in.guardEnv(ev)
+	base := guardBase(ev)
+	bindGuardHelpers(ge, ev, base)
+	in.mx.Guard.Push(hooks.GuardFrame{Fields: guardFields(ev, base), Ambient: guardAmbient(ev, base)})
+	defer in.mx.Guard.Pop()
+	for _, arm := range ev.Guard.Rules.Arms {
+		if err := in.checkCtx(arm.Pos); err != nil {
+			return out, err
+		}
+		if arm.Let {
+			if d, ok := arm.Action.(ast.Directive); ok {
+				if _, err := in.execStatement(ge, d); err != nil {
+					return out, err
+				}
+			}
+			continue
+		}
+		if arm.Kind == ast.ArmCond {
+			ok, err := in.evalCond(ge, arm.Cond)
+			if err != nil {
+				return out, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		return in.guardAction(ge, ev, base, arm.Action)
+	}
+	return guard.Outcome{Action: guard.Allow}, nil
+}
+
+// guardEnv is the scope a guard body runs in: the operation's scope (an
+// imported guard's own module when the operation is elsewhere), with
+// @input and @output bound.
+func (in *interp) guardEnv(ev *guard.Evaluation) *env {
+	var base *env
+	if ce, ok := ev.Call.Env.(*env); ok && ce != nil {
+		base = ce
+	}
+	if de, ok := ev.Guard.Env.(*env); ok && de != nil && (base == nil || base.mod != de.mod) {
+		pipe := (*pipeFrame)(nil)
+		if base != nil {
+			pipe = base.pipe
+		}
+		base = de.withPipe(pipe)
+	}
+	ge := base.child()
+	ge.lenient = false
+	ge.interpolated = nil
+	ge.denied = false
+	ge.sc.vars["input"] = guardInput(ev)
+	ge.sc.vars["output"] = guardOutput(ev)
+	return ge
+}
+
+// guardInput is @input: the guarded value, or the list of inputs of a
+// per-operation guard.
+func guardInput(ev *guard.Evaluation) *value.Variable {
+	if ev.Scope == guard.PerInput {
+		if ev.Input == nil {
+			return undefined()
+		}
+		return ev.Input
+	}
+	return inputList(ev.Inputs)
+}
+
+// inputList makes a per-operation @input: an array of the inputs' data
+// whose descriptor is their union and whose items keep their own.
+func inputList(items []*value.Variable) *value.Variable {
+	data := make([]any, len(items))
+	var c taint.Collector
+	for i, it := range items {
+		data[i] = it.Data
+		c.Add(it.Security)
+	}
+	v := value.New(data)
+	v.Security = c.Descriptor()
+	v.Items = items
+	return v
+}
+
+// guardOutput is @output: before, the text of the guarded value (the
+// first input for operation guards, "" without inputs); after, the
+// current output.
+func guardOutput(ev *guard.Evaluation) *value.Variable {
+	if ev.Phase == guard.After && ev.Output != nil {
+		return ev.Output
+	}
+	src := ev.Input
+	if src == nil && len(ev.Inputs) > 0 {
+		src = ev.Inputs[0]
+	}
+	if src == nil {
+		return value.New("")
+	}
+	v := value.New(rawText(src))
+	v.Security = src.Security
+	return v
+}
+
+// guardBase is the value whose descriptor a replacement keeps and whose
+// labels `@mx.labels` shows.
+func guardBase(ev *guard.Evaluation) *value.Variable {
+	if ev.Phase == guard.After && ev.Output != nil {
+		if ev.Scope == guard.PerInput && ev.Input != nil {
+			return ev.Input
+		}
+		return ev.Output
+	}
+	if ev.Input != nil {
+		return ev.Input
+	}
+	if len(ev.Inputs) > 0 {
+		if ev.Scope == guard.PerOperation {
+			return inputList(ev.Inputs)
+		}
+		return ev.Inputs[0]
+	}
+	return value.New("")
+}
+
+// guardAction turns the matched rule's action into an outcome.
+func (in *interp) guardAction(ge *env, ev *guard.Evaluation, base *value.Variable, action ast.Node) (guard.Outcome, error) {
+	if s, ok := action.(*ast.ExprStmt); ok {
+		action = s.Value
+	}
+	who := ev.Guard.Label()
+	switch a := action.(type) {
+	case *ast.AllowExpr:
+		out := guard.Outcome{Action: guard.Allow, Matched: true}
+		var rep *value.Variable
+		if a.Value != nil {
+			v, err := in.evalExpr(ge, a.Value)
+			if err != nil {
+				return out, err
+			}
+			rep = replacementOf(base, v, ev)
+		}
+		if a.With != nil {
+			opts, err := in.evalExpr(ge, a.With)
+			if err != nil {
+				return out, err
+			}
+			o, _ := opts.Data.(*value.Object)
+			if o != nil {
+				var mods []string
+				for _, l := range stringsOf(o.Values["addLabels"]) {
+					mods = append(mods, l)
+				}
+				for _, l := range stringsOf(o.Values["removeLabels"]) {
+					mods = append(mods, "!"+l)
+				}
+				if w, ok := o.Values["warning"]; ok {
+					out.Warning = value.Text(w)
+				}
+				if len(mods) > 0 {
+					if rep == nil {
+						rep = base
+						if ev.Phase == guard.After && ev.Output != nil {
+							rep = ev.Output
+						}
+					}
+					d, err := applyLabelMods(rep.Security, mods, ev.Guard.Privileged, who)
+					if err != nil {
+						return out, err
+					}
+					c := *rep
+					c.Security = d
+					rep = &c
+				}
+			}
+		}
+		out.Replacement = rep
+		return out, nil
+	case *ast.DenyExpr:
+		return guard.Outcome{Action: guard.Deny, Matched: true, Reason: a.Reason}, nil
+	case *ast.RetryExpr:
+		out := guard.Outcome{Action: guard.Retry, Matched: true}
+		if a.Hint != nil {
+			h, err := in.evalExpr(ge, a.Hint)
+			if err != nil {
+				return out, err
+			}
+			out.Hint = value.Text(h.Data)
+		}
+		return out, nil
+	case *ast.LabelExpr:
+		v, err := in.evalExpr(ge, a.Value)
+		if err != nil {
+			return guard.Outcome{}, err
+		}
+		rep := replacementOf(base, v, ev)
+		d, err := applyLabelMods(rep.Security, a.Labels, ev.Guard.Privileged, who)
+		if err != nil {
+			return guard.Outcome{}, err
+		}
+		rep.Security = d
+		return guard.Outcome{Action: guard.Allow, Matched: true, Replacement: rep}, nil
+	}
+	return guard.Outcome{}, newError(KindGuard, action.Position(), "end each rule with allow, allow @value, deny \"reason\" or retry \"hint\"",
+		"guard %s: a rule's action must be allow, deny, retry or a label change", who)
+}
+
+// replacementOf is a guard's replacement value: its own data, carrying
+// the guarded value's descriptor merged with its own (SPEC §5.8).
+func replacementOf(base, v *value.Variable, ev *guard.Evaluation) *value.Variable {
+	c := *v
+	c.Items = nil
+	src := base
+	if ev.Phase == guard.After && ev.Output != nil {
+		src = ev.Output
+	}
+	c.Security = src.Security.Merge(v.Security)
+	return &c
+}
+
+func stringsOf(x any) []string {
+	switch v := x.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, e := range v {
+			out = append(out, value.Text(e))
+		}
+		return out
+	}
+	return nil
+}
+
+// guardFields is `@mx.guard` (SPEC §5.6).
+func guardFields(ev *guard.Evaluation, base *value.Variable) *value.Object {
+	g := ev.Guard
+	o := value.NewObject()
+	if g.Name != "" {
+		o.Set("name", g.Name)
+	} else {
+		o.Set("name", nil)
+	}
+	o.Set("try", float64(ev.Try))
+	o.Set("attempt", float64(ev.Try))
+	tries := make([]any, 0, len(ev.History))
+	hints := make([]any, 0, len(ev.History))
+	for _, a := range ev.History {
+		t := value.NewObject()
+		t.Set("attempt", float64(a.Attempt))
+		t.Set("decision", a.Decision)
+		t.Set("hint", a.Hint)
+		tries = append(tries, t)
+		hints = append(hints, a.Hint)
+	}
+	o.Set("tries", tries)
+	o.Set("max", float64(ev.Max))
+	o.Set("hintHistory", hints)
+	if ev.Phase == guard.After {
+		o.Set("timing", "after")
+	} else {
+		o.Set("timing", "before")
+	}
+	o.Set("input", guardInput(ev).Data)
+	o.Set("output", guardOutput(ev).Data)
+	o.Set("labels", stringList(base.Security.Labels()))
+	o.Set("taint", stringList(base.Security.Taint()))
+	o.Set("sources", stringList(base.Security.Sources()))
+	trace, hintObjs, reasons := traceObjects(ev.Trace)
+	o.Set("trace", trace)
+	o.Set("hints", hintObjs)
+	o.Set("reasons", reasons)
+	if len(reasons) > 0 {
+		o.Set("reason", reasons[0])
+	} else {
+		o.Set("reason", nil)
+	}
+	o.Set("filter", g.Filter())
+	o.Set("args", argsObject(ev.Call))
+	return o
+}
+
+// guardAmbient are the `@mx` keys a guard sees besides `guard`.
+func guardAmbient(ev *guard.Evaluation, base *value.Variable) *value.Object {
+	o := value.NewObject()
+	o.Set("labels", stringList(base.Security.Labels()))
+	o.Set("taint", stringList(base.Security.Taint()))
+	o.Set("sources", stringList(base.Security.Sources()))
+	o.Set("args", argsObject(ev.Call))
+	return o
+}
+
+// traceObjects renders guard results as `@mx.guard.trace`, `.hints` and
+// `.reasons`.
+func traceObjects(rs []guard.Result) (trace, hints, reasons []any) {
+	trace, hints, reasons = []any{}, []any{}, []any{}
+	for _, r := range rs {
+		t := value.NewObject()
+		name := any(nil)
+		if r.Guard.Name != "" {
+			name = r.Guard.Name
+		}
+		t.Set("guardName", name)
+		t.Set("decision", r.Action.String())
+		if r.Reason != "" {
+			t.Set("reason", r.Reason)
+		} else {
+			t.Set("reason", nil)
+		}
+		if r.Action == guard.Retry {
+			h := value.NewObject()
+			h.Set("guardName", name)
+			h.Set("hint", r.Hint)
+			t.Set("hint", h)
+			hints = append(hints, h)
+			reasons = append(reasons, r.Hint)
+		} else {
+			t.Set("hint", nil)
+		}
+		if r.Action == guard.Deny {
+			reasons = append(reasons, r.Reason)
+		}
+		if r.Replacement != nil {
+			t.Set("replacement", r.Replacement.Data)
+		} else {
+			t.Set("replacement", nil)
+		}
+		t.Set("timing", timingText(r.Timing))
+		t.Set("scope", r.Scope.String())
+		trace = append(trace, t)
+	}
+	return trace, hints, reasons
+}
+
+func timingText(t guard.Timing) string {
+	if t == guard.After {
+		return "after"
+	}
+	return "before"
+}
+
+// argsObject is `@mx.args`: the operation's inputs by parameter name, and
+// `names`.
+func argsObject(c *hooks.Call) *value.Object {
+	o := value.NewObject()
+	var names []any
+	if c.Op != nil && c.Op.Metadata != nil {
+		if ps, ok := c.Op.Metadata["params"].([]any); ok {
+			names = ps
+		}
+	}
+	for i, n := range names {
+		name, _ := n.(string)
+		if name == "" || i >= len(c.Inputs) || c.Inputs[i] == nil {
+			continue
+		}
+		o.Set(name, c.Inputs[i].Data)
+	}
+	if names == nil {
+		names = []any{}
+	}
+	if _, taken := o.Get("names"); !taken {
+		o.Set("names", names)
+	}
+	return o
+}
