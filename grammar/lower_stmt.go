@@ -415,6 +415,17 @@ func (l *lowerer) guard(g *guardStmt, p ast.Pos) *ast.GuardDirective {
 	if outer != nil {
 		l.failCont(outer, "Syntax error: unexpected text after the guard's block")
 	}
+	for _, arm := range d.Body.Arms {
+		a := arm.Action
+		if s, ok := a.(*ast.ExprStmt); ok {
+			a = s.Value
+		}
+		if r, ok := a.(*ast.RetryExpr); ok && !isStringLit(r.Hint) {
+			if l.err == nil {
+				l.err = posErr(r.Pos, `Guard retry actions require a hint: retry "hint"`, "retry", `give the retry a quoted hint: retry "try a shorter answer"`)
+			}
+		}
+	}
 	if g.With != nil {
 		opts := l.object(g.With)
 		for _, e := range opts.Entries {
@@ -450,4 +461,11 @@ func (l *lowerer) filter(f *filter) string {
 		b.WriteString(s.Name)
 	}
 	return b.String()
+}
+
+// isStringLit reports whether x is a quoted string: guard hints are
+// literal text (SPEC §10 P13).
+func isStringLit(x ast.Expr) bool {
+	_, ok := x.(*ast.StringLit)
+	return ok
 }

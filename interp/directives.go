@@ -21,7 +21,7 @@ func (in *interp) execDocument(e *env, doc *ast.Document) error {
 		case ast.Directive:
 			in.curPos = d.Position()
 			if err := in.execDirective(e, d); err != nil {
-				return err
+				return unansweredRetry(err, d.Position())
 			}
 		}
 	}
@@ -48,9 +48,17 @@ func (in *interp) execDirective(e *env, d ast.Directive) error {
 func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error) {
 	switch d := d.(type) {
 	case *ast.VarDirective:
-		return undefined(), in.execVar(e, d)
+		return undefined(), in.retrying(d.Pos, replayableValue(d.Value), true, func() error {
+			return in.execVar(e, d)
+		})
 	case *ast.ShowDirective:
-		return in.execShow(e, d)
+		var shown *value.Variable
+		err := in.retrying(d.Pos, showReplayable(d.Value), false, func() error {
+			v, err := in.execShow(e, d)
+			shown = v
+			return err
+		})
+		return shown, err
 	case *ast.ExeDirective:
 		return undefined(), in.execExe(e, d)
 	case *ast.RunDirective:
@@ -164,6 +172,19 @@ func (in *interp) execVar(e *env, d *ast.VarDirective) error {
 func firstInput(inputs []*value.Variable) (*value.Variable, error) { return inputs[0], nil }
 
 func (in *interp) execShow(e *env, d *ast.ShowDirective) (*value.Variable, error) {
+	// A shown variable piped or given options is still a shown variable:
+	// guards see the variable, and a replacement feeds the pipeline
+	// (SPEC §10 P12). The with-clause's guard override covers the show.
+	if pe, ok := d.Value.(*ast.PipelineExpr); ok {
+		if r, ok := pe.Source.(*ast.Ref); ok && !isInvocation(r) {
+			return in.showPiped(e, d, pe, r)
+		}
+		oe, err := in.withOverride(e, pe.With)
+		if err != nil {
+			return nil, atPos(err, KindGuard, d.Pos)
+		}
+		e = oe
+	}
 	ve := e
 	var parts []*value.Variable
 	tmpl, isTemplate := d.Value.(*ast.StringLit)
@@ -204,6 +225,47 @@ func (in *interp) execShow(e *env, d *ast.ShowDirective) (*value.Variable, error
 	// they passed; their transforms do not change what is shown (§10 P6).
 	in.out.both(withNewline(displayText(shown)))
 	return shown, nil
+}
+
+// showPiped shows `@var | stages` or `@var with { … }`: the operation's
+// input is the variable, and the pipeline runs on what the guards left.
+func (in *interp) showPiped(e *env, d *ast.ShowDirective, pe *ast.PipelineExpr, r *ast.Ref) (*value.Variable, error) {
+	oe, err := in.withOverride(e, pe.With)
+	if err != nil {
+		return nil, atPos(err, KindGuard, d.Pos)
+	}
+	src, err := in.evalExpr(oe, r)
+	if err != nil {
+		return nil, atPos(err, KindUnexpected, d.Pos)
+	}
+	op := &hooks.OperationContext{Type: "show", Subtype: "showVariable", Name: r.Name, Location: location(d.Pos)}
+	var shown *value.Variable
+	_, err = in.hooked(oe, d, op, []*value.Variable{src}, func(ins []*value.Variable) (*value.Variable, error) {
+		v, err := in.evalPipelineFrom(e, pe, ins[0])
+		if err != nil {
+			return nil, err
+		}
+		if err := retryOutsidePipeline(v, d.Pos); err != nil {
+			return nil, err
+		}
+		shown = v
+		return v, nil
+	})
+	if err != nil {
+		return nil, atPos(err, KindUnexpected, d.Pos)
+	}
+	in.out.both(withNewline(displayText(shown)))
+	return shown, nil
+}
+
+// showReplayable reports whether a show can be re-run for an after-guard
+// retry: it shows an invocation.
+func showReplayable(x ast.Expr) bool {
+	if pe, ok := x.(*ast.PipelineExpr); ok {
+		x = pe.Source
+	}
+	r, ok := x.(*ast.Ref)
+	return ok && isInvocation(r)
 }
 
 // showSubtype is the operation subtype of a show (SPEC §5.5).

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
 )
@@ -33,10 +34,16 @@ func (in *interp) execEffect(e *env, d ast.Directive, x ast.Expr, t ast.OutputTa
 	if r, ok := x.(*ast.Ref); ok {
 		op.Name = r.Name
 	}
-	_, err := in.hooked(e, d, op, []*value.Variable{v}, func(inputs []*value.Variable) (*value.Variable, error) {
-		return inputs[0], in.writeTarget(e, inputs[0], t, appendMode, pos)
+	var payload *value.Variable
+	_, err := in.hookedWith(e, d, op, []*value.Variable{v}, &guardCall{effect: true, opts: guard.Options{Effect: true}}, func(inputs []*value.Variable) (*value.Variable, error) {
+		payload = inputs[0]
+		return payload, nil
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	// Written only once the after-guards passed too.
+	return in.writeTarget(e, payload, t, appendMode, pos)
 }
 
 // isPlainText reports whether a string literal has no interpolation.
@@ -59,9 +66,14 @@ func (in *interp) execLog(e *env, d *ast.LogDirective) error {
 	if r, ok := d.Value.(*ast.Ref); ok {
 		op.Name = r.Name
 	}
-	_, err = in.hooked(e, d, op, []*value.Variable{v}, func(inputs []*value.Variable) (*value.Variable, error) {
-		in.out.writeStderr(withNewline(value.Text(inputs[0].Data)))
-		return inputs[0], nil
+	var payload *value.Variable
+	_, err = in.hookedWith(e, d, op, []*value.Variable{v}, &guardCall{effect: true, opts: guard.Options{Effect: true}}, func(inputs []*value.Variable) (*value.Variable, error) {
+		payload = inputs[0]
+		return payload, nil
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	in.out.writeStderr(withNewline(value.Text(payload.Data)))
+	return nil
 }

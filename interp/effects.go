@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/guard"
+	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
 )
 
@@ -56,7 +58,10 @@ func jsonData(v *value.Variable) any {
 	return v.Data
 }
 
-// runEffect runs an inline pipeline effect on the current value.
+// runEffect runs an inline pipeline effect on the current value. The
+// effect is a guarded operation of its kind with subtype `effect` (SPEC
+// §5.12); it happens only once the guards allowed it, and can never be
+// retried.
 func (in *interp) runEffect(e *env, eff *ast.EffectStage, cur *value.Variable, pos ast.Pos) error {
 	v := cur
 	if eff.Value != nil {
@@ -66,17 +71,33 @@ func (in *interp) runEffect(e *env, eff *ast.EffectStage, cur *value.Variable, p
 			return atPos(err, KindEffect, pos)
 		}
 	}
+	op := &hooks.OperationContext{Type: eff.Kind, Subtype: "effect", Location: location(pos)}
+	var payload *value.Variable
+	_, err := in.hookedWith(e, &effectNode{pos: pos}, op, []*value.Variable{v}, &guardCall{effect: true, opts: guard.Options{Effect: true}},
+		func(ins []*value.Variable) (*value.Variable, error) {
+			payload = ins[0]
+			return payload, nil
+		})
+	if err != nil {
+		return err
+	}
 	switch eff.Kind {
 	case "show":
-		in.out.both(withNewline(displayText(v)))
+		in.out.both(withNewline(displayText(payload)))
 	case "log":
-		in.out.writeStderr(withNewline(value.Text(v.Data)))
+		in.out.writeStderr(withNewline(value.Text(payload.Data)))
 	case "output", "append":
 		t := ast.OutputTarget{Stream: "stdout"}
 		if eff.Target != nil {
 			t = *eff.Target
 		}
-		return in.writeTarget(e, v, t, eff.Kind == "append", pos)
+		return in.writeTarget(e, payload, t, eff.Kind == "append", pos)
 	}
 	return nil
 }
+
+// effectNode positions an inline effect for hooks and errors.
+type effectNode struct{ pos ast.Pos }
+
+// Position implements ast.Node.
+func (n *effectNode) Position() ast.Pos { return n.pos }

@@ -40,6 +40,10 @@ type callOpts struct {
 	// guards are the guard settings of the call (pipeline stages); nil
 	// for a plain call.
 	guards *guardCall
+	// stage marks a call that runs as a pipeline stage: the operation is
+	// a `pipeline-stage`, and guard replacements are ignored (SPEC §10
+	// P12).
+	stage bool
 }
 
 // node is the syntax node hooks see for the call.
@@ -78,6 +82,9 @@ func (in *interp) callExe(e *env, x *exe, args []*value.Variable, o callOpts) (*
 	defer func() { in.active[x]--; in.depth-- }()
 
 	op := in.exeOperation(x, o.pos)
+	if o.stage {
+		op.Type, op.Subtype = "pipeline-stage", x.name
+	}
 	bind := func(args []*value.Variable) (*env, *string) {
 		sc := newScope(x.sc)
 		params := make([]codeParam, 0, len(x.params)+1)
@@ -101,6 +108,9 @@ func (in *interp) callExe(e *env, x *exe, args []*value.Variable, o callOpts) (*
 		return &env{in: in, sc: sc, mod: x.mod, pipe: e.pipe, params: params}, stdin
 	}
 	res, err := in.hookedWith(e, o.node(), op, args, o.guards, func(ins []*value.Variable) (*value.Variable, error) {
+		if o.stage {
+			ins = args
+		}
 		ce, stdin := bind(ins)
 		return in.runExeBody(ce, x, stdin)
 	})

@@ -36,6 +36,9 @@ func (in *interp) setupGuards() {
 
 // execGuard registers a guard directive (SPEC §5.2).
 func (in *interp) execGuard(e *env, d *ast.GuardDirective) error {
+	if err := checkGuardRules(d); err != nil {
+		return err
+	}
 	g := guard.New(d, e)
 	if err := in.guardReg.Add(g); err != nil {
 		return newError(KindGuard, d.Pos, "give each guard its own name", "%s", err.Error())
@@ -112,12 +115,10 @@ func (in *interp) afterPhase(gc *guardCall, phase string, d guard.Decision) {
 // run's error: a denial becomes a GuardError at pos; a retry request is
 // passed on for a runner to take.
 func guardFailure(err error, pos ast.Pos) error {
-	var ge *guard.Error
-	if errors.As(err, &ge) {
-		var ie *Error
-		if errors.As(err, &ie) {
-			return err
-		}
+	if ie, ok := err.(*Error); ok && ie.Kind == KindGuard {
+		return err
+	}
+	if ge, ok := err.(*guard.Error); ok {
 		return &Error{Kind: KindGuard, Pos: pos, Message: ge.Error(), Err: ge,
 			Hint: "a guard refused this operation; change the data's labels, the guard, or handle the denial with a denied => arm"}
 	}
@@ -285,3 +286,19 @@ func deniedAmbient(ge *guard.Error, args []*value.Variable) *value.Object {
 }
 
 type taintOf struct{ labels, taint, sources []string }
+
+// checkGuardRules rejects rules a guard cannot act on: a retry needs a
+// hint (SPEC §5.1).
+func checkGuardRules(d *ast.GuardDirective) error {
+	for _, arm := range d.Body.Arms {
+		a := arm.Action
+		if s, ok := a.(*ast.ExprStmt); ok {
+			a = s.Value
+		}
+		if r, ok := a.(*ast.RetryExpr); ok && r.Hint == nil {
+			return newError(KindGuard, r.Pos, `give the retry a quoted hint: retry "try a shorter answer"`,
+				`Guard retry actions require a hint: retry "hint"`)
+		}
+	}
+	return nil
+}

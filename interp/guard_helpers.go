@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"strings"
+
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
@@ -73,13 +75,27 @@ func (in *interp) callGuardHelper(h *guardHelper, args []*value.Variable, pos as
 	case "inputHas":
 		return value.New(h.input != nil && h.input.Security.HasLabel(value.Text(arg(0).Data))), nil
 	case "prefixWith":
-		return derived(value.Text(arg(0).Data)+":"+rawText(arg(1)), arg(1)), nil
+		return derived(value.Text(arg(0).Data)+":"+jsString(arg(1)), arg(1)), nil
 	case "tagValue":
 		v := arg(1)
 		if isNullish(v) {
 			v = arg(2)
 		}
-		return derived(value.Text(arg(0).Data)+":"+rawText(v), v), nil
+		return derived(value.Text(arg(0).Data)+":"+jsString(v), v), nil
 	}
 	return nil, newError(KindCall, pos, "", "unknown guard helper @%s", h.name)
+}
+
+// jsString is the text JavaScript's String() gives a value, which the
+// helpers use: an array (a per-operation @input) joins its elements with
+// commas.
+func jsString(v *value.Variable) string {
+	if arr, ok := v.Data.([]any); ok {
+		parts := make([]string, len(arr))
+		for i, x := range arr {
+			parts[i] = value.Text(x)
+		}
+		return strings.Join(parts, ",")
+	}
+	return rawText(v)
 }

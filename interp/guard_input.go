@@ -25,7 +25,9 @@ func (in *interp) listAccess(e *env, cur *value.Variable, path []ast.Accessor, i
 		}
 		k := int(n)
 		if k < 0 || k >= len(cur.Items) || float64(k) != n {
-			return undefined(), i + 1, false, true, nil
+			// Past the end of the inputs is null, as mlld shows it
+			// (SPEC §8 item 2).
+			return value.New(nil), i + 1, false, true, nil
 		}
 		return cur.Items[k], i + 1, false, true, nil
 	case ast.AccessField:

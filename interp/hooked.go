@@ -34,6 +34,9 @@ func (in *interp) hookedWith(e *env, node ast.Node, op *hooks.OperationContext, 
 	if gc != nil && e != nil && e.override != nil && gc.opts.Override == nil {
 		gc.opts.Override = e.override
 	}
+	if gc != nil {
+		in.announceOverride(gc.opts.Override)
+	}
 	call := &hooks.Call{Node: node, Inputs: inputs, Env: e, Op: op}
 	if gc != nil {
 		call.Extra = gc

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
 )
@@ -41,6 +42,30 @@ type pipeState struct {
 	outputs          []*value.Variable
 	all              []*retryCtx
 	active           []*retryCtx
+	// guards is the guard history of the pipeline (`@p.guards`): one
+	// entry per guard phase evaluated at a stage.
+	guards []any
+}
+
+// recorder returns the function guard hooks call to append a stage's
+// guard evaluation to `@p.guards` (SPEC §5.13).
+func (s *pipeState) recorder(stage int) func(phase string, d guard.Decision) {
+	return func(phase string, d guard.Decision) {
+		o := value.NewObject()
+		o.Set("stage", float64(stage))
+		op := value.NewObject()
+		if len(d.Results) > 0 && d.Err != nil && d.Err.Op != nil {
+			op.Set("type", d.Err.Op.Type)
+		}
+		o.Set("operation", op)
+		o.Set("decision", d.Action.String())
+		o.Set("timing", phase)
+		trace, hints, reasons := traceObjects(d.Results)
+		o.Set("trace", trace)
+		o.Set("hints", hints)
+		o.Set("reasons", reasons)
+		s.guards = append(s.guards, o)
+	}
 }
 
 // pipeFrame is what a stage sees of its pipeline (`@p`, `@mx.try`…).
@@ -136,7 +161,11 @@ func (f *pipeFrame) contextObject() *value.Object {
 	} else {
 		o.Set("tries", all)
 	}
-	o.Set("guards", []any{})
+	guards := f.st.guards
+	if guards == nil {
+		guards = []any{}
+	}
+	o.Set("guards", append([]any(nil), guards...))
 	retries := value.NewObject()
 	retries.Set("all", all)
 	o.Set("retries", retries)
@@ -232,6 +261,17 @@ func (in *interp) withStdin(e *env, w *ast.WithClause) (*string, error) {
 // evalPipeline runs `source | stage | …` (or `with { pipeline }`),
 // including retries, parallel groups and inline effects.
 func (in *interp) evalPipeline(e *env, pe *ast.PipelineExpr) (*value.Variable, error) {
+	return in.evalPipelineFrom(e, pe, nil)
+}
+
+// evalPipelineFrom runs a pipeline; a non-nil preset is used as the
+// source's value instead of evaluating it (a shown variable a guard
+// replaced, SPEC §10 P12).
+func (in *interp) evalPipelineFrom(e *env, pe *ast.PipelineExpr, preset *value.Variable) (*value.Variable, error) {
+	e, err := in.withOverride(e, pe.With)
+	if err != nil {
+		return nil, atPos(err, KindGuard, pe.Pos)
+	}
 	stdin, err := in.withStdin(e, pe.With)
 	if err != nil {
 		return nil, err
@@ -241,6 +281,9 @@ func (in *interp) evalPipeline(e *env, pe *ast.PipelineExpr) (*value.Variable, e
 		all = append(all, pe.With.Pipeline...)
 	}
 	if len(all) == 0 {
+		if preset != nil {
+			return preset, nil
+		}
 		return in.evalSource(e, pe.Source, stdin)
 	}
 	var srcEffects []*ast.Stage
@@ -261,6 +304,9 @@ func (in *interp) evalPipeline(e *env, pe *ast.PipelineExpr) (*value.Variable, e
 	st := &pipeState{outputs: make([]*value.Variable, n+1), invocationSource: isFunc}
 
 	evalSrc := func(try int, hint *value.Variable) (*value.Variable, error) {
+		if preset != nil {
+			return preset, nil
+		}
 		fr := &pipeFrame{st: st, stage: 0, try: try, input: undefined(), hint: hint}
 		v, err := in.evalSource(e.withPipe(fr), pe.Source, stdin)
 		if err != nil {
@@ -285,7 +331,13 @@ func (in *interp) evalPipeline(e *env, pe *ast.PipelineExpr) (*value.Variable, e
 		ps := stages[i-1]
 		res, err := in.runStage(e, ps.stage, fr)
 		if err != nil {
-			return nil, err
+			// A before-guard asking to retry a stage retries it like a
+			// `retry` the stage returned (SPEC §5.10).
+			rs := asRetrySignal(err)
+			if rs == nil || rs.Err.Timing != "before" {
+				return nil, err
+			}
+			res = value.New(retrySignal{hint: value.New(rs.Hint())})
 		}
 		if hint, retry := retryOf(res); retry {
 			c := st.top()
@@ -437,7 +489,12 @@ func (in *interp) runCallStage(e *env, s *ast.Stage, input *value.Variable) (*va
 	}
 	switch f := callee.Data.(type) {
 	case *exe:
-		return in.callExe(e, f, append([]*value.Variable{input}, args...), callOpts{pos: s.Pos, stageInput: input})
+		o := callOpts{pos: s.Pos, stageInput: input, stage: true}
+		if fr := e.pipe; fr != nil {
+			o.guards = &guardCall{opts: guard.Options{Attempt: fr.try, Pipeline: true, Override: e.override},
+				beforeOnly: true, record: fr.st.recorder(fr.stage)}
+		}
+		return in.callExe(e, f, append([]*value.Variable{input}, args...), o)
 	case builtin:
 		extra := make([]any, len(args))
 		for i, a := range args {

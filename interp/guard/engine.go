@@ -150,6 +150,9 @@ type Options struct {
 	// Pipeline is set for pipeline stages: a before-phase retry is handed
 	// to the pipeline instead of becoming a denial.
 	Pipeline bool
+	// Effect is set for output, append, log and inline effects, which can
+	// never be retried.
+	Effect bool
 }
 
 // Decision is the reduced outcome of a phase.

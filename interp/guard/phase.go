@@ -262,6 +262,9 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 	}
 	if rd.action == Retry {
 		switch {
+		case o.Effect:
+			d.Action = Deny
+			e.Reason = "Guard retry not supported for effects: " + lastOr(rd.hints)
 		case phase == Before && !o.Pipeline:
 			d.Action = Deny
 			e.Reason = ReasonNeedsPipeline

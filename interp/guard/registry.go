@@ -113,3 +113,13 @@ func phaseIndex(p Timing) int {
 func isMarker(label string) bool {
 	return strings.HasPrefix(label, "src:") || strings.HasPrefix(label, "dir:")
 }
+
+// HasPrivileged reports whether any privileged guard is registered.
+func (r *Registry) HasPrivileged() bool {
+	for _, g := range r.all {
+		if g.Privileged {
+			return true
+		}
+	}
+	return false
+}
