@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -164,4 +166,26 @@ func TestCheckFailsOnRecoveredPanic(t *testing.T) {
 	require.False(t, v.Pass)
 	require.Contains(t, v.Reason, "guardrun panicked: internal error: writer kaboom")
 	require.False(t, Check(Expectation{}, Outcome{Err: crash}).Pass)
+}
+
+func TestStrictErrorText(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "error.md"), []byte("Guard blocked operation: no\n  Guard: @g (for data:secret)\n"), 0o644))
+	pass := Verdict{Pass: true}
+	cases := []struct {
+		name, errorText, message string
+		pass                     bool
+	}{
+		{"full match", "full", "Guard blocked operation: no\n  Guard: @g (for data:secret)\n  Operation: /show", true},
+		{"full needs every line", "full", "Guard blocked operation: no\n  Guard: @h (for data:secret)", false},
+		{"first line only", "first-line", "Guard blocked operation: no\n  Guard: @other", true},
+		{"first line missing", "first-line", "UnenforcedPolicyError", false},
+		{"output case untouched", "-", "anything", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := strictErrorText(dir, "example.mld", c.errorText, pass, c.message)
+			require.Equal(t, c.pass, v.Pass, v.Reason)
+		})
+	}
 }

@@ -40,6 +40,11 @@ type Options struct {
 	Timeout time.Duration
 	// Jobs is the number of parallel workers (default GOMAXPROCS).
 	Jobs int
+	// StrictErrors adds the corpus README's stricter error-text check: an
+	// error case whose manifest error_text is "full" must have all of
+	// error.md in its message, "first-line" its first line. mlld's own rule
+	// accepts any error.
+	StrictErrors bool
 }
 
 // DefaultTimeout bounds one script when Options.Timeout is zero.
@@ -50,6 +55,8 @@ type ScriptResult struct {
 	Script string
 	Verdict
 	Elapsed time.Duration
+	// errMessage is the run's error message, for the strict check.
+	errMessage string
 }
 
 // Result is the verdict on one case: it passes only if all its scripts do.
@@ -108,6 +115,9 @@ func runCase(ctx context.Context, c Case, opts Options) Result {
 	}
 	for _, s := range scripts {
 		sr := runScript(ctx, dir, s, opts)
+		if opts.StrictErrors && sr.Pass {
+			sr.Verdict = strictErrorText(dir, s, c.ErrorText, sr.Verdict, sr.errMessage)
+		}
 		res.Scripts = append(res.Scripts, sr)
 		if !sr.Pass && res.Pass {
 			res.Pass = false
@@ -159,6 +169,9 @@ func runScript(ctx context.Context, caseDir, script string, opts Options) Script
 	os.RemoveAll(tmp)
 	if err != nil {
 		return done(fail(err.Error(), ""))
+	}
+	if out.Err != nil {
+		sr.errMessage = out.Err.Message
 	}
 	return done(Check(exp, out))
 }

@@ -20,6 +20,7 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 	failUnder := fs.Float64("fail-under", -1, "exit 1 when the pass percentage is below this")
 	jobs := fs.Int("jobs", 0, "parallel workers (default GOMAXPROCS)")
 	timeout := fs.Duration("timeout", conformance.DefaultTimeout, "timeout per script")
+	strict := fs.Bool("strict-errors", false, "also require error cases' messages to contain error.md as the manifest's error_text column says")
 	casesDir, ok := oneArgument(fs, args, stderr, "guardrun conform: expected exactly one CASES_DIR")
 	if !ok {
 		return exitUsage
@@ -39,6 +40,8 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 		CasesDir: casesDir,
 		Timeout:  *timeout,
 		Jobs:     *jobs,
+
+		StrictErrors: *strict,
 	})
 	sum := conformance.Report(stdout, results, *verbose)
 	if *failUnder >= 0 && sum.Percent() < *failUnder {
