@@ -206,6 +206,13 @@ func (e *env) mxObject() *value.Object {
 	if e.in != nil {
 		e.in.mx.AddTo(o)
 	}
+	if f != nil {
+		// `@mx.pipe.guards` is the pipeline's live guard history, the same
+		// list as `@p.guards`.
+		if po, ok := o.Values["pipe"].(*value.Object); ok {
+			po.Set("guards", append([]any{}, f.st.guards...))
+		}
+	}
 	return o
 }
 
