@@ -23,10 +23,8 @@ type interp struct {
 	// curPos is the directive being run, for errors raised by a recovered
 	// panic.
 	curPos ast.Pos
-	// active counts the calls of each exe currently on the stack, to report
-	// recursion instead of overflowing.
-	active map[*exe]int
-	depth  int
+	// depth counts nested exe calls (exe.active counts per exe).
+	depth int
 	// modules caches imported modules by absolute path.
 	modules map[string]*module
 	// lastErrors is the error list of the most recent parallel group
@@ -46,7 +44,6 @@ func newInterp(ctx context.Context, opts Options) *interp {
 		ctx:     ctx,
 		opts:    opts,
 		out:     &output{outW: opts.Stdout, errW: opts.Stderr, live: docStream{w: opts.Document}},
-		active:  map[*exe]int{},
 		modules: map[string]*module{},
 	}
 	in.hooks = hooks.NewManager()

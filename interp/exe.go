@@ -19,6 +19,40 @@ type exe struct {
 	pos    ast.Pos
 	sc     *scope
 	mod    *module
+	// op is the call description shared by every call of the exe, built
+	// on first call (exeOperation); each call copies it and sets its
+	// position, so its map and slices are shared and must stay read-only.
+	op *hooks.OperationContext
+	// active counts the calls of the exe currently on the stack, to
+	// report recursion instead of overflowing. An exe belongs to one run
+	// (definitions are evaluated per run), so the count can live here
+	// rather than in a map on the interp looked up twice per call.
+	active int
+	// bodyMemo and taintMemo remember the last descriptor merges of a
+	// template body and of its result (evalStringMemo, preTaint): calls
+	// in a loop usually repeat them exactly.
+	bodyMemo, taintMemo taint.Memo
+	// bodyFree is scopeFree(body), set with op: such a body cannot keep
+	// its call's scope, so calls that are not nested in another call of
+	// the exe reuse spare as their variable map instead of making one.
+	bodyFree bool
+	spare    map[string]*value.Variable
+}
+
+// exeFrame is what one exe call allocates, in one piece: the hooks' view
+// of the call, its operation, the body's environment and scope, and room
+// for the arguments. A call used to make a dozen small
+// allocations for these; anything that keeps one part (a closure over the
+// scope, a guard holding the operation) keeps the frame alive, which is
+// harmless.
+type exeFrame struct {
+	call hooks.Call
+	op   hooks.OperationContext
+	env  env
+	sc   scope
+	// args holds the evaluated arguments of a call of up to four (see
+	// applyPath), so that they need no slice of their own.
+	args [4]*value.Variable
 }
 
 // CallableName implements value.Callable.
@@ -59,6 +93,12 @@ func hasLabel(labels []string, l string) bool {
 }
 
 func (in *interp) callExe(e *env, x *exe, args []*value.Variable, o callOpts) (*value.Variable, error) {
+	return in.callExeIn(e, x, args, o, nil)
+}
+
+// callExeIn is callExe in frame f, which the caller may have allocated
+// early to evaluate the arguments into f.args; nil allocates one.
+func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, f *exeFrame) (*value.Variable, error) {
 	if err := in.checkCtx(o.pos); err != nil {
 		return nil, err
 	}
@@ -69,7 +109,7 @@ func (in *interp) callExe(e *env, x *exe, args []*value.Variable, o callOpts) (*
 		}
 		args = args[:len(x.params)]
 	}
-	if in.active[x] > 0 && !hasLabel(x.labels, "recursive") {
+	if x.active > 0 && !hasLabel(x.labels, "recursive") {
 		return nil, newError(KindCall, o.pos, "declare it with `exe recursive @"+x.name+"(…)` if the recursion is intended",
 			"Circular reference detected: executable '@%s' calls itself recursively", x.name)
 	}
@@ -77,24 +117,55 @@ func (in *interp) callExe(e *env, x *exe, args []*value.Variable, o callOpts) (*
 		return nil, newError(KindCall, o.pos, "make sure the recursion reaches a base case",
 			"Call depth limit exceeded (%d nested calls) in @%s", maxCallDepth, x.name)
 	}
-	in.active[x]++
+	x.active++
 	in.depth++
-	defer func() { in.active[x]--; in.depth-- }()
+	defer func() { x.active--; in.depth-- }()
 
-	op := in.exeOperation(x, o.pos)
-	if o.stage {
-		op.Type, op.Subtype = "pipeline-stage", x.name
+	if f == nil {
+		f = &exeFrame{}
 	}
-	bind := func(args []*value.Variable) (*env, *string) {
-		sc := newScope(x.sc)
-		params := make([]codeParam, 0, len(x.params)+1)
+	f.op = *in.exeOperation(x)
+	f.op.Location = location(o.pos)
+	if o.stage {
+		f.op.Type, f.op.Subtype = "pipeline-stage", x.name
+	}
+	// bind makes the call environment; fr is the frame to build it in,
+	// nil for a second binding (a denied handler), which allocates anew.
+	bind := func(args []*value.Variable, fr *exeFrame) (*env, *string) {
+		var sc *scope
+		var params []codeParam
+		if fr != nil {
+			var vars map[string]*value.Variable
+			if x.bodyFree && x.active == 1 {
+				if x.spare == nil {
+					x.spare = make(map[string]*value.Variable, len(x.params)+1)
+				}
+				vars = x.spare
+				clear(vars)
+			} else {
+				vars = make(map[string]*value.Variable, len(x.params))
+			}
+			fr.sc = scope{vars: vars, parent: x.sc}
+			sc = &fr.sc
+			// Only code blocks read params (as language variables); a
+			// scope-free body has none, and its call skips the slice.
+			if !x.bodyFree {
+				params = make([]codeParam, 0, len(x.params)+1)
+			}
+		} else {
+			sc, params = newScope(x.sc), make([]codeParam, 0, len(x.params)+1)
+		}
 		for i, p := range x.params {
-			v := undefined()
+			var v *value.Variable
 			if i < len(args) {
 				v = args[i]
+			} else {
+				v = undefined()
 			}
 			sc.vars[p.Name] = v
-			params = append(params, codeParam{name: p.Name, val: v})
+			if params != nil {
+				params = append(params, codeParam{name: p.Name, val: v})
+			}
 		}
 		var stdin *string
 		if o.stageInput != nil {
@@ -105,19 +176,29 @@ func (in *interp) callExe(e *env, x *exe, args []*value.Variable, o callOpts) (*
 			s := rawText(o.stageInput)
 			stdin = &s
 		}
+		if fr != nil {
+			fr.env = env{in: in, sc: sc, mod: x.mod, pipe: e.pipe, params: params}
+			return &fr.env, stdin
+		}
 		return &env{in: in, sc: sc, mod: x.mod, pipe: e.pipe, params: params}, stdin
 	}
-	res, err := in.hookedWith(e, o.node(), op, args, o.guards, func(ins []*value.Variable) (*value.Variable, error) {
+	node := o.node()
+	f.call = hooks.Call{Node: node, Inputs: args, Env: e, Op: &f.op}
+	res, err := in.runHooked(e, node, &f.call, o.guards, func(ins []*value.Variable) (*value.Variable, error) {
 		if o.stage {
 			ins = args
 		}
-		ce, stdin := bind(ins)
-		return in.runExeBody(ce, x, stdin)
+		ce, stdin := bind(ins, f)
+		res, err := in.runExeBody(ce, x, stdin)
+		if err == nil && res != nil && freshResult(x.body) {
+			preTaint(&f.call, res, &x.taintMemo)
+		}
+		return res, err
 	})
 	if err != nil {
 		if ge := asGuardError(err); ge != nil {
 			if h, ok := deniedHandler(x); ok {
-				ce, _ := bind(args)
+				ce, _ := bind(args, nil)
 				return in.runDeniedHandler(ce, x, h, ge, args, o.pos)
 			}
 			if ge.Timing == "after" {
@@ -144,14 +225,30 @@ func (in *interp) runExeBody(ce *env, x *exe, stdin *string) (*value.Variable, e
 		res, _, err := in.runBlock(ce, b, false)
 		return res, err
 	}
+	if s, ok := x.body.(*ast.StringLit); ok {
+		return in.evalStringMemo(ce, s, &x.bodyMemo)
+	}
 	return in.evalExpr(ce, x.body)
+}
+
+// freshResult reports whether evaluating body always makes a new Variable
+// (a template or quoted string: evalString), which the call may then
+// change before anyone else sees it.
+func freshResult(body ast.Expr) bool {
+	_, ok := body.(*ast.StringLit)
+	return ok
 }
 
 // exeOperation describes a call of x (SPEC §5.5): its labels become data
 // labels of the result; its operation labels (op:cmd:git, op:js…) are for
-// checking only; template and block bodies add their source taint.
-func (in *interp) exeOperation(x *exe, pos ast.Pos) *hooks.OperationContext {
-	op := &hooks.OperationContext{Type: "exe", Name: x.name, Labels: x.labels, Location: location(pos)}
+// checking only; template and block bodies add their source taint. The
+// description does not depend on the call, so it is built once per exe
+// (without a location: the caller sets it) and shared.
+func (in *interp) exeOperation(x *exe) *hooks.OperationContext {
+	if x.op != nil {
+		return x.op
+	}
+	op := &hooks.OperationContext{Type: "exe", Name: x.name, Labels: x.labels}
 	names := make([]any, len(x.params))
 	for i, p := range x.params {
 		names[i] = p.Name
@@ -166,6 +263,8 @@ func (in *interp) exeOperation(x *exe, pos ast.Pos) *hooks.OperationContext {
 	default:
 		op.Taint = []string{taint.SrcTemplate}
 	}
+	x.op = op
+	x.bodyFree = scopeFree(x.body)
 	return op
 }
 

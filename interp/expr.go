@@ -96,6 +96,14 @@ func (in *interp) evalArray(e *env, x *ast.ArrayLit) (*value.Variable, error) {
 	out := make([]any, 0, len(x.Items))
 	res := value.New(nil)
 	for _, it := range x.Items {
+		if !it.Spread && !it.Optional {
+			// Literal items carry no descriptor: their data is all the
+			// array needs, without a Variable per item.
+			if d, ok := literalData(it.Value); ok {
+				out = append(out, d)
+				continue
+			}
+		}
 		v, err := in.evalExpr(e, it.Value)
 		if err != nil {
 			return nil, err
@@ -115,6 +123,20 @@ func (in *interp) evalArray(e *env, x *ast.ArrayLit) (*value.Variable, error) {
 	}
 	res.Data = out
 	return res, nil
+}
+
+// literalData is the value of a null, boolean or number literal, which
+// evalExpr would wrap in a Variable with an empty descriptor.
+func literalData(x ast.Expr) (any, bool) {
+	switch x := x.(type) {
+	case *ast.NullLit:
+		return nil, true
+	case *ast.BoolLit:
+		return x.Value, true
+	case *ast.NumberLit:
+		return x.Value, true
+	}
+	return nil, false
 }
 
 func (in *interp) evalObject(e *env, x *ast.ObjectLit) (*value.Variable, error) {

@@ -3,11 +3,24 @@ package interp
 import (
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
 )
 
 type iterItem struct {
+	// key is the object key; nil for array elements, whose key is idx:
+	// boxing every index would cost an allocation per element of every
+	// loop, and few loops read the key.
 	key any
+	idx int
 	val any
+}
+
+// keyValue is the element's key: its object key or array index.
+func (it iterItem) keyValue() any {
+	if it.key != nil {
+		return it.key
+	}
+	return float64(it.idx)
 }
 
 // iterate lists the elements of a for source: array items, object values
@@ -17,7 +30,7 @@ func iterate(v *value.Variable, pos ast.Pos) ([]iterItem, bool, error) {
 	case []any:
 		out := make([]iterItem, len(d))
 		for i, x := range d {
-			out[i] = iterItem{key: float64(i), val: x}
+			out[i] = iterItem{idx: i, val: x}
 		}
 		return out, false, nil
 	case *value.Object:
@@ -33,6 +46,35 @@ func iterate(v *value.Variable, pos ast.Pos) ([]iterItem, bool, error) {
 		"Cannot iterate over %s", typeName(v.Data))
 }
 
+// forIter is the per-element state of a for loop: the body's env and
+// scope and the element's value (what derived(element, source) makes).
+type forIter struct {
+	env  env
+	sc   scope
+	item value.Variable
+}
+
+// scopeFree reports whether evaluating n cannot keep a reference to the
+// scope it runs in once it is done: n is made only of expressions that
+// read variables, build values and call exes (an exe runs in its own
+// scope). Only definitions capture a scope (an exe defined in a block
+// closes over it), and directives, blocks, code, pipelines and loops are
+// not listed, so the answer errs on the side of "no". A nil node is free.
+func scopeFree(n ast.Node) bool {
+	free := true
+	ast.Inspect(n, func(c ast.Node) bool {
+		switch c.(type) {
+		case nil, *ast.Ref, *ast.StringLit, *ast.TextPart, *ast.InterpPart, *ast.NumberLit, *ast.BoolLit,
+			*ast.NullLit, *ast.ArrayLit, *ast.ObjectLit, *ast.BinaryExpr, *ast.UnaryExpr, *ast.TernaryExpr,
+			*ast.ExprStmt:
+			return true
+		}
+		free = false
+		return false
+	})
+	return free
+}
+
 // evalFor runs a for loop. collect makes it a for expression whose value
 // is the array of body results (skip drops an element).
 func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable, error) {
@@ -46,17 +88,44 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 	}
 	results := make([]any, 0, len(items))
 	res := derived(nil, src)
-	for _, it := range items {
+	// Each iteration needs an env, a scope and the element's value; they
+	// are allocated for the whole loop at once instead of three times per
+	// element. Each iteration still gets its own, so a closure over one
+	// iteration's scope is unaffected by the next.
+	iters := make([]forIter, len(items))
+	// Every element carries the source's descriptor: what derived(element,
+	// src) gives, computed once.
+	itemSec := taint.Descriptor{}.Merge(src.Security)
+	// When nothing in the loop can keep a reference to an iteration's
+	// scope (scopeFree), the iterations share one variable map, emptied
+	// each time, instead of making a map (two allocations) each.
+	var shared map[string]*value.Variable
+	if scopeFree(f.Body) && scopeFree(f.Filter) {
+		shared = make(map[string]*value.Variable, 2)
+	}
+	for i, it := range items {
 		if err := in.checkCtx(f.Pos); err != nil {
 			return nil, err
 		}
-		fe := e.child()
-		fe.sc.vars[f.Var] = derived(it.val, src)
+		fi := &iters[i]
+		vars := shared
+		if vars != nil {
+			clear(vars)
+		} else {
+			vars = make(map[string]*value.Variable, 1)
+		}
+		fi.sc = scope{vars: vars, parent: e.sc}
+		fi.env = *e
+		fi.env.sc = &fi.sc
+		fe := &fi.env
+		fi.item.Data = it.val
+		fi.item.Security = itemSec
+		fe.sc.vars[f.Var] = &fi.item
 		if f.Key != "" {
-			fe.sc.vars[f.Key] = derived(it.key, src)
+			fe.sc.vars[f.Key] = derived(it.keyValue(), src)
 		}
 		if isObj {
-			fe.sc.vars[f.Var+"_key"] = value.New(it.key)
+			fe.sc.vars[f.Var+"_key"] = value.New(it.keyValue())
 		}
 		if f.Filter != nil {
 			ok, err := in.evalCond(fe, f.Filter)

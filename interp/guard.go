@@ -40,6 +40,7 @@ func (in *interp) execGuard(e *env, d *ast.GuardDirective) error {
 		return err
 	}
 	g := guard.New(d, e)
+	g.Plan = planGuard(d.Body)
 	if err := in.guardReg.Add(g); err != nil {
 		return newError(KindGuard, d.Pos, "give each guard its own name", "%s", err.Error())
 	}
@@ -52,11 +53,15 @@ func (in *interp) execGuard(e *env, d *ast.GuardDirective) error {
 	return nil
 }
 
+// defaultGuardCall is the settings of an operation without any; shared
+// and never written.
+var defaultGuardCall = &guardCall{}
+
 func guardCallOf(c *hooks.Call) *guardCall {
 	if gc, ok := c.Extra.(*guardCall); ok && gc != nil {
 		return gc
 	}
-	return &guardCall{}
+	return defaultGuardCall
 }
 
 func (in *interp) guardPreHook(c *hooks.Call) (hooks.Decision, error) {

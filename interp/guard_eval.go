@@ -15,16 +15,60 @@ import (
 // pre/post hook, so operations it causes are not guarded. Any error
 // (a failing condition, helper or action) is returned and the engine
 // denies the operation.
+//
+// A guard compiled when it registered decides without an environment
+// (guard_compile.go); otherwise the rules are interpreted, and only the
+// parts of the guard context its rules can reach are built.
 func (in *interp) evalGuard(ev *guard.Evaluation) (out guard.Outcome, err error) {
+	p, _ := ev.Guard.Plan.(*guardPlan)
+	if p == nil {
+		p = planGuard(ev.Guard.Rules)
+		ev.Guard.Plan = p
+	}
+	if p.arms != nil && guardCompileEnabled {
+		if out, ok, err := in.runCompiled(p, ev); ok {
+			return out, err
+		}
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error: %v", r)
 		}
 	}()
+	gx := &guardCtx{ev: ev}
 	ge := in.guardEnv(ev)
-	base := guardBase(ev)
-	bindGuardHelpers(ge, ev, base)
-	in.mx.Guard.Push(hooks.GuardFrame{Fields: guardFields(ev, base), Ambient: guardAmbient(ev, base)})
+	full := p.opaque || !guardLazyContext
+	if !full {
+		// A user exe named like a helper replaces it, and may read
+		// anything of the guard's context.
+		for _, h := range p.helpers {
+			if h == "prefixWith" {
+				continue
+			}
+			if _, ok := ge.lookup(h); ok {
+				full = true
+			}
+		}
+	}
+	if full || p.usesInput {
+		ge.sc.vars["input"] = gx.input()
+	}
+	if full || p.usesOutput {
+		ge.sc.vars["output"] = guardOutput(ev)
+	}
+	if full {
+		bindGuardHelpers(ge, ev, gx.base())
+	} else if len(p.helpers) > 0 {
+		bindHelpers(ge, ev, gx.base(), p.helpers)
+	}
+	var frame hooks.GuardFrame
+	if full || p.fields {
+		frame.Fields = guardFields(gx)
+	}
+	if full || p.fields || p.ambient {
+		frame.Ambient = guardAmbient(ev, gx.base())
+	}
+	in.mx.Guard.Push(frame)
 	defer in.mx.Guard.Pop()
 	for _, arm := range ev.Guard.Rules.Arms {
 		if err := in.checkCtx(arm.Pos); err != nil {
@@ -47,15 +91,43 @@ func (in *interp) evalGuard(ev *guard.Evaluation) (out guard.Outcome, err error)
 				continue
 			}
 		}
-		return in.guardAction(ge, ev, base, arm.Action)
+		return in.guardAction(ge, ev, gx.base(), arm.Action)
 	}
 	return guard.Outcome{Action: guard.Allow}, nil
 }
 
-// guardEnv is the scope a guard body runs in: the operation's scope (an
-// imported guard's own module when the operation is elsewhere), with
-// @input and @output bound.
-func (in *interp) guardEnv(ev *guard.Evaluation) *env {
+// guardCtx builds the values of a guard's context on first use.
+type guardCtx struct {
+	ev     *guard.Evaluation
+	in, bv *value.Variable
+}
+
+// input is @input.
+func (g *guardCtx) input() *value.Variable {
+	if g.in == nil {
+		g.in = guardInput(g.ev)
+	}
+	return g.in
+}
+
+// base is guardBase; a per-operation base that is the input list shares
+// @input.
+func (g *guardCtx) base() *value.Variable {
+	if g.bv == nil {
+		ev := g.ev
+		if ev.Scope == guard.PerOperation && ev.Input == nil && len(ev.Inputs) > 0 &&
+			!(ev.Phase == guard.After && ev.Output != nil) {
+			g.bv = g.input()
+		} else {
+			g.bv = guardBase(ev)
+		}
+	}
+	return g.bv
+}
+
+// guardScope is the environment a guard body runs in: the operation's
+// (an imported guard's own module when the operation is elsewhere).
+func guardScope(ev *guard.Evaluation) *env {
 	var base *env
 	if ce, ok := ev.Call.Env.(*env); ok && ce != nil {
 		base = ce
@@ -67,12 +139,16 @@ func (in *interp) guardEnv(ev *guard.Evaluation) *env {
 		}
 		base = de.withPipe(pipe)
 	}
-	ge := base.child()
+	return base
+}
+
+// guardEnv is a child of guardScope for one evaluation; the caller binds
+// @input, @output and helpers.
+func (in *interp) guardEnv(ev *guard.Evaluation) *env {
+	ge := guardScope(ev).child()
 	ge.lenient = false
 	ge.interpolated = nil
 	ge.denied = false
-	ge.sc.vars["input"] = guardInput(ev)
-	ge.sc.vars["output"] = guardOutput(ev)
 	return ge
 }
 
@@ -253,7 +329,9 @@ func stringsOf(x any) []string {
 }
 
 // guardFields is `@mx.guard` (SPEC §5.6).
-func guardFields(ev *guard.Evaluation, base *value.Variable) *value.Object {
+func guardFields(gx *guardCtx) *value.Object {
+	ev := gx.ev
+	base := gx.base()
 	g := ev.Guard
 	o := value.NewObject()
 	if g.Name != "" {
@@ -281,7 +359,7 @@ func guardFields(ev *guard.Evaluation, base *value.Variable) *value.Object {
 	} else {
 		o.Set("timing", "before")
 	}
-	o.Set("input", guardInput(ev).Data)
+	o.Set("input", gx.input().Data)
 	o.Set("output", guardOutput(ev).Data)
 	o.Set("labels", stringList(base.Security.Labels()))
 	o.Set("taint", stringList(base.Security.Taint()))

@@ -23,7 +23,12 @@ func (h *guardHelper) CallableName() string { return h.name }
 // bindGuardHelpers adds the helpers to a guard's scope. @prefixWith is
 // always the builtin; the others give way to a user exe of the same name.
 func bindGuardHelpers(ge *env, ev *guard.Evaluation, base *value.Variable) {
-	for _, name := range [...]string{"opIs", "opHas", "opHasAny", "opHasAll", "inputHas", "prefixWith", "tagValue"} {
+	bindHelpers(ge, ev, base, guardHelperNames[:])
+}
+
+// bindHelpers binds the named helpers (those a guard's rules mention).
+func bindHelpers(ge *env, ev *guard.Evaluation, base *value.Variable, names []string) {
+	for _, name := range names {
 		if name != "prefixWith" {
 			if _, ok := ge.lookup(name); ok {
 				continue

@@ -43,7 +43,7 @@ func (in *interp) listAccess(e *env, cur *value.Variable, path []ast.Accessor, i
 			if call {
 				return nil, 0, false, false, nil
 			}
-			o, err := listMx(cur, acc.Pos)
+			o, err := listMx(cur, path[i+1:], acc.Pos)
 			if err != nil {
 				return nil, 0, false, true, err
 			}
@@ -104,22 +104,39 @@ func (in *interp) quantify(e *env, items []*value.Variable, q string, rest []ast
 }
 
 // listMx is `@input.mx` of a per-operation list: the union of labels,
-// taint and sources, and the token counts per input.
-func listMx(cur *value.Variable, pos ast.Pos) (*value.Object, error) {
-	o := value.NewObject()
-	o.Set("labels", stringList(cur.Security.Labels()))
-	o.Set("taint", stringList(cur.Security.Taint()))
-	o.Set("sources", stringList(cur.Security.Sources()))
-	toks := make([]any, 0, len(cur.Items))
-	for _, it := range cur.Items {
-		n, err := tokenCount(it, pos)
-		if err != nil {
-			return nil, err
-		}
-		toks = append(toks, n)
+// taint and sources, and the token counts per input. Like mxFor, when the
+// path reads one field of it only that field is computed: reading the
+// labels must not count tokens (nor fail when counting fails).
+func listMx(cur *value.Variable, rest []ast.Accessor, pos ast.Pos) (*value.Object, error) {
+	only := ""
+	if len(rest) > 0 && rest[0].Kind == ast.AccessField && (len(rest) == 1 || rest[1].Kind != ast.AccessCall) {
+		only = rest[0].Name
 	}
-	o.Set("tokens", toks)
-	o.Set("length", float64(len(cur.Items)))
+	want := func(k string) bool { return only == "" || only == k }
+	o := value.NewObject()
+	if want("labels") {
+		o.Set("labels", stringList(cur.Security.Labels()))
+	}
+	if want("taint") {
+		o.Set("taint", stringList(cur.Security.Taint()))
+	}
+	if want("sources") {
+		o.Set("sources", stringList(cur.Security.Sources()))
+	}
+	if want("tokens") {
+		toks := make([]any, 0, len(cur.Items))
+		for _, it := range cur.Items {
+			n, err := tokenCount(it, pos)
+			if err != nil {
+				return nil, err
+			}
+			toks = append(toks, n)
+		}
+		o.Set("tokens", toks)
+	}
+	if want("length") {
+		o.Set("length", float64(len(cur.Items)))
+	}
 	return o, nil
 }
 

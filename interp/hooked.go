@@ -26,6 +26,15 @@ func (in *interp) hooked(e *env, node ast.Node, op *hooks.OperationContext, inpu
 // stages, effects); gc nil means the defaults plus the env's override.
 func (in *interp) hookedWith(e *env, node ast.Node, op *hooks.OperationContext, inputs []*value.Variable, gc *guardCall,
 	body func(inputs []*value.Variable) (*value.Variable, error)) (*value.Variable, error) {
+	return in.runHooked(e, node, &hooks.Call{Node: node, Inputs: inputs, Env: e, Op: op}, gc, body)
+}
+
+// runHooked is hookedWith for a caller that provides the Call itself:
+// exe calls allocate it together with the rest of their call frame
+// (exeFrame). call must describe node, the inputs, e and the operation.
+func (in *interp) runHooked(e *env, node ast.Node, call *hooks.Call, gc *guardCall,
+	body func(inputs []*value.Variable) (*value.Variable, error)) (*value.Variable, error) {
+	op := call.Op
 	in.mx.Op.Push(op)
 	defer in.mx.Op.Pop()
 	if gc == nil && e != nil && e.override != nil {
@@ -36,9 +45,6 @@ func (in *interp) hookedWith(e *env, node ast.Node, op *hooks.OperationContext, 
 	}
 	if gc != nil {
 		in.announceOverride(gc.opts.Override)
-	}
-	call := &hooks.Call{Node: node, Inputs: inputs, Env: e, Op: op}
-	if gc != nil {
 		call.Extra = gc
 	}
 	var pos ast.Pos
@@ -60,6 +66,8 @@ func (in *interp) hookedWith(e *env, node ast.Node, op *hooks.OperationContext, 
 			call.Inputs = d.Inputs
 		}
 	}
+	// Only the body may vouch for its result's descriptor (preTaint).
+	call.Tainted = nil
 	res, err := body(call.Inputs)
 	if err != nil {
 		return nil, err

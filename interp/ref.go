@@ -36,6 +36,14 @@ func (in *interp) evalRef(e *env, r *ast.Ref) (*value.Variable, error) {
 		return in.applyPath(e, v, rest, r)
 	}
 	root, ok := e.lookup(r.Name)
+	return in.evalRefRoot(e, r, root, ok)
+}
+
+// evalRefRoot is evalRef once r's root has been looked up (root, ok: the
+// result of e.lookup(r.Name)) and r is known not to index a pipeline
+// stage (pipelineIndex): callers that had to look the root up anyway
+// (evalArgs, interpolate) spare the second lookup.
+func (in *interp) evalRefRoot(e *env, r *ast.Ref, root *value.Variable, ok bool) (*value.Variable, error) {
 	if ok && r.Name == "mx" && len(r.Path) > 0 && r.Path[0].Kind == ast.AccessField && r.Path[0].Name == "guard" {
 		if !e.in.mx.InGuard() {
 			return nil, newError(KindVariable, r.Pos, "@mx.guard exists only inside guards and denied handlers",
@@ -136,6 +144,21 @@ func (in *interp) applyPath(e *env, cur *value.Variable, path []ast.Accessor, r 
 			cur = derived(out, cur)
 			i = j - 1
 		case ast.AccessCall:
+			if x, ok := cur.Data.(*exe); ok && len(acc.Args) <= len(exeFrame{}.args) {
+				// An exe call: its frame is made first and the arguments
+				// are evaluated into it, one allocation instead of two.
+				f := &exeFrame{}
+				args, err := in.evalArgsInto(e, acc.Args, x.name, f.args[:0])
+				if err != nil {
+					return nil, err
+				}
+				res, err := in.callExeIn(e, x, args, callOpts{pos: acc.Pos}, f)
+				if err != nil {
+					return nil, err
+				}
+				cur = res
+				continue
+			}
 			args, err := in.evalArgs(e, acc.Args, calleeName(cur, r))
 			if err != nil {
 				return nil, err
@@ -192,13 +215,35 @@ func indexOf(cur *value.Variable, idx any) *value.Variable {
 // evalArgs evaluates call arguments. A bare reference to an unknown
 // variable is an error naming the function.
 func (in *interp) evalArgs(e *env, args []ast.Expr, fn string) ([]*value.Variable, error) {
-	out := make([]*value.Variable, 0, len(args))
+	return in.evalArgsInto(e, args, fn, make([]*value.Variable, 0, len(args)))
+}
+
+// evalArgsInto is evalArgs appending to out.
+func (in *interp) evalArgsInto(e *env, args []ast.Expr, fn string, out []*value.Variable) ([]*value.Variable, error) {
 	for _, a := range args {
-		if r, ok := a.(*ast.Ref); ok && !e.resolvable(r.Name) {
-			return nil, newError(KindVariable, r.Pos, "define the variable before passing it",
-				"Undefined variable '@%s' passed to function @%s", r.Name, fn)
+		var v *value.Variable
+		var err error
+		if r, ok := a.(*ast.Ref); ok {
+			var root *value.Variable
+			var found bool
+			if !indexesPipeline(e, r) {
+				root, found = e.lookup(r.Name)
+			}
+			if !found && !e.resolvable(r.Name) {
+				return nil, newError(KindVariable, r.Pos, "define the variable before passing it",
+					"Undefined variable '@%s' passed to function @%s", r.Name, fn)
+			}
+			if found {
+				// The root was just looked up: evaluate from it.
+				v, err = in.evalRefRoot(e.withLenient(false), r, root, true)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, v)
+				continue
+			}
 		}
-		v, err := in.evalExpr(e.withLenient(false), a)
+		v, err = in.evalExpr(e.withLenient(false), a)
 		if err != nil {
 			return nil, err
 		}
@@ -340,10 +385,16 @@ func refText(r *ast.Ref) string {
 	return b.String()
 }
 
+// indexesPipeline reports whether pipelineIndex may apply to r, in which
+// case r must go through evalRef.
+func indexesPipeline(e *env, r *ast.Ref) bool {
+	return e.pipe != nil && (r.Name == "p" || r.Name == "pipeline") && len(r.Path) > 0 && r.Path[0].Kind == ast.AccessIndex
+}
+
 // pipelineIndex resolves `@p[i]` / `@pipeline[i]` to the stage output
 // itself, so that its descriptor (`@p[1].mx.labels`) survives.
 func (in *interp) pipelineIndex(e *env, r *ast.Ref) (*value.Variable, []ast.Accessor, bool, error) {
-	if e.pipe == nil || (r.Name != "p" && r.Name != "pipeline") || len(r.Path) == 0 || r.Path[0].Kind != ast.AccessIndex {
+	if !indexesPipeline(e, r) {
 		return nil, nil, false, nil
 	}
 	if v, _ := e.sc.lookup(r.Name); v != nil {

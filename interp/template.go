@@ -11,14 +11,48 @@ import (
 // evalString evaluates a quoted string or template. The result's
 // descriptor is the union of the interpolated values'.
 func (in *interp) evalString(e *env, s *ast.StringLit) (*value.Variable, error) {
+	return in.evalStringMemo(e, s, nil)
+}
+
+// evalStringMemo is evalString with the descriptor merge answered from m
+// (when not nil) if the interpolated descriptors are those of m's last
+// use: an exe's template body gets the same argument labels call after
+// call.
+func (in *interp) evalStringMemo(e *env, s *ast.StringLit, m *taint.Memo) (*value.Variable, error) {
 	var b strings.Builder
+	// One allocation for the usual template instead of a doubling series:
+	// the literal text plus a guess for each interpolation.
+	b.Grow(sizeHint(s.Parts))
 	var descs taint.Collector
 	if err := in.renderParts(e, s.Kind, s.Parts, &b, &descs); err != nil {
 		return nil, err
 	}
 	res := value.New(b.String())
-	res.Security = descs.Descriptor()
+	if m != nil {
+		res.Security = descs.DescriptorMemo(m)
+	} else {
+		res.Security = descs.Descriptor()
+	}
 	return res, nil
+}
+
+// interpGuess is the room sizeHint reserves per interpolated value: short
+// values (names, ids, small numbers) fit, and a longer one costs one
+// extra growth, as before.
+const interpGuess = 16
+
+// sizeHint estimates the rendered length of template parts.
+func sizeHint(parts []ast.TemplatePart) int {
+	n := 0
+	for _, part := range parts {
+		switch p := part.(type) {
+		case *ast.TextPart:
+			n += len(p.Text)
+		case *ast.InterpPart:
+			n += interpGuess
+		}
+	}
+	return n
 }
 
 // renderParts writes template parts to b and collects the descriptors of
@@ -73,7 +107,7 @@ func (in *interp) renderFor(e *env, kind ast.QuoteKind, p *ast.TemplateFor, b *s
 		fe := e.child()
 		fe.sc.vars[p.Var] = derived(it.val, src)
 		if p.Key != "" {
-			fe.sc.vars[p.Key] = derived(it.key, src)
+			fe.sc.vars[p.Key] = derived(it.keyValue(), src)
 		}
 		if err := in.renderParts(fe, kind, p.Body, b, descs); err != nil {
 			return err
@@ -85,6 +119,17 @@ func (in *interp) renderFor(e *env, kind ast.QuoteKind, p *ast.TemplateFor, b *s
 // interpolate evaluates one interpolation. A reference to an unknown
 // variable is not an error: literal holds the reference as written.
 func (in *interp) interpolate(e *env, p *ast.InterpPart) (v *value.Variable, literal string, err error) {
+	if r, ok := p.Value.(*ast.Ref); ok && !indexesPipeline(e, r) {
+		// The common `@name…` interpolation: look the root up once, for
+		// the check below and the evaluation.
+		if root, found := e.lookup(r.Name); found {
+			v, err = in.evalRefRoot(e, r, root, true)
+			if err != nil {
+				return nil, "", err
+			}
+			return in.interpolated(e, p, v)
+		}
+	}
 	if r := rootRef(p.Value); r != nil && !e.resolvable(r.Name) {
 		if p.Fallback != nil {
 			fb, err := in.evalExpr(e, p.Fallback)
@@ -102,6 +147,12 @@ func (in *interp) interpolate(e *env, p *ast.InterpPart) (v *value.Variable, lit
 	if err != nil {
 		return nil, "", err
 	}
+	return in.interpolated(e, p, v)
+}
+
+// interpolated applies an interpolation's fallback and falsy omission to
+// its value v.
+func (in *interp) interpolated(e *env, p *ast.InterpPart, v *value.Variable) (*value.Variable, string, error) {
 	if p.Fallback != nil && isNullish(v) {
 		fb, err := in.evalExpr(e, p.Fallback)
 		return fb, "", err

@@ -68,50 +68,24 @@ func (d Descriptor) Equal(o Descriptor) bool {
 // Merge returns the union of d and the others, in order (SPEC §4.1): for
 // each descriptor its labels are appended to labels and taint, then its
 // taint, then its sources. Merging descriptors that add nothing returns d
-// itself without allocating; otherwise each list that grows is copied once
-// per call, however many descriptors are merged.
+// itself without allocating; otherwise the merge is built in scratch space
+// and the lists that changed share one new allocation (see merge.go).
 func (d Descriptor) Merge(others ...Descriptor) Descriptor {
 	out := d
-	var m merger
-	for _, o := range others {
-		if o.IsZero() || out.Contains(o) {
+	for i, o := range others {
+		// identical (the same lists: merging a value's descriptor into a
+		// result that already took it) is the cheap common case of
+		// Contains.
+		if o.IsZero() || identical(&out, &o) || out.Contains(o) {
 			continue
 		}
 		if out.IsZero() && wellFormed(o) {
 			out = o
-			m = merger{}
 			continue
 		}
-		out.labels = m.labels.add(out.labels, o.labels)
-		out.taint = m.taint.add(m.taint.add(out.taint, o.labels), o.taint)
-		out.sources = m.sources.add(out.sources, o.sources)
+		return mergeLists(out, others[i:], nil, nil, nil)
 	}
 	return out
-}
-
-// merger tracks which lists of a merge result were already copied by this
-// Merge call and may be appended to in place.
-type merger struct{ labels, taint, sources owned }
-
-// owned records whether a list belongs to the current Merge call.
-type owned bool
-
-// add returns list with the items it lacks appended, copying list first
-// unless it is already owned.
-func (w *owned) add(list, items []string) []string {
-	for _, it := range items {
-		if contains(list, it) {
-			continue
-		}
-		if !*w {
-			c := make([]string, len(list), len(list)+len(items)+2)
-			copy(c, list)
-			list = c
-			*w = true
-		}
-		list = append(list, it)
-	}
-	return list
 }
 
 // WithLabels returns d with the data labels added (to labels and taint).
@@ -188,6 +162,16 @@ func labelsLeadTaint(o Descriptor) bool {
 	return true
 }
 
+// identical reports whether a and b hold the very same lists (not only
+// equal ones).
+func identical(a, b *Descriptor) bool {
+	return sameList(a.labels, b.labels) && sameList(a.taint, b.taint) && sameList(a.sources, b.sources)
+}
+
+func sameList(a, b []string) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -209,6 +193,11 @@ func containsAll(list, items []string) bool {
 func equal(a, b []string) bool {
 	if len(a) != len(b) {
 		return false
+	}
+	// Descriptors share their lists (merges reuse them, memos hand them
+	// out again), so the same backing array is the common case.
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
 	}
 	for i := range a {
 		if a[i] != b[i] {

@@ -1,7 +1,7 @@
 package guard
 
 import (
-	"sort"
+	"slices"
 
 	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
@@ -164,7 +164,11 @@ type Decision struct {
 	// Output is the transformed output (after phase); nil when unchanged.
 	Output *value.Variable
 	// Err describes a denial or retry.
-	Err      *Error
+	Err *Error
+	// Results are the evaluated guards in order. When the decision is
+	// Allow they live in the engine's scratch space and are valid until
+	// its next check; read them before running another operation. A
+	// denial or retry has its own copy (as has its Error).
 	Results  []Result
 	Warnings []string
 	Hints    []string
@@ -172,10 +176,27 @@ type Decision struct {
 }
 
 // Engine selects, evaluates and reduces guards for operations.
+//
+// A check allocates nothing on its common path (every guard allows): the
+// candidate lists, the results and the Evaluation handed to Eval live in
+// per-nesting scratch space that the next check at the same nesting
+// reuses, and deduplication marks guards with generation numbers instead
+// of building sets. An engine (and its registry's guards) belongs to one
+// run and is not safe for concurrent use.
 type Engine struct {
 	Registry *Registry
 	Eval     Evaluator
 	attempts map[string]*attemptState
+	// gen numbers selection passes; a guard whose mark equals the current
+	// pass is already in the list being built.
+	gen uint64
+	// states are scratch spaces by nesting depth: an evaluator may run
+	// hooked operations (helper exes) whose checks nest inside this one.
+	states []*runState
+	depth  int
+	// lower caches lower-cased operation keys (subtypes such as
+	// "runCommand"), so that selection does not allocate for them.
+	lower map[string]string
 }
 
 type attemptState struct {
@@ -185,35 +206,69 @@ type attemptState struct {
 
 // NewEngine returns an engine over reg using eval.
 func NewEngine(reg *Registry, eval Evaluator) *Engine {
-	return &Engine{Registry: reg, Eval: eval, attempts: map[string]*attemptState{}}
+	return &Engine{Registry: reg, Eval: eval, attempts: map[string]*attemptState{}, lower: map[string]string{}}
 }
 
-// candidate is a selected guard with the input it guards (per-input).
+// candidate is a guard selected per input, with the input it guards.
 type candidate struct {
 	g     *Guard
 	input int
 }
 
-// selectPerInput returns, for each input, the data guards its labels
-// select in the phase, deduplicated per input and sorted by registration.
-func (en *Engine) selectPerInput(phase Timing, inputs []*value.Variable, o *Override, seen map[*Guard]bool) [][]*Guard {
-	r := en.Registry
-	p := phaseIndex(phase)
-	if len(r.data[p]) == 0 {
-		return nil
+// runState is the scratch space of one check.
+type runState struct {
+	cands   []candidate
+	perOp   []*Guard
+	results []Result
+	ev      Evaluation
+	one     [1]*value.Variable
+	keys    [16]string
+}
+
+func (en *Engine) acquire() *runState {
+	if en.depth == len(en.states) {
+		en.states = append(en.states, &runState{})
 	}
-	var out [][]*Guard
+	st := en.states[en.depth]
+	en.depth++
+	st.cands = st.cands[:0]
+	st.perOp = st.perOp[:0]
+	st.results = st.results[:0]
+	return st
+}
+
+func (en *Engine) release(st *runState) {
+	// Drop references the scratch space holds so that values of finished
+	// operations can be collected.
+	st.ev = Evaluation{}
+	st.one[0] = nil
+	en.depth--
+}
+
+// selectPerInput appends to st.cands, for each input, the data guards its
+// labels (and source or directory markers) select in the phase,
+// deduplicated per input and ordered by registration, and marks them as
+// seen in the check numbered run. It reports whether it selected any.
+func (en *Engine) selectPerInput(p int, inputs []*value.Variable, o *Override, st *runState, run uint64) bool {
+	r := en.Registry
+	if len(r.data[p]) == 0 {
+		return false
+	}
+	found := false
 	for i, in := range inputs {
 		if in == nil {
 			continue
 		}
-		var gs []*Guard
+		en.gen++
+		mark := en.gen
+		start := len(st.cands)
 		add := func(list []*Guard) {
 			for _, g := range list {
-				if !o.keeps(g) || containsGuard(gs, g) {
+				if g.mark == mark || !o.keeps(g) {
 					continue
 				}
-				gs = append(gs, g)
+				g.mark = mark
+				st.cands = append(st.cands, candidate{g: g, input: i})
 			}
 		}
 		for _, l := range in.Security.Labels() {
@@ -226,35 +281,34 @@ func (en *Engine) selectPerInput(phase Timing, inputs []*value.Variable, o *Over
 				}
 			}
 		}
-		if len(gs) == 0 {
+		sel := st.cands[start:]
+		if len(sel) == 0 {
 			continue
 		}
-		sortGuards(gs)
-		if out == nil {
-			out = make([][]*Guard, len(inputs))
-		}
-		out[i] = gs
-		for _, g := range gs {
-			seen[g] = true
+		found = true
+		sortCandidates(sel)
+		for _, c := range sel {
+			c.g.seen = run
 		}
 	}
-	return out
+	return found
 }
 
-// selectPerOperation returns the operation, function and operation-label
-// data guards of op in the phase, minus those already selected per input.
-func (en *Engine) selectPerOperation(phase Timing, op *hooks.OperationContext, nInputs int, extraLabels []string, o *Override, seen map[*Guard]bool) []*Guard {
+// selectPerOperation sets st.perOp to the operation, function and
+// operation-label data guards of op in the phase, minus those seen per
+// input in the check numbered run, ordered by registration.
+func (en *Engine) selectPerOperation(p int, op *hooks.OperationContext, nInputs int, extraLabels []string, o *Override, st *runState, run uint64) {
 	r := en.Registry
-	p := phaseIndex(phase)
-	var buf [16]string
-	keys := operationKeys(op, buf[:0])
-	var gs []*Guard
+	keys := en.operationKeys(op, st.keys[:0])
+	en.gen++
+	mark := en.gen
 	add := func(list []*Guard) {
 		for _, g := range list {
-			if seen[g] || !o.keeps(g) || containsGuard(gs, g) {
+			if g.seen == run || g.mark == mark || !o.keeps(g) {
 				continue
 			}
-			gs = append(gs, g)
+			g.mark = mark
+			st.perOp = append(st.perOp, g)
 		}
 	}
 	if len(r.op[p]) > 0 {
@@ -266,8 +320,9 @@ func (en *Engine) selectPerOperation(phase Timing, op *hooks.OperationContext, n
 		}
 	}
 	for _, g := range r.hier[p] {
-		if hierMatch(g.Value, op.OpLabels) {
-			add([]*Guard{g})
+		if g.seen != run && g.mark != mark && hierMatch(g.Value, op.OpLabels) && o.keeps(g) {
+			g.mark = mark
+			st.perOp = append(st.perOp, g)
 		}
 	}
 	if nInputs > 0 && len(r.data[p]) > 0 {
@@ -278,22 +333,25 @@ func (en *Engine) selectPerOperation(phase Timing, op *hooks.OperationContext, n
 	if op.Name != "" && len(r.fn[p]) > 0 {
 		add(r.fn[p][op.Name])
 	}
-	sortGuards(gs)
-	return gs
+	sortGuards(st.perOp)
 }
 
-func containsGuard(gs []*Guard, g *Guard) bool {
-	for _, x := range gs {
-		if x == g {
-			return true
+// sortGuards orders guards by registration. The lists selection merges
+// are each in registration order, so the result usually is already.
+func sortGuards(gs []*Guard) {
+	for i := 1; i < len(gs); i++ {
+		if gs[i-1].ID > gs[i].ID {
+			slices.SortFunc(gs, func(a, b *Guard) int { return a.ID - b.ID })
+			return
 		}
 	}
-	return false
 }
 
-func sortGuards(gs []*Guard) {
-	if len(gs) < 2 {
-		return
+func sortCandidates(cs []candidate) {
+	for i := 1; i < len(cs); i++ {
+		if cs[i-1].g.ID > cs[i].g.ID {
+			slices.SortFunc(cs, func(a, b candidate) int { return a.g.ID - b.g.ID })
+			return
+		}
 	}
-	sort.Slice(gs, func(i, j int) bool { return gs[i].ID < gs[j].ID })
 }

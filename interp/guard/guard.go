@@ -61,6 +61,14 @@ type Guard struct {
 	// Env is the interpreter environment the guard was defined in, opaque
 	// to this package (imported guards see their module's scope).
 	Env any
+	// Plan is what the evaluator prepared from Rules when the guard was
+	// registered (a compiled form, an analysis); opaque to this package.
+	Plan any
+
+	// mark and seen are selection generations (see Engine.gen): mark
+	// dedups the list being built, seen records selection per input in
+	// the current check.
+	mark, seen uint64
 }
 
 // New builds a guard from its directive. env is the defining environment.

@@ -13,18 +13,22 @@ const (
 
 // reducer folds guard results into a decision (SPEC §5.7, §8 item 3).
 type reducer struct {
-	action   Action
-	reasons  []string
-	hints    []string
-	reported *Result
+	action  Action
+	reasons []string
+	hints   []string
+	// reported is the index in the results of the guard the error
+	// reports, -1 until a guard denies or retries.
+	reported      int
+	reportedGuard *Guard
 	// reportedHint is the first hint the reported guard gave.
 	reportedHint string
 	failed       bool
 }
 
-// add folds r in. retryOverridesDeny is mlld's rule for the per-operation
-// before pass: a later retry replaces an earlier deny of the same pass.
-func (rd *reducer) add(r *Result, retryOverridesDeny bool, passDenied *bool) {
+// add folds r, the result at index i, in. retryOverridesDeny is mlld's
+// rule for the per-operation before pass: a later retry replaces an
+// earlier deny of the same pass.
+func (rd *reducer) add(r *Result, i int, retryOverridesDeny bool, passDenied *bool) {
 	switch r.Action {
 	case Deny:
 		rd.action = Deny
@@ -32,8 +36,8 @@ func (rd *reducer) add(r *Result, retryOverridesDeny bool, passDenied *bool) {
 		if passDenied != nil {
 			*passDenied = true
 		}
-		if rd.reported == nil {
-			rd.reported = r
+		if rd.reported < 0 {
+			rd.reported, rd.reportedGuard = i, r.Guard
 		}
 		if r.Failed {
 			rd.failed = true
@@ -47,12 +51,12 @@ func (rd *reducer) add(r *Result, retryOverridesDeny bool, passDenied *bool) {
 		if rd.action != Deny || (retryOverridesDeny && passDenied != nil && *passDenied) {
 			rd.action = Retry
 		}
-		if rd.reported == nil {
-			rd.reported = r
+		if rd.reported < 0 {
+			rd.reported, rd.reportedGuard = i, r.Guard
 			rd.reportedHint = r.Hint
 		}
 	}
-	if rd.reported != nil && rd.reported.Guard == r.Guard && rd.reportedHint == "" && r.Action == Retry {
+	if rd.reported >= 0 && rd.reportedGuard == r.Guard && rd.reportedHint == "" && r.Action == Retry {
 		rd.reportedHint = r.Hint
 	}
 }
@@ -67,44 +71,92 @@ func (en *Engine) After(c *hooks.Call, output *value.Variable, o Options) Decisi
 	return en.run(After, c, output, o)
 }
 
+// check is one run of a phase over an operation.
+type check struct {
+	en     *Engine
+	st     *runState
+	phase  Timing
+	c      *hooks.Call
+	inputs []*value.Variable
+	// cur is the current output (after phase); changed the transformed
+	// inputs (before phase), nil until a guard replaces one.
+	cur     *value.Variable
+	changed []*value.Variable
+	try     int
+	max     int
+	history []Attempt
+	// cause is the error of the first guard that failed (fail closed).
+	cause error
+}
+
+// eval evaluates one guard and appends its result; it returns the result
+// and its index.
+func (k *check) eval(g *Guard, scope Scope, in *value.Variable, ins []*value.Variable) (*Result, int) {
+	st := k.st
+	// Phase, Call, Try, Max and History were set for the whole check.
+	ev := &st.ev
+	ev.Guard, ev.Scope, ev.Input, ev.Inputs, ev.Output, ev.Trace = g, scope, in, ins, k.cur, st.results
+	out, err := k.en.Eval(ev)
+	r := Result{Guard: g, Outcome: out, Timing: k.phase, Scope: scope}
+	if err != nil {
+		r.Outcome = Outcome{Action: Deny, Matched: true, Reason: "guard " + g.displayName() + " failed: " + err.Error()}
+		r.Failed = true
+		if k.cause == nil {
+			k.cause = err
+		}
+	}
+	st.results = append(st.results, r)
+	i := len(st.results) - 1
+	return &st.results[i], i
+}
+
 func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Options) Decision {
 	var d Decision
 	if !en.Registry.Has(phase) {
 		return d
 	}
-	seen := map[*Guard]bool{}
+	st := en.acquire()
+	defer en.release(st)
+	p := phaseIndex(phase)
+	en.gen++
+	run := en.gen
 	inputs := c.Inputs
-	var perInput [][]*Guard
+	hasPerInput := false
 	perInputOf := inputs
 	var extra []string
 	if phase == After {
 		// Per-input after guards follow the output's labels, falling back
 		// to the inputs' (SPEC §5.9); templates shown skip them (§8 item 9).
 		if !skipsAfterData(c.Op) && output != nil {
-			perInput = en.selectPerInput(phase, []*value.Variable{output}, o.Override, seen)
-			perInputOf = []*value.Variable{output}
-			if perInput == nil {
-				perInput = en.selectPerInput(phase, inputs, o.Override, seen)
+			st.one[0] = output
+			perInputOf = st.one[:]
+			hasPerInput = en.selectPerInput(p, perInputOf, o.Override, st, run)
+			if !hasPerInput {
 				perInputOf = inputs
+				hasPerInput = en.selectPerInput(p, inputs, o.Override, st, run)
 			}
 		}
 		if output != nil {
 			extra = output.Security.Labels()
 		}
 	} else {
-		perInput = en.selectPerInput(phase, inputs, o.Override, seen)
+		hasPerInput = en.selectPerInput(p, inputs, o.Override, st, run)
 	}
-	perOp := en.selectPerOperation(phase, c.Op, len(inputs), extra, o.Override, seen)
-	if perInput == nil && len(perOp) == 0 {
+	en.selectPerOperation(p, c.Op, len(inputs), extra, o.Override, st, run)
+	if !hasPerInput && len(st.perOp) == 0 {
 		return d
 	}
 
-	key := attemptKey(phase, c.Op)
-	st := en.attempts[key]
+	var key string
+	var ast *attemptState
+	if len(en.attempts) > 0 {
+		key = attemptKey(phase, c.Op)
+		ast = en.attempts[key]
+	}
 	try := 1
 	var history []Attempt
-	if st != nil {
-		try, history = st.next, st.history
+	if ast != nil {
+		try, history = ast.next, ast.history
 	}
 	if o.Attempt > 0 {
 		try = o.Attempt
@@ -114,60 +166,42 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 		max = 10
 	}
 
-	rd := &reducer{}
-	var results []Result
-	cur := output
-	var changed []*value.Variable
-	current := func(i int) *value.Variable {
-		if changed != nil {
-			return changed[i]
-		}
-		return inputs[i]
+	if n := len(st.cands) + len(st.perOp); cap(st.results) < n {
+		st.results = make([]Result, 0, n)
 	}
-	eval := func(g *Guard, scope Scope, in *value.Variable, ins []*value.Variable) *Result {
-		ev := &Evaluation{Guard: g, Scope: scope, Phase: phase, Input: in, Inputs: ins, Output: cur,
-			Call: c, Try: try, Max: max, History: history, Trace: results}
-		out, err := en.Eval(ev)
-		r := Result{Guard: g, Outcome: out, Timing: phase, Scope: scope}
-		if err != nil {
-			r.Outcome = Outcome{Action: Deny, Matched: true, Reason: "guard " + g.displayName() + " failed: " + err.Error()}
-			r.Failed = true
-			if d.Err == nil {
-				d.Err = &Error{Cause: err}
-			}
-		}
-		results = append(results, r)
-		return &results[len(results)-1]
-	}
+	k := &check{en: en, st: st, phase: phase, c: c, inputs: inputs, cur: output, try: try, max: max, history: history}
+	st.ev = Evaluation{Phase: phase, Call: c, Try: try, Max: max, History: history}
+	rd := reducer{reported: -1}
 
-	// Per-input pass.
-	for i, gs := range perInput {
-		for _, g := range gs {
-			var in *value.Variable
-			if phase == After && perInputOf[0] == output {
-				in = cur
+	// Per-input pass. A guard over the output sees the current output.
+	overOutput := phase == After && hasPerInput && perInputOf[0] == output
+	for _, cd := range st.cands {
+		g := cd.g
+		var in *value.Variable
+		switch {
+		case overOutput:
+			in = k.cur
+		case k.changed != nil:
+			in = k.changed[cd.input]
+		default:
+			in = inputs[cd.input]
+		}
+		st.one[0] = in
+		r, ri := k.eval(g, PerInput, in, st.one[:])
+		rd.add(r, ri, false, nil)
+		if r.Action == Allow && r.Replacement != nil && rd.action == Allow {
+			rep := withSource(r.Replacement, g)
+			if phase == After {
+				k.cur = rep
 			} else {
-				in = current(i)
-			}
-			r := eval(g, PerInput, in, []*value.Variable{in})
-			rd.add(r, false, nil)
-			if r.Action == Allow && r.Replacement != nil && rd.action == Allow {
-				rep := withSource(r.Replacement, g)
-				if phase == After {
-					cur = rep
-				} else {
-					if changed == nil {
-						changed = append([]*value.Variable(nil), inputs...)
-					}
-					changed[i] = rep
+				if k.changed == nil {
+					k.changed = append([]*value.Variable(nil), inputs...)
 				}
+				k.changed[cd.input] = rep
 			}
-			if r.Warning != "" {
-				d.Warnings = append(d.Warnings, r.Warning)
-			}
-			if rd.failed {
-				break
-			}
+		}
+		if r.Warning != "" {
+			d.Warnings = append(d.Warnings, r.Warning)
 		}
 		if rd.failed {
 			break
@@ -177,30 +211,30 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 	// Per-operation pass.
 	passDenied := false
 	var seenAs []*value.Variable
-	for _, g := range perOp {
+	for _, g := range st.perOp {
 		if rd.failed {
 			break
 		}
 		ins := seenAs
 		if ins == nil {
 			ins = inputs
-			if changed != nil {
-				ins = changed
+			if k.changed != nil {
+				ins = k.changed
 			}
 		}
-		r := eval(g, PerOperation, nil, ins)
-		rd.add(r, phase == Before, &passDenied)
+		r, ri := k.eval(g, PerOperation, nil, ins)
+		rd.add(r, ri, phase == Before, &passDenied)
 		if r.Action == Allow && r.Replacement != nil && rd.action == Allow {
 			rep := withSource(r.Replacement, g)
 			if phase == After {
-				cur = rep
+				k.cur = rep
 			} else if len(inputs) > 0 {
 				// The replacement becomes input 0; later guards of the pass
 				// see only it (SPEC §8 item 2).
-				if changed == nil {
-					changed = append([]*value.Variable(nil), inputs...)
+				if k.changed == nil {
+					k.changed = append([]*value.Variable(nil), inputs...)
 				}
-				changed[0] = rep
+				k.changed[0] = rep
 				seenAs = []*value.Variable{rep}
 			}
 		}
@@ -209,47 +243,40 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 		}
 	}
 
-	d.Results = results
+	results := st.results
 	d.Hints = rd.hints
 	d.Reasons = rd.reasons
 	d.Action = rd.action
-	if phase == After && cur != output {
-		d.Output = cur
+	if phase == After && k.cur != output {
+		d.Output = k.cur
 	}
 	if phase == Before {
-		d.Inputs = changed
-	}
-
-	// Attempt bookkeeping: a retry moves the operation to its next try.
-	if rd.action == Retry && !rd.failed {
-		if st == nil {
-			st = &attemptState{next: 1}
-			en.attempts[key] = st
-		}
-		st.history = append(st.history, Attempt{Attempt: try, Decision: "retry", Hint: lastOr(rd.hints)})
-		st.next = try + 1
-	} else if st != nil {
-		delete(en.attempts, key)
+		d.Inputs = k.changed
 	}
 
 	if rd.action == Allow {
-		d.Err = nil
+		if ast != nil {
+			delete(en.attempts, key)
+		}
+		// The scratch results are only lent to the caller (see
+		// Decision.Results).
+		d.Results = results
 		return d
 	}
-	e := &Error{Guard: rd.reported.Guard, Scope: rd.reported.Scope, Op: c.Op, Timing: timingName(phase),
+	// A denial keeps its own copy: errors outlive the check.
+	results = append([]Result(nil), results...)
+	d.Results = results
+	reported := &results[rd.reported]
+	e := &Error{Guard: reported.Guard, Scope: reported.Scope, Op: c.Op, Timing: timingName(phase),
 		Decision: "deny", Reasons: rd.reasons, Hints: rd.hints, Results: results, Try: try, History: history}
-	if d.Err != nil {
-		e.Cause = d.Err.Cause
-	}
+	e.Cause = k.cause
 	if len(rd.reasons) > 0 {
 		e.Reason = rd.reasons[0]
 	}
 	if e.Reason == "" {
-		e.Reason = "Guard " + rd.reported.Guard.key() + " denied operation"
+		e.Reason = "Guard " + reported.Guard.key() + " denied operation"
 	}
-	if rd.reported.Scope == PerInput && len(inputs) > 0 {
-		e.Input = inputs[0]
-	} else if len(inputs) > 0 {
+	if len(inputs) > 0 {
 		e.Input = inputs[0]
 	}
 	if phase == After {
@@ -276,6 +303,21 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 			e.Decision = "retry"
 			e.RetryHint = lastOr(rd.hints)
 		}
+	}
+	// Attempt bookkeeping: a retry the runner will take moves the
+	// operation to its next try; any final decision ends its attempts.
+	if d.Action == Retry && !rd.failed {
+		if ast == nil {
+			if key == "" {
+				key = attemptKey(phase, c.Op)
+			}
+			ast = &attemptState{next: 1}
+			en.attempts[key] = ast
+		}
+		ast.history = append(ast.history, Attempt{Attempt: try, Decision: "retry", Hint: lastOr(rd.hints)})
+		ast.next = try + 1
+	} else if ast != nil {
+		delete(en.attempts, key)
 	}
 	d.Err = e
 	return d

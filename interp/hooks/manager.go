@@ -24,6 +24,11 @@ type Call struct {
 	// guard hooks read the operation's `with { guards }` override and
 	// retry attempt from it); opaque to this package.
 	Extra any
+	// Tainted, when it is the result the post-hooks receive, already
+	// carries the descriptor the interpreter's taint post-hook would give
+	// it: the operation computed it while the value was still its own (an
+	// exe's template result), and the hook can keep the value as it is.
+	Tainted *value.Variable
 }
 
 // PreHook inspects an operation before it runs. An error is treated as an

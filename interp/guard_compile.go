@@ -1,0 +1,474 @@
+package interp
+
+import (
+	"strings"
+
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/guard"
+	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
+)
+
+// guardCompileEnabled lets tests run every guard through the interpreter
+// to compare it with the compiled form.
+var guardCompileEnabled = true
+
+// guardLazyContext lets tests make the interpreter build the whole guard
+// context for every guard, as if every rule could read all of it.
+var guardLazyContext = true
+
+// guardPlan is what evalGuard knows about a guard's rules, worked out once
+// when the guard registers (guard.Guard.Plan).
+//
+// Guards whose every rule has one of the common shapes (`*`, comparisons
+// of `@mx.op.type|subtype|name` with a literal, label and taint tests on
+// @input, its quantifiers and @mx, combined with &&, || and !; actions
+// allow, deny "…" and retry "…") are compiled to Go closures that decide
+// without an environment, @mx objects or trace objects. Any other guard
+// is interpreted, and the analysis tells the interpreter which of the
+// costly parts of a guard's context (the @mx.guard object, the ambient
+// @mx keys, @input, @output, helpers) its rules can reach.
+type guardPlan struct {
+	// arms are the compiled rules; nil when some rule does not compile.
+	arms []compiledArm
+	// perInput and perOperation say in which scopes the compiled rules
+	// mean what the interpreter would compute (quantifiers only exist on
+	// a per-operation @input).
+	perInput, perOperation bool
+	// readsMx is set when compiled rules read @mx, which a user variable
+	// named mx would shadow.
+	readsMx bool
+	// firstPos is the position of the first rule (interrupt errors).
+	firstPos ast.Pos
+
+	// opaque is set when the rules can run code this analysis cannot see
+	// (exe calls, code, pipelines, nested when/for, let arms) or read the
+	// whole @mx: the interpreter then builds the full context.
+	opaque bool
+	// fields and ambient: the rules read @mx.guard, or the ambient @mx
+	// keys (labels, taint, sources, args).
+	fields, ambient bool
+	// usesInput and usesOutput: the rules mention @input, @output.
+	usesInput, usesOutput bool
+	// helpers are the guard helpers the rules call or mention.
+	helpers []string
+}
+
+// compiledArm is one compiled rule: when cond holds (nil: always), the
+// guard decides out.
+type compiledArm struct {
+	cond condFn
+	out  guard.Outcome
+}
+
+// condFn is a compiled condition. It gets the evaluation itself, which
+// lives in the engine's scratch space, so calling it allocates nothing.
+type condFn func(ev *guard.Evaluation) bool
+
+// guardHelperNames are the helpers bound inside guard bodies.
+var guardHelperNames = [...]string{"opIs", "opHas", "opHasAny", "opHasAll", "inputHas", "prefixWith", "tagValue"}
+
+func isGuardHelper(name string) bool {
+	for _, h := range guardHelperNames {
+		if h == name {
+			return true
+		}
+	}
+	return false
+}
+
+// planGuard analyses and, where it can, compiles a guard's rules.
+func planGuard(w *ast.WhenExpr) *guardPlan {
+	p := &guardPlan{perInput: true, perOperation: true}
+	if w == nil {
+		p.opaque = true
+		return p
+	}
+	p.analyse(w)
+	if len(w.Arms) > 0 {
+		p.firstPos = w.Arms[0].Pos
+	}
+	if w.Subject != nil {
+		return p
+	}
+	arms := make([]compiledArm, 0, len(w.Arms))
+	for _, arm := range w.Arms {
+		if arm.Let {
+			return p
+		}
+		var a compiledArm
+		if arm.Kind == ast.ArmCond {
+			c := p.compileCond(arm.Cond)
+			if c == nil {
+				return p
+			}
+			a.cond = c
+		}
+		out, ok := compileAction(arm.Action)
+		if !ok {
+			return p
+		}
+		a.out = out
+		arms = append(arms, a)
+	}
+	if p.perInput || p.perOperation {
+		p.arms = arms
+	}
+	return p
+}
+
+// analyse walks the rules for what the interpreter must prepare.
+func (p *guardPlan) analyse(w *ast.WhenExpr) {
+	ast.Inspect(w, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case nil:
+			// The end of a node's children.
+		case *ast.WhenExpr:
+			if n != w {
+				p.opaque = true
+			}
+		case *ast.WhenArm:
+			if n.Let {
+				p.opaque = true
+			}
+		case *ast.Ref:
+			p.analyseRef(n)
+		case *ast.NullLit, *ast.BoolLit, *ast.NumberLit, *ast.StringLit, *ast.TextPart, *ast.InterpPart,
+			*ast.ArrayLit, *ast.ObjectLit, *ast.UnaryExpr, *ast.BinaryExpr, *ast.TernaryExpr,
+			*ast.AllowExpr, *ast.DenyExpr, *ast.RetryExpr, *ast.LabelExpr, *ast.ExprStmt, *ast.DeniedExpr:
+		default:
+			// Code, pipelines, loops, directives, file loads: anything
+			// that may run code reading the guard's context.
+			p.opaque = true
+		}
+		return true
+	})
+}
+
+func (p *guardPlan) analyseRef(r *ast.Ref) {
+	switch r.Name {
+	case "input":
+		p.usesInput = true
+	case "output":
+		p.usesOutput = true
+	case "mx":
+		if len(r.Path) == 0 || r.Path[0].Kind != ast.AccessField {
+			p.fields, p.ambient = true, true
+			break
+		}
+		switch r.Path[0].Name {
+		case "guard":
+			p.fields = true
+		case "labels", "taint", "sources", "args":
+			p.ambient = true
+		}
+	}
+	for i, acc := range r.Path {
+		if acc.Kind != ast.AccessCall {
+			continue
+		}
+		switch {
+		case i == 0 && isGuardHelper(r.Name):
+			// A helper, unless a user exe of the same name shadows it;
+			// evalGuard checks that when it runs.
+			if !containsString(p.helpers, r.Name) {
+				p.helpers = append(p.helpers, r.Name)
+			}
+		case i > 0 && r.Path[i-1].Kind == ast.AccessField && (r.Name == "input" || r.Name == "output" || r.Name == "mx"):
+			// A builtin method on the guard's own values.
+		default:
+			p.opaque = true
+		}
+	}
+	if isGuardHelper(r.Name) && !containsString(p.helpers, r.Name) {
+		p.helpers = append(p.helpers, r.Name)
+	}
+}
+
+func containsString(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// compileAction compiles `allow`, `deny "reason"` and `retry "hint"`.
+func compileAction(a ast.Node) (guard.Outcome, bool) {
+	if s, ok := a.(*ast.ExprStmt); ok {
+		a = s.Value
+	}
+	switch a := a.(type) {
+	case *ast.AllowExpr:
+		if a.Value != nil || a.With != nil {
+			return guard.Outcome{}, false
+		}
+		return guard.Outcome{Action: guard.Allow, Matched: true}, true
+	case *ast.DenyExpr:
+		return guard.Outcome{Action: guard.Deny, Matched: true, Reason: a.Reason}, true
+	case *ast.RetryExpr:
+		if a.Hint == nil {
+			return guard.Outcome{}, false
+		}
+		h, ok := literalString(a.Hint)
+		if !ok {
+			return guard.Outcome{}, false
+		}
+		return guard.Outcome{Action: guard.Retry, Matched: true, Hint: h}, true
+	}
+	return guard.Outcome{}, false
+}
+
+// literalString is the text of a quoted string without interpolation.
+func literalString(x ast.Expr) (string, bool) {
+	s, ok := x.(*ast.StringLit)
+	if !ok || (s.Kind != ast.SingleQuote && s.Kind != ast.DoubleQuote) {
+		return "", false
+	}
+	var b strings.Builder
+	for _, part := range s.Parts {
+		t, ok := part.(*ast.TextPart)
+		if !ok {
+			return "", false
+		}
+		b.WriteString(t.Text)
+	}
+	return b.String(), true
+}
+
+// compileCond compiles a rule's condition; nil when it has another shape.
+func (p *guardPlan) compileCond(x ast.Expr) condFn {
+	switch x := x.(type) {
+	case *ast.BoolLit:
+		v := x.Value
+		return func(*guard.Evaluation) bool { return v }
+	case *ast.UnaryExpr:
+		if x.Op != "!" {
+			return nil
+		}
+		c := p.compileCond(x.X)
+		if c == nil {
+			return nil
+		}
+		return func(ev *guard.Evaluation) bool { return !c(ev) }
+	case *ast.BinaryExpr:
+		switch x.Op {
+		case "&&", "||":
+			l, r := p.compileCond(x.Left), p.compileCond(x.Right)
+			if l == nil || r == nil {
+				return nil
+			}
+			if x.Op == "&&" {
+				return func(ev *guard.Evaluation) bool { return l(ev) && r(ev) }
+			}
+			return func(ev *guard.Evaluation) bool { return l(ev) || r(ev) }
+		case "==", "!=":
+			return p.compileOpCompare(x)
+		}
+	case *ast.Ref:
+		return p.compileLabelTest(x)
+	}
+	return nil
+}
+
+// compileOpCompare compiles `@mx.op.type|subtype|name == "lit"` (either
+// side, or !=). `==` of two strings is plain string equality.
+func (p *guardPlan) compileOpCompare(x *ast.BinaryExpr) condFn {
+	ref, lit := x.Left, x.Right
+	if _, ok := ref.(*ast.Ref); !ok {
+		ref, lit = lit, ref
+	}
+	r, ok := ref.(*ast.Ref)
+	if !ok || r.Name != "mx" || len(r.Path) != 2 || !plainFields(r.Path) ||
+		(r.Path[0].Name != "op" && r.Path[0].Name != "operation") {
+		return nil
+	}
+	want, ok := literalString(lit)
+	if !ok {
+		return nil
+	}
+	var field func(ev *guard.Evaluation) string
+	switch r.Path[1].Name {
+	case "type":
+		field = func(ev *guard.Evaluation) string { return ev.Call.Op.Type }
+	case "subtype":
+		field = func(ev *guard.Evaluation) string { return ev.Call.Op.Subtype }
+	case "name":
+		field = func(ev *guard.Evaluation) string { return ev.Call.Op.Name }
+	default:
+		return nil
+	}
+	p.readsMx = true
+	if x.Op == "!=" {
+		return func(ev *guard.Evaluation) bool { return field(ev) != want }
+	}
+	return func(ev *guard.Evaluation) bool { return field(ev) == want }
+}
+
+func plainFields(path []ast.Accessor) bool {
+	for _, a := range path {
+		if a.Kind != ast.AccessField || a.Optional {
+			return false
+		}
+	}
+	return true
+}
+
+// includesArg matches `.labels|taint.includes("lit")` at the end of path
+// and returns which list and the literal.
+func includesArg(path []ast.Accessor) (list, want string, ok bool) {
+	n := len(path)
+	if n < 3 {
+		return "", "", false
+	}
+	l, inc, call := path[n-3], path[n-2], path[n-1]
+	if l.Kind != ast.AccessField || l.Optional || (l.Name != "labels" && l.Name != "taint") ||
+		inc.Kind != ast.AccessField || inc.Optional || inc.Name != "includes" ||
+		call.Kind != ast.AccessCall || call.Optional || len(call.Args) != 1 {
+		return "", "", false
+	}
+	want, ok = literalString(call.Args[0])
+	return l.Name, want, ok
+}
+
+// compileLabelTest compiles `@input.mx.labels.includes("x")`,
+// `@input.any|all|none.mx.labels.includes("x")` and
+// `@mx.labels.includes("x")`, and the same over taint.
+func (p *guardPlan) compileLabelTest(r *ast.Ref) condFn {
+	list, want, ok := includesArg(r.Path)
+	if !ok {
+		return nil
+	}
+	head := r.Path[:len(r.Path)-3]
+	if !plainFields(head) {
+		return nil
+	}
+	taintList := list == "taint"
+	switch {
+	case r.Name == "mx" && len(head) == 0:
+		p.readsMx = true
+		return func(ev *guard.Evaluation) bool { return baseHas(ev, taintList, want) }
+	case r.Name == "input" && len(head) == 1 && head[0].Name == "mx":
+		return func(ev *guard.Evaluation) bool {
+			if ev.Scope == guard.PerInput {
+				return has(ev.Input.Security, taintList, want)
+			}
+			return unionHas(ev.Inputs, taintList, want)
+		}
+	case r.Name == "input" && len(head) == 2 && head[1].Name == "mx":
+		// Quantifiers exist only on the per-operation @input list.
+		p.perInput = false
+		switch head[0].Name {
+		case "any":
+			return func(ev *guard.Evaluation) bool {
+				for _, it := range ev.Inputs {
+					if has(it.Security, taintList, want) {
+						return true
+					}
+				}
+				return false
+			}
+		case "all":
+			return func(ev *guard.Evaluation) bool {
+				for _, it := range ev.Inputs {
+					if !has(it.Security, taintList, want) {
+						return false
+					}
+				}
+				return true
+			}
+		case "none":
+			return func(ev *guard.Evaluation) bool {
+				for _, it := range ev.Inputs {
+					if has(it.Security, taintList, want) {
+						return false
+					}
+				}
+				return true
+			}
+		}
+	}
+	return nil
+}
+
+// has reports whether d's labels (or taint) include x.
+func has(d taint.Descriptor, taintList bool, x string) bool {
+	if taintList {
+		return d.HasTaint(x)
+	}
+	return d.HasLabel(x)
+}
+
+// unionHas is has on the union of the inputs' descriptors, as
+// inputList builds it: a merge appends every label to taint as well.
+func unionHas(inputs []*value.Variable, taintList bool, x string) bool {
+	for _, it := range inputs {
+		if it.Security.HasLabel(x) || (taintList && it.Security.HasTaint(x)) {
+			return true
+		}
+	}
+	return false
+}
+
+// baseHas is has on the value `@mx.labels` and `@mx.taint` describe in a
+// guard (guardBase), without building it.
+func baseHas(ev *guard.Evaluation, taintList bool, x string) bool {
+	if ev.Phase == guard.After && ev.Output != nil {
+		if ev.Scope == guard.PerInput && ev.Input != nil {
+			return has(ev.Input.Security, taintList, x)
+		}
+		return has(ev.Output.Security, taintList, x)
+	}
+	if ev.Input != nil {
+		return has(ev.Input.Security, taintList, x)
+	}
+	if len(ev.Inputs) > 0 {
+		if ev.Scope == guard.PerOperation {
+			return unionHas(ev.Inputs, taintList, x)
+		}
+		return has(ev.Inputs[0].Security, taintList, x)
+	}
+	return false
+}
+
+// runCompiled decides a guard with its compiled rules. handled is false
+// when this evaluation is one the compiled form does not cover (the
+// interpreter then runs the guard).
+func (in *interp) runCompiled(p *guardPlan, ev *guard.Evaluation) (out guard.Outcome, handled bool, err error) {
+	switch ev.Scope {
+	case guard.PerInput:
+		if !p.perInput || ev.Input == nil || ev.Input.Items != nil {
+			return out, false, nil
+		}
+	default:
+		if !p.perOperation || ev.Inputs == nil {
+			return out, false, nil
+		}
+	}
+	// The interpreter fails on inputs it cannot list; let it.
+	for _, it := range ev.Inputs {
+		if it == nil || it.Items != nil {
+			return out, false, nil
+		}
+	}
+	if p.readsMx {
+		base := guardScope(ev)
+		if base == nil {
+			return out, false, nil
+		}
+		if v, _ := base.sc.lookup("mx"); v != nil {
+			return out, false, nil
+		}
+	}
+	if in.ctx.Err() != nil {
+		return out, true, in.checkCtx(p.firstPos)
+	}
+	for i := range p.arms {
+		a := &p.arms[i]
+		if a.cond == nil || a.cond(ev) {
+			return a.out, true, nil
+		}
+	}
+	return guard.Outcome{Action: guard.Allow}, true, nil
+}
