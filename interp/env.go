@@ -121,6 +121,11 @@ type env struct {
 	// interpolated, when set, collects the values a template interpolates
 	// (the inputs of `show` of a template, SPEC §5.5).
 	interpolated *[]*value.Variable
+	// strictRefs makes a reference to a variable that does not exist an
+	// error even in a condition. Guard bodies set it: a mistyped name must
+	// deny rather than silently switch a rule off. `@p` / `@pipeline`
+	// outside a pipeline stay undefined, as in any condition.
+	strictRefs bool
 	// denied is set while a denied handler runs: `denied` is true.
 	denied bool
 	// override is the `with { guards: … }` setting of the operation being

@@ -21,7 +21,7 @@ type guardCall struct {
 	// effect marks operations that can never be retried.
 	effect bool
 	// record receives every phase's results (`@p.guards`).
-	record func(phase string, d guard.Decision)
+	record func(phase string, op *hooks.OperationContext, d guard.Decision)
 }
 
 // setupGuards creates the run's guard registry and engine and registers
@@ -70,7 +70,7 @@ func (in *interp) guardPreHook(c *hooks.Call) (hooks.Decision, error) {
 	}
 	gc := guardCallOf(c)
 	d := in.guards.Before(c, gc.opts)
-	in.afterPhase(gc, "before", d)
+	in.afterPhase(gc, "before", c.Op, d)
 	switch d.Action {
 	case guard.Deny:
 		return hooks.Decision{Action: hooks.Deny, Reason: d.Err.Reason, Err: d.Err}, nil
@@ -89,7 +89,7 @@ func (in *interp) guardPostHook(c *hooks.Call, res *value.Variable) (*value.Vari
 		return res, nil
 	}
 	d := in.guards.After(c, res, gc.opts)
-	in.afterPhase(gc, "after", d)
+	in.afterPhase(gc, "after", c.Op, d)
 	switch d.Action {
 	case guard.Deny:
 		return nil, d.Err
@@ -107,12 +107,12 @@ func (in *interp) guardPostHook(c *hooks.Call, res *value.Variable) (*value.Vari
 }
 
 // afterPhase writes allow warnings and records the phase for pipelines.
-func (in *interp) afterPhase(gc *guardCall, phase string, d guard.Decision) {
+func (in *interp) afterPhase(gc *guardCall, phase string, op *hooks.OperationContext, d guard.Decision) {
 	for _, w := range d.Warnings {
 		in.out.writeStderr("[Guard Warning] " + w + "\n")
 	}
 	if gc.record != nil && len(d.Results) > 0 {
-		gc.record(phase, d)
+		gc.record(phase, op, d)
 	}
 }
 

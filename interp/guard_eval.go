@@ -147,6 +147,7 @@ func guardScope(ev *guard.Evaluation) *env {
 func (in *interp) guardEnv(ev *guard.Evaluation) *env {
 	ge := guardScope(ev).child()
 	ge.lenient = false
+	ge.strictRefs = true
 	ge.interpolated = nil
 	ge.denied = false
 	return ge

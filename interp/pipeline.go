@@ -49,13 +49,15 @@ type pipeState struct {
 
 // recorder returns the function guard hooks call to append a stage's
 // guard evaluation to `@p.guards` (SPEC §5.13).
-func (s *pipeState) recorder(stage int) func(phase string, d guard.Decision) {
-	return func(phase string, d guard.Decision) {
+func (s *pipeState) recorder(stage int) func(phase string, op *hooks.OperationContext, d guard.Decision) {
+	return func(phase string, opc *hooks.OperationContext, d guard.Decision) {
 		o := value.NewObject()
 		o.Set("stage", float64(stage))
 		op := value.NewObject()
-		if len(d.Results) > 0 && d.Err != nil && d.Err.Op != nil {
-			op.Set("type", d.Err.Op.Type)
+		if opc != nil {
+			op.Set("type", opc.Type)
+			op.Set("subtype", opc.Subtype)
+			op.Set("name", opc.Name)
 		}
 		o.Set("operation", op)
 		o.Set("decision", d.Action.String())

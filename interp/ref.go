@@ -54,7 +54,7 @@ func (in *interp) evalRefRoot(e *env, r *ast.Ref, root *value.Variable, ok bool)
 		switch {
 		case builtinNames[r.Name]:
 			root = value.New(builtin{name: r.Name})
-		case e.lenient:
+		case e.lenient && !(e.strictRefs && r.Name != "p" && r.Name != "pipeline"):
 			return undefined(), nil
 		default:
 			return nil, newError(KindVariable, r.Pos, "define it with var (or let inside a block) before using it",
