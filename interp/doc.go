@@ -1,15 +1,18 @@
 // Package interp evaluates a parsed guardrun document: environments and
 // scopes, directives and expressions, exes, pipelines, effects and output
 // assembly. File access (imports, <file>, output, append) is confined to
-// the run's base directory; guard and policy directives stop the run until
-// their evaluation exists, because ignoring a policy would fail open.
+// the run's base directory; policy directives stop the run until their
+// evaluation exists, because ignoring a policy would fail open.
 //
 // Every directive and user-defined exe call runs as a hooked operation
 // (interp/hooks); the taint post-hook registered on every run merges input
-// descriptors into results. Writes of labelled data are recorded in the
+// descriptors into results, and the guard pre- and post-hooks run the
+// script's guards (interp/guard selects and reduces; guard_eval.go and
+// guard_compile.go evaluate rules; denied handlers, retry runners and
+// overrides live here). Writes of labelled data are recorded in the
 // audit ledger (interp/audit) so that loading the file restores its labels.
 //
 // interp imports ast, taint, interp/value, interp/code, interp/hooks,
-// interp/audit and interp/tokens; it never imports grammar (imports are
+// interp/guard, interp/audit and interp/tokens; it never imports grammar (imports are
 // parsed through Options.Parse) or cmd.
 package interp
