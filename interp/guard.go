@@ -252,21 +252,7 @@ func deniedFields(ge *guard.Error) *value.Object {
 	trace, hints, _ := traceObjects(ge.Results)
 	o.Set("hints", hints)
 	o.Set("trace", trace)
-	o.Set("try", float64(ge.Try))
-	o.Set("attempt", float64(ge.Try))
-	tries := make([]any, 0, len(ge.History))
-	hh := make([]any, 0, len(ge.History))
-	for _, a := range ge.History {
-		t := value.NewObject()
-		t.Set("attempt", float64(a.Attempt))
-		t.Set("decision", a.Decision)
-		t.Set("hint", a.Hint)
-		tries = append(tries, t)
-		hh = append(hh, a.Hint)
-	}
-	o.Set("tries", tries)
-	o.Set("hintHistory", hh)
-	o.Set("max", float64(guard.MaxTries))
+	setAttempts(o, ge.Try, guard.MaxTries, ge.History)
 	o.Set("timing", ge.Timing)
 	o.Set("filter", ge.Filter())
 	if ge.Input != nil {
@@ -306,4 +292,24 @@ func checkGuardRules(d *ast.GuardDirective) error {
 		}
 	}
 	return nil
+}
+
+// setAttempts sets the retry fields of `@mx.guard`: try and attempt (the
+// current attempt), max, and tries / hintHistory (the earlier ones).
+func setAttempts(o *value.Object, try, max int, history []guard.Attempt) {
+	o.Set("try", float64(try))
+	o.Set("attempt", float64(try))
+	tries := make([]any, 0, len(history))
+	hints := make([]any, 0, len(history))
+	for _, a := range history {
+		t := value.NewObject()
+		t.Set("attempt", float64(a.Attempt))
+		t.Set("decision", a.Decision)
+		t.Set("hint", a.Hint)
+		tries = append(tries, t)
+		hints = append(hints, a.Hint)
+	}
+	o.Set("tries", tries)
+	o.Set("max", float64(max))
+	o.Set("hintHistory", hints)
 }

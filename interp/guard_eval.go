@@ -340,21 +340,7 @@ func guardFields(gx *guardCtx) *value.Object {
 	} else {
 		o.Set("name", nil)
 	}
-	o.Set("try", float64(ev.Try))
-	o.Set("attempt", float64(ev.Try))
-	tries := make([]any, 0, len(ev.History))
-	hints := make([]any, 0, len(ev.History))
-	for _, a := range ev.History {
-		t := value.NewObject()
-		t.Set("attempt", float64(a.Attempt))
-		t.Set("decision", a.Decision)
-		t.Set("hint", a.Hint)
-		tries = append(tries, t)
-		hints = append(hints, a.Hint)
-	}
-	o.Set("tries", tries)
-	o.Set("max", float64(ev.Max))
-	o.Set("hintHistory", hints)
+	setAttempts(o, ev.Try, ev.Max, ev.History)
 	if ev.Phase == guard.After {
 		o.Set("timing", "after")
 	} else {
