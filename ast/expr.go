@@ -1,5 +1,7 @@
 package ast
 
+import "strings"
+
 // Expr is any expression node.
 type Expr interface {
 	Node
@@ -45,6 +47,24 @@ type StringLit struct {
 	Pos   Pos
 	Kind  QuoteKind
 	Parts []TemplatePart
+}
+
+// PlainText returns the string's text when it has no interpolation.
+func (s *StringLit) PlainText() (string, bool) {
+	if len(s.Parts) == 1 {
+		if t, ok := s.Parts[0].(*TextPart); ok {
+			return t.Text, true
+		}
+	}
+	var b strings.Builder
+	for _, part := range s.Parts {
+		t, ok := part.(*TextPart)
+		if !ok {
+			return "", false
+		}
+		b.WriteString(t.Text)
+	}
+	return b.String(), true
 }
 
 // TemplatePart is a *TextPart, an *InterpPart or a *TemplateFor.

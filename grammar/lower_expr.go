@@ -394,16 +394,7 @@ func (l *lowerer) keyString(s *strLit) string {
 // plainString returns the value of a quoted string with no
 // interpolation.
 func (l *lowerer) plainString(s *strLit) (string, bool) {
-	lit := l.str(s)
-	var b strings.Builder
-	for _, part := range lit.Parts {
-		t, ok := part.(*ast.TextPart)
-		if !ok {
-			return "", false
-		}
-		b.WriteString(t.Text)
-	}
-	return b.String(), true
+	return l.str(s).PlainText()
 }
 
 func (l *lowerer) loadPath(p *primary) *ast.StringLit {

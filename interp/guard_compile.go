@@ -1,8 +1,6 @@
 package interp
 
 import (
-	"strings"
-
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/value"
@@ -226,15 +224,7 @@ func literalString(x ast.Expr) (string, bool) {
 	if !ok || (s.Kind != ast.SingleQuote && s.Kind != ast.DoubleQuote) {
 		return "", false
 	}
-	var b strings.Builder
-	for _, part := range s.Parts {
-		t, ok := part.(*ast.TextPart)
-		if !ok {
-			return "", false
-		}
-		b.WriteString(t.Text)
-	}
-	return b.String(), true
+	return s.PlainText()
 }
 
 // compileCond compiles a rule's condition; nil when it has another shape.
