@@ -13,6 +13,7 @@ import (
 	"github.com/guardrun/guardrun/grammar"
 	"github.com/guardrun/guardrun/interp"
 	"github.com/guardrun/guardrun/interp/guard"
+	"github.com/guardrun/guardrun/interp/policy"
 )
 
 // Error is every failure a script can cause, in one shape for embedders,
@@ -39,6 +40,12 @@ type Error struct {
 	OutputPreview    string
 	Decision         string
 	RetryHint        string
+
+	// Policy fields describe a policy denial: the policies responsible
+	// ("p", "p, base") and the rule that decided
+	// ("defaults.rules.no-secret-exfil", "capabilities.deny.cmd").
+	Policy string
+	Rule   string
 
 	cause error
 	// internal marks a recovered panic: a guardrun bug, never the script's
@@ -157,7 +164,25 @@ func newError(err error, s source) *Error {
 		e.Message = err.Error()
 	}
 	var gerr *guard.Error
-	if errors.As(err, &gerr) {
+	var pd *policy.Denial
+	switch {
+	case errors.As(err, &gerr) && gerr.Policy != nil:
+		pd = gerr.Policy
+	case errors.As(err, &pd):
+		gerr = nil
+	}
+	if pd != nil {
+		e.Name = string(interp.KindPolicy)
+		e.Reason = pd.Reason
+		e.Policy = strings.Join(pd.Policies, ", ")
+		e.Rule = pd.Rule
+		e.Decision = "deny"
+		if gerr != nil && gerr.Op != nil {
+			e.Operation = gerr.Op.Type
+			e.OperationSubtype = gerr.Op.Subtype
+			e.Timing = gerr.Timing
+		}
+	} else if gerr != nil {
 		e.Name = string(interp.KindGuard)
 		e.GuardName = gerr.GuardName()
 		e.Filter = gerr.Filter()

@@ -17,6 +17,8 @@ type errorJSON struct {
 	OutputPreview    string `json:"outputPreview,omitempty"`
 	Decision         string `json:"decision,omitempty"`
 	RetryHint        string `json:"retryHint,omitempty"`
+	Policy           string `json:"policy,omitempty"`
+	Rule             string `json:"rule,omitempty"`
 	File             string `json:"file,omitempty"`
 	Line             int    `json:"line,omitempty"`
 	Column           int    `json:"column,omitempty"`
@@ -38,6 +40,8 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 		OutputPreview:    e.OutputPreview,
 		Decision:         e.Decision,
 		RetryHint:        e.RetryHint,
+		Policy:           e.Policy,
+		Rule:             e.Rule,
 		File:             e.Pos.File,
 		Line:             e.Pos.Line,
 		Column:           e.Pos.Col,
@@ -66,5 +70,7 @@ func (e *Error) Fields() map[string]string {
 	add("outputPreview", e.OutputPreview)
 	add("decision", e.Decision)
 	add("retryHint", e.RetryHint)
+	add("policy", e.Policy)
+	add("rule", e.Rule)
 	return m
 }

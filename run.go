@@ -87,6 +87,18 @@ func WithHooks(register func(*hooks.Manager)) RunOption {
 	}
 }
 
+// Explanation says which policy rule or guard decided a denied operation
+// and which labels made it fire; see WithExplain.
+type Explanation = interp.Explanation
+
+// WithExplain calls explain, as the run goes, for every decision that
+// denies an operation (a guard's deny or retry, a policy's label-flow or
+// capability denial) and for every policy denial a privileged guard
+// overrides. `guardrun --explain` prints them.
+func WithExplain(explain func(Explanation)) RunOption {
+	return func(c *runConfig) { c.opts.Explain = explain }
+}
+
 // Result is what one Run produced. On failure it still holds the output
 // produced before the error, and Err describes the error.
 type Result struct {

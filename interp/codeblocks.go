@@ -6,6 +6,7 @@ import (
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/code"
+	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
 	"github.com/guardrun/guardrun/taint"
@@ -117,12 +118,14 @@ func (in *interp) runCodeDirective(e *env, d *ast.RunDirective, c *ast.CodeExpr)
 	input.Security = pc.desc
 	return in.hooked(e, d, op, []*value.Variable{input}, func(inputs []*value.Variable) (*value.Variable, error) {
 		run := pc
+		pc.flowChecked = true
 		if inputs[0] != input {
 			// A transform replaced the command as a whole: it runs as
 			// shell text and keeps every label the original carried.
 			run = &preparedCommand{
-				segs: []code.Segment{{Literal: rawText(inputs[0])}},
-				desc: pc.desc.Merge(inputs[0].Security),
+				segs:        []code.Segment{{Literal: rawText(inputs[0])}},
+				desc:        pc.desc.Merge(inputs[0].Security),
+				flowChecked: true,
 			}
 		}
 		res, err := in.runPrepared(run, nil)
@@ -134,6 +137,9 @@ func (in *interp) runCodeDirective(e *env, d *ast.RunDirective, c *ast.CodeExpr)
 }
 
 func codeError(err error, pos ast.Pos) error {
+	if ge, ok := err.(*guard.Error); ok {
+		return guardFailure(ge, pos)
+	}
 	var ce *code.Error
 	if errors.As(err, &ce) {
 		kind := KindCommand
@@ -170,6 +176,9 @@ func blockPos(pos ast.Pos, ce *code.Error) ast.Pos {
 }
 
 func (in *interp) runJS(e *env, c *ast.CodeExpr) (*value.Variable, error) {
+	if err := in.checkCodePolicy(c.Lang, c.Code); err != nil {
+		return nil, err
+	}
 	var binds []code.Binding
 	hasMx := false
 	for _, p := range e.params {
@@ -215,6 +224,9 @@ type preparedCommand struct {
 	segs []code.Segment
 	// desc is the union of the interpolated values' descriptors.
 	desc taint.Descriptor
+	// flowChecked is set when the `/run` operation running the command
+	// was label-flow checked already.
+	flowChecked bool
 }
 
 // text is the command as the shell will see it, values inlined (the input
@@ -260,6 +272,9 @@ func (in *interp) prepareCommand(e *env, c *ast.CodeExpr) (*preparedCommand, err
 }
 
 func (in *interp) runPrepared(pc *preparedCommand, stdin *string) (*value.Variable, error) {
+	if err := in.checkCommandPolicy(pc, pc.flowChecked); err != nil {
+		return nil, err
+	}
 	script, envVars := code.BuildCommand(pc.segs)
 	req := code.ShellRequest{Lang: "cmd", Script: script, Env: envVars}
 	if stdin != nil {
@@ -277,6 +292,9 @@ func (in *interp) runPrepared(pc *preparedCommand, stdin *string) (*value.Variab
 // runShellBlock runs an sh/bash block with the exe's parameters as
 // environment variables.
 func (in *interp) runShellBlock(e *env, c *ast.CodeExpr, stdin *string) (*value.Variable, error) {
+	if err := in.checkCodePolicy(c.Lang, c.Code); err != nil {
+		return nil, err
+	}
 	envVars := map[string]string{}
 	for _, p := range e.params {
 		envVars[p.name] = rawText(p.val)

@@ -8,6 +8,9 @@ import (
 
 // execDocument runs a document's prose and directives in order.
 func (in *interp) execDocument(e *env, doc *ast.Document) error {
+	if e.mod.doc == nil {
+		e.mod.doc = doc
+	}
 	if doc.Frontmatter != "" {
 		e.sc.vars["fm"] = value.New(parseFrontmatter(doc.Frontmatter))
 	}
@@ -90,7 +93,7 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 	case *ast.GuardDirective:
 		return undefined(), in.execGuard(e, d)
 	case *ast.PolicyDirective:
-		return nil, unenforced(d)
+		return undefined(), in.execPolicy(e, d)
 	case *ast.LetStmt:
 		v, err := in.evalExpr(e, d.Value)
 		if err != nil {
@@ -445,27 +448,4 @@ func retryOutsidePipeline(v *value.Variable, pos ast.Pos) error {
 			"retry keyword used outside pipeline context")
 	}
 	return nil
-}
-
-// unenforced is the error for a guard or policy directive: they parse, but
-// evaluating them is not implemented yet, and security code fails closed —
-// running on as if the policy were not there would let through exactly the
-// data it was written to stop.
-func unenforced(d ast.Directive) error {
-	what := "policy"
-	name := ""
-	switch d := d.(type) {
-	case *ast.GuardDirective:
-		what, name = "guard", d.Name
-	case *ast.PolicyDirective:
-		name = d.Name
-	case *ast.ImportDirective:
-		name = d.Namespace
-	}
-	if name != "" {
-		what += " @" + name
-	}
-	return newError(KindUnenforced, d.Position(),
-		"guards and policies are parsed but not yet evaluated by this version; remove the directive to run the script without it",
-		"%s cannot be enforced by this version of guardrun, so the run stops here rather than ignore it", what)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/guardrun/guardrun/interp/code"
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/policy"
 	"github.com/guardrun/guardrun/interp/value"
 )
 
@@ -37,6 +38,9 @@ type interp struct {
 	// guardReg holds the run's guards and guards evaluates them.
 	guardReg *guard.Registry
 	guards   *guard.Engine
+	// policy is the run's composed policy; policyMx caches `@mx.policy`.
+	policy   policy.Set
+	policyMx *value.Object
 }
 
 func newInterp(ctx context.Context, opts Options) *interp {
@@ -48,6 +52,7 @@ func newInterp(ctx context.Context, opts Options) *interp {
 	}
 	in.hooks = hooks.NewManager()
 	in.hooks.RegisterPostAlways("taint", taintPostHook)
+	in.hooks.RegisterPostAlways("policy-labels", in.policyPostHook)
 	in.setupGuards()
 	if opts.RegisterHooks != nil {
 		opts.RegisterHooks(in.hooks)
@@ -70,6 +75,9 @@ type module struct {
 	imported map[string]bool
 	// guards names the guards the module defines (importable by name).
 	guards map[string]bool
+	// doc is the module's parsed document (policy errors point into its
+	// object literals).
+	doc *ast.Document
 }
 
 func newModule(file, dir string) *module {

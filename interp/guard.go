@@ -65,16 +65,32 @@ func guardCallOf(c *hooks.Call) *guardCall {
 }
 
 func (in *interp) guardPreHook(c *hooks.Call) (hooks.Decision, error) {
+	stop, flow := in.policyPre(c)
+	if stop != nil {
+		return *stop, nil
+	}
 	if !in.guardReg.Has(guard.Before) {
 		return hooks.Decision{Action: hooks.Continue}, nil
 	}
 	gc := guardCallOf(c)
 	d := in.guards.Before(c, gc.opts)
 	in.afterPhase(gc, "before", c.Op, d)
+	if flow != nil {
+		// A non-locked label-flow denial stands unless a privileged guard
+		// explicitly allowed the operation (SPEC §5.15).
+		who, ok := privilegedAllow(d.Results)
+		if !ok {
+			return *in.flowDeny(c, flow), nil
+		}
+		c.Op.PolicyAllowed = true
+		in.explainOverride(c.Op, flow, who, c.Inputs)
+	}
 	switch d.Action {
 	case guard.Deny:
+		in.explainGuard(c, d.Err)
 		return hooks.Decision{Action: hooks.Deny, Reason: d.Err.Reason, Err: d.Err}, nil
 	case guard.Retry:
+		in.explainGuard(c, d.Err)
 		return hooks.Decision{Action: hooks.Retry, Reason: d.Err.Reason, Hint: d.Err.RetryHint, Err: d.Err}, nil
 	}
 	return hooks.Decision{Action: hooks.Continue, Inputs: d.Inputs}, nil
@@ -92,8 +108,10 @@ func (in *interp) guardPostHook(c *hooks.Call, res *value.Variable) (*value.Vari
 	in.afterPhase(gc, "after", c.Op, d)
 	switch d.Action {
 	case guard.Deny:
+		in.explainGuard(c, d.Err)
 		return nil, d.Err
 	case guard.Retry:
+		in.explainGuard(c, d.Err)
 		sig := &guard.RetrySignal{Err: d.Err}
 		if gc.effect {
 			return nil, sig.Deny("Guard retry not supported for effects: " + sig.Hint())
@@ -124,6 +142,10 @@ func guardFailure(err error, pos ast.Pos) error {
 		return err
 	}
 	if ge, ok := err.(*guard.Error); ok {
+		if ge.Policy != nil {
+			return &Error{Kind: KindPolicy, Pos: pos, Message: ge.Error(), Err: ge,
+				Hint: "the active policy forbids this label flow; change the data's labels or the policy, allow it with a privileged guard (unless the policy is locked), or handle the denial with a denied => arm"}
+		}
 		return &Error{Kind: KindGuard, Pos: pos, Message: ge.Error(), Err: ge,
 			Hint: "a guard refused this operation; change the data's labels, the guard, or handle the denial with a denied => arm"}
 	}
@@ -255,6 +277,9 @@ func deniedFields(ge *guard.Error) *value.Object {
 	setAttempts(o, ge.Try, guard.MaxTries, ge.History)
 	o.Set("timing", ge.Timing)
 	o.Set("filter", ge.Filter())
+	if ge.Policy != nil {
+		o.Set("rule", ge.Policy.Rule)
+	}
 	if ge.Input != nil {
 		o.Set("input", ge.Input.Data)
 	}

@@ -54,6 +54,12 @@ func (in *interp) runHooked(e *env, node ast.Node, call *hooks.Call, gc *guardCa
 	if in.hooks.HasPre() {
 		d := in.hooks.RunPre(call)
 		if d.Stops() {
+			if pe, ok := d.Err.(*Error); ok && pe.Kind == KindPolicy {
+				if pe.Pos.Line == 0 {
+					pe.Pos = pos
+				}
+				return nil, pe
+			}
 			if ge, ok := d.Err.(*guard.Error); ok {
 				if d.Action == hooks.Retry {
 					return nil, &guard.RetrySignal{Err: ge}

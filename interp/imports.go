@@ -12,7 +12,7 @@ import (
 // execImport binds a local module's exported names in the importer.
 func (in *interp) execImport(e *env, d *ast.ImportDirective) error {
 	if d.Policy {
-		return unenforced(d)
+		return in.importPolicy(e, d)
 	}
 	mod, err := in.loadModule(e, d)
 	if err != nil {

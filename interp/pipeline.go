@@ -206,6 +206,7 @@ func (e *env) mxObject() *value.Object {
 	}
 	o.Set("errors", errs)
 	if e.in != nil {
+		o.Set("policy", e.in.policyObject())
 		e.in.mx.AddTo(o)
 	}
 	if f != nil {

@@ -41,6 +41,10 @@ type Options struct {
 	// RegisterHooks, when set, is called once per run with the run's hook
 	// manager, after the built-in taint post-hook is registered.
 	RegisterHooks func(*hooks.Manager)
+	// Explain, when set, receives one Explanation per decision that
+	// denied an operation (guard or policy) and per policy denial a
+	// privileged guard overrode, as it happens.
+	Explain func(Explanation)
 }
 
 // Result is what a run produced.

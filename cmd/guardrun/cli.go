@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/guardrun/guardrun"
@@ -21,7 +22,7 @@ const (
 )
 
 const usage = `usage:
-  guardrun [--json] [--dir DIR] [--timeout D] [--command-timeout D] [--no-code] FILE
+  guardrun [--json] [--explain] [--dir DIR] [--timeout D] [--command-timeout D] [--no-code] FILE
   guardrun conform [--manifest FILE] [--filter SUBSTR] [-v] [--fail-under PCT] [--strict-errors] [--jobs N] [--timeout D] CASES_DIR
 `
 
@@ -38,11 +39,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmdTimeout := fs.Duration("command-timeout", 0, "limit for one command or code block (0 = the default, 30s)")
 	dir := fs.String("dir", "", "base directory: relative paths start here, file access stays inside it, commands run here (default: the script's directory)")
 	noCode := fs.Bool("no-code", false, "refuse to run js/node/cmd/sh blocks")
+	explain := fs.Bool("explain", false, "print, for each denied operation, the policy rule or guard that decided it and the labels that triggered it (stderr; with --json, an \"explain\" list)")
 	file, ok := oneArgument(fs, args, stderr, "guardrun: expected exactly one script file")
 	if !ok {
 		return exitUsage
 	}
-	return runScript(file, scriptFlags{json: *asJSON, timeout: *timeout, commandTimeout: *cmdTimeout, dir: *dir, noCode: *noCode}, stdout, stderr)
+	return runScript(file, scriptFlags{json: *asJSON, timeout: *timeout, commandTimeout: *cmdTimeout, dir: *dir, noCode: *noCode, explain: *explain}, stdout, stderr)
 }
 
 // oneArgument parses args and returns the single positional argument, or
@@ -86,6 +88,7 @@ type scriptFlags struct {
 	commandTimeout time.Duration
 	dir            string
 	noCode         bool
+	explain        bool
 }
 
 // jsonResult is the --json output shape.
@@ -94,6 +97,21 @@ type jsonResult struct {
 	Stdout   string          `json:"stdout"`
 	Stderr   string          `json:"stderr"`
 	Error    *guardrun.Error `json:"error,omitempty"`
+	Explain  []explainJSON   `json:"explain,omitempty"`
+}
+
+// explainJSON is one --explain entry in --json output.
+type explainJSON struct {
+	File      string   `json:"file,omitempty"`
+	Line      int      `json:"line,omitempty"`
+	Column    int      `json:"column,omitempty"`
+	Operation string   `json:"operation"`
+	Decider   string   `json:"decider"`
+	Decision  string   `json:"decision"`
+	Reason    string   `json:"reason"`
+	Labels    []string `json:"labels"`
+	Targets   []string `json:"targets,omitempty"`
+	By        string   `json:"by,omitempty"`
 }
 
 func runScript(file string, f scriptFlags, stdout, stderr io.Writer) int {
@@ -110,6 +128,18 @@ func runScript(file string, f scriptFlags, stdout, stderr io.Writer) int {
 	opts := []guardrun.RunOption{guardrun.WithDir(dir), guardrun.WithCommandTimeout(f.commandTimeout)}
 	if f.noCode {
 		opts = append(opts, guardrun.WithoutCode())
+	}
+	var explained []explainJSON
+	if f.explain {
+		opts = append(opts, guardrun.WithExplain(func(x guardrun.Explanation) {
+			if f.json {
+				explained = append(explained, explainJSON{File: x.Pos.File, Line: x.Pos.Line, Column: x.Pos.Col,
+					Operation: x.Operation, Decider: x.Decider, Decision: x.Decision, Reason: x.Reason,
+					Labels: nonNil(x.Labels), Targets: x.Targets, By: x.By})
+				return
+			}
+			fmt.Fprint(stderr, renderExplanation(x))
+		}))
 	}
 	if !f.json {
 		// Everything streams as it happens, in the order the script
@@ -131,7 +161,7 @@ func runScript(file string, f scriptFlags, stdout, stderr io.Writer) int {
 	if f.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
-		if encErr := enc.Encode(jsonResult{Document: res.Document, Stdout: res.Stdout, Stderr: res.Stderr, Error: gerr}); encErr != nil {
+		if encErr := enc.Encode(jsonResult{Document: res.Document, Stdout: res.Stdout, Stderr: res.Stderr, Error: gerr, Explain: explained}); encErr != nil {
 			fmt.Fprintf(stderr, "guardrun: %v\n", encErr)
 			return exitFail
 		}
@@ -142,4 +172,39 @@ func runScript(file string, f scriptFlags, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// renderExplanation is the --explain text of one decision.
+func renderExplanation(x guardrun.Explanation) string {
+	var b strings.Builder
+	b.WriteString("[explain] ")
+	if x.Pos.Line > 0 {
+		b.WriteString(x.Pos.String() + " ")
+	}
+	b.WriteString(x.Operation)
+	switch x.Decision {
+	case "override":
+		b.WriteString(": " + x.Decider + " overridden by privileged guard " + x.By + "\n")
+	case "retry":
+		b.WriteString(": retry requested by " + x.Decider + "\n")
+	default:
+		b.WriteString(": denied by " + x.Decider + "\n")
+	}
+	b.WriteString("    reason: " + x.Reason + "\n")
+	labels := "(none)"
+	if len(x.Labels) > 0 {
+		labels = strings.Join(x.Labels, ", ")
+	}
+	b.WriteString("    labels: " + labels + "\n")
+	if len(x.Targets) > 0 {
+		b.WriteString("    flows to: " + strings.Join(x.Targets, ", ") + "\n")
+	}
+	return b.String()
+}
+
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
 }

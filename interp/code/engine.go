@@ -3,6 +3,7 @@ package code
 import (
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dop251/goja"
@@ -55,6 +56,9 @@ type Binding struct {
 // at a time.
 type Engine struct {
 	opts Options
+	// cap, when positive, lowers Options.Timeout (nanoseconds): a policy's
+	// limits.timeout, which can arrive while blocks run in parallel.
+	cap atomic.Int64
 
 	mu sync.Mutex
 	rt *goja.Runtime
@@ -78,4 +82,27 @@ func NewEngine(opts Options) *Engine {
 		opts.MemoryLimit = DefaultMemoryLimit
 	}
 	return &Engine{opts: opts}
+}
+
+// CapTimeout lowers the timeout of every later block or command to d when
+// d is shorter than the current one (a policy's limits.timeout). It never
+// raises it.
+func (e *Engine) CapTimeout(d time.Duration) {
+	for {
+		cur := e.cap.Load()
+		if d <= 0 || (cur > 0 && int64(d) >= cur) {
+			return
+		}
+		if e.cap.CompareAndSwap(cur, int64(d)) {
+			return
+		}
+	}
+}
+
+// timeout is the limit of one block or command.
+func (e *Engine) timeout() time.Duration {
+	if c := time.Duration(e.cap.Load()); c > 0 && c < e.opts.Timeout {
+		return c
+	}
+	return e.opts.Timeout
 }

@@ -129,7 +129,7 @@ func (e *Engine) armInterrupt(ctx context.Context, rt *goja.Runtime) func() {
 			rt.Interrupt(v)
 		}
 	}
-	timer := time.AfterFunc(e.opts.Timeout, func() { interrupt(errJSTimeout) })
+	timer := time.AfterFunc(e.timeout(), func() { interrupt(errJSTimeout) })
 	stopCtx := context.AfterFunc(ctx, func() { interrupt(ctx.Err()) })
 	stopWatch := watchMemory(e.opts.MemoryLimit, func() { interrupt(errJSMemory) })
 	return func() {
@@ -208,7 +208,7 @@ func (e *Engine) jsError(lang string, err error, ctx context.Context) *Error {
 	if errors.As(err, &interrupted) {
 		switch interrupted.Value() {
 		case errJSTimeout:
-			return timeoutError(lang, e.opts.Timeout)
+			return timeoutError(lang, e.timeout())
 		case errJSMemory:
 			return memoryError(lang, e.opts.MemoryLimit)
 		}

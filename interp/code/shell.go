@@ -86,14 +86,15 @@ func (e *Engine) RunShell(ctx context.Context, req ShellRequest) (string, error)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
-	timer := time.NewTimer(e.opts.Timeout)
+	limit := e.timeout()
+	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	var stopped *Error
 	var waitErr error
 	select {
 	case waitErr = <-done:
 	case <-timer.C:
-		stopped = timeoutError(lang, e.opts.Timeout)
+		stopped = timeoutError(lang, limit)
 	case <-overflow:
 		stopped = &Error{Lang: lang, Message: fmt.Sprintf("command output exceeded %d bytes", e.opts.OutputLimit),
 			Hint: "write large output to a file, or raise the OutputLimit option"}

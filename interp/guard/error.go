@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/policy"
 	"github.com/guardrun/guardrun/interp/value"
 )
 
@@ -35,6 +36,10 @@ type Error struct {
 	History []Attempt
 	// Cause is the error a failing guard raised (fail closed), if any.
 	Cause error
+	// Policy is set when the denial comes from a policy label-flow rule
+	// rather than a guard (Guard is then nil). Like a guard denial it can
+	// be handled by a denied => arm.
+	Policy *policy.Denial
 }
 
 // GuardName is the name errors report: "@name", empty when unnamed.
@@ -56,6 +61,14 @@ func (e *Error) Filter() string {
 // Error renders the multi-line message.
 func (e *Error) Error() string {
 	var b strings.Builder
+	if e.Policy != nil {
+		b.WriteString(e.Policy.Reason)
+		b.WriteString("\n  Policy: " + PolicyLabel(e.Policy))
+		if e.Op != nil {
+			b.WriteString("\n  Operation: " + OpLabel(e.Op))
+		}
+		return b.String()
+	}
 	switch {
 	case e.Decision == "retry":
 		b.WriteString("Guard retry requested: " + e.RetryHint)
@@ -79,6 +92,23 @@ func (e *Error) Error() string {
 		b.WriteString("\n  Hint: " + e.RetryHint)
 	}
 	return b.String()
+}
+
+// PolicyLabel names the policy layers and the rule of a denial:
+// "@p (defaults.rules.no-secret-exfil)".
+func PolicyLabel(d *policy.Denial) string {
+	names := make([]string, len(d.Policies))
+	for i, n := range d.Policies {
+		names[i] = "@" + n
+	}
+	who := strings.Join(names, ", ")
+	if who == "" {
+		who = "policy"
+	}
+	if d.Rule == "" {
+		return who
+	}
+	return who + " (" + d.Rule + ")"
 }
 
 // Unwrap returns the error of a guard that failed while evaluating.

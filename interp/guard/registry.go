@@ -23,6 +23,8 @@ type Registry struct {
 	// against taint (SPEC §8 item 12 PORT).
 	taint [2]bool
 	count [2]int
+	// priv counts privileged guards per phase.
+	priv [2]int
 }
 
 // NewRegistry returns an empty registry.
@@ -58,6 +60,9 @@ func (r *Registry) Add(g *Guard) error {
 			continue
 		}
 		r.count[p]++
+		if g.Privileged {
+			r.priv[p]++
+		}
 		switch g.Kind {
 		case Data:
 			r.data[p][g.Value] = append(r.data[p][g.Value], g)
@@ -115,11 +120,8 @@ func isMarker(label string) bool {
 }
 
 // HasPrivileged reports whether any privileged guard is registered.
-func (r *Registry) HasPrivileged() bool {
-	for _, g := range r.all {
-		if g.Privileged {
-			return true
-		}
-	}
-	return false
-}
+func (r *Registry) HasPrivileged() bool { return r.priv[0]+r.priv[1] > 0 }
+
+// HasPrivilegedIn reports whether a privileged guard runs in phase: only
+// such a guard can override a policy label-flow denial (SPEC §5.15).
+func (r *Registry) HasPrivilegedIn(phase Timing) bool { return r.priv[phaseIndex(phase)] > 0 }

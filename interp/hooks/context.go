@@ -31,6 +31,9 @@ func (s *Stack[T]) Top() (T, bool) {
 // Len is the number of frames.
 func (s *Stack[T]) Len() int { return len(s.frames) }
 
+// At returns frame i, counted from the bottom (0) to the top (Len()-1).
+func (s *Stack[T]) At(i int) T { return s.frames[i] }
+
 // PipeFrame is what `@mx.pipe` shows while a pipeline stage runs.
 type PipeFrame struct {
 	// Stage is the 1-based stage number, Try the attempt of that stage.

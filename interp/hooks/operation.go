@@ -44,6 +44,10 @@ type OperationContext struct {
 	// Metadata holds operation-specific details for hooks (for exe calls
 	// the parameter names under "params").
 	Metadata map[string]any
+	// PolicyAllowed is set when a privileged guard's explicit allow
+	// overrode a policy label-flow denial of this operation; label-flow
+	// checks of commands run inside its extent honour the override.
+	PolicyAllowed bool
 }
 
 // AllLabels returns the operation's labels followed by its operation

@@ -1,0 +1,115 @@
+package interp
+
+import (
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/guard"
+	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/policy"
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// Explanation says who decided a denied operation and which labels made
+// it fire (`guardrun --explain`).
+type Explanation struct {
+	// Pos is where the operation is.
+	Pos ast.Pos
+	// Operation names it: "/show (showVariable)", "/exe @send".
+	Operation string
+	// Decider is the rule or guard: "policy @p (defaults.rules.no-secret-exfil)",
+	// "guard @g (for data:secret)".
+	Decider string
+	// Decision is "deny", "retry", or "override" for a policy denial a
+	// privileged guard overrode.
+	Decision string
+	Reason   string
+	// Labels are the input labels (and taint) the decision looked at;
+	// Targets what the operation flows into, for label-flow rules.
+	Labels  []string
+	Targets []string
+	// By is the privileged guard of an override.
+	By string
+}
+
+func (in *interp) explainOn() bool { return in.opts.Explain != nil }
+
+// explainPolicy records a policy denial of op.
+func (in *interp) explainPolicy(op *hooks.OperationContext, d *policy.Denial, inputs []*value.Variable) {
+	if !in.explainOn() {
+		return
+	}
+	x := Explanation{Operation: explainOp(op), Decider: "policy " + guard.PolicyLabel(d), Decision: "deny",
+		Reason: d.Reason, Labels: d.Inputs, Targets: d.Targets}
+	if d.Capability && d.Command != "" {
+		x.Targets = []string{"command: " + d.Command}
+	}
+	if len(x.Labels) == 0 {
+		x.Labels = unionTaint(inputs)
+	}
+	x.Pos = opPos(op, in.curPos)
+	in.opts.Explain(x)
+}
+
+// explainOverride records a label-flow denial a privileged guard lifted.
+func (in *interp) explainOverride(op *hooks.OperationContext, d *policy.Denial, by string, inputs []*value.Variable) {
+	if !in.explainOn() {
+		return
+	}
+	in.opts.Explain(Explanation{Pos: opPos(op, in.curPos), Operation: explainOp(op), Decider: "policy " + guard.PolicyLabel(d),
+		Decision: "override", Reason: d.Reason, Labels: d.Inputs, Targets: d.Targets, By: by})
+}
+
+// explainGuard records a guard denial or unanswered retry.
+func (in *interp) explainGuard(c *hooks.Call, ge *guard.Error) {
+	if !in.explainOn() || ge == nil || ge.Policy != nil {
+		return
+	}
+	x := Explanation{Pos: opPos(c.Op, in.curPos), Operation: explainOp(c.Op), Decision: ge.Decision, Reason: ge.Reason}
+	if ge.Guard != nil {
+		x.Decider = "guard " + ge.Guard.Label()
+		if ge.Guard.Name != "" {
+			x.Decider += " (for " + ge.Guard.Filter() + ")"
+		}
+	}
+	if ge.Scope == guard.PerInput && ge.Input != nil {
+		x.Labels = ge.Input.Security.Taint()
+	} else {
+		x.Labels = unionTaint(c.Inputs)
+	}
+	in.opts.Explain(x)
+}
+
+func explainOp(op *hooks.OperationContext) string {
+	if op == nil {
+		return "(command)"
+	}
+	s := opLabel(op)
+	if op.Name != "" && (op.Type == "exe" || op.Type == "pipeline-stage") {
+		s += " @" + op.Name
+	}
+	return s
+}
+
+func opPos(op *hooks.OperationContext, dflt ast.Pos) ast.Pos {
+	if op != nil && op.Location.Line != 0 {
+		return ast.Pos{File: op.Location.File, Line: op.Location.Line, Col: op.Location.Column}
+	}
+	return dflt
+}
+
+// unionTaint is the union of the inputs' taint, in order.
+func unionTaint(inputs []*value.Variable) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range inputs {
+		if v == nil {
+			continue
+		}
+		for _, t := range v.Security.Taint() {
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,49 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// obj builds an ordered object from key, value pairs.
+func obj(kv ...any) *value.Object {
+	o := value.NewObject()
+	for i := 0; i+1 < len(kv); i += 2 {
+		o.Set(kv[i].(string), kv[i+1])
+	}
+	return o
+}
+
+func arr(vs ...any) []any { return vs }
+
+// pathLocator encodes the path it is asked for in the position, so tests
+// can assert which entry an error points at.
+func pathLocator(path []string) ast.Pos {
+	return ast.Pos{File: "/" + strings.Join(path, "/"), Line: len(path) + 1, Col: 1}
+}
+
+func mustParse(t testing.TB, data any) *Config {
+	t.Helper()
+	c, err := Parse(data, pathLocator)
+	require.NoError(t, err)
+	return c
+}
+
+// setOf builds a Set with one named policy per config.
+func setOf(t testing.TB, policies ...any) *Set {
+	t.Helper()
+	s := &Set{}
+	for i := 0; i+1 < len(policies); i += 2 {
+		s.Add(policies[i].(string), mustParse(t, policies[i+1]))
+	}
+	return s
+}
+
+func rules(names ...any) *value.Object {
+	return obj("defaults", obj("rules", arr(names...)))
+}

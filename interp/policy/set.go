@@ -1,0 +1,442 @@
+package policy
+
+import (
+	"strings"
+
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// layer is one Config under the name of the directive that declared it.
+type layer struct {
+	name string
+	cfg  *Config
+}
+
+// Set is the run's composed policy: every `policy` directive and `import
+// policy` adds layers, and every layer constrains. It is not safe for
+// concurrent use; a Set belongs to one run.
+type Set struct {
+	layers []layer
+	names  []string
+
+	// Unions kept up to date by Add, so the per-operation checks do not
+	// recompute them.
+	rules      []string
+	stance     string
+	locked     bool
+	positional bool
+	flowRules  bool
+	influence  bool
+	ops        []Operation
+	labelNames map[string]bool
+}
+
+// Add records the layers of one policy directive under name (union(@a, @b)
+// gives two layers under one name). Nil layers are skipped.
+func (s *Set) Add(name string, layers ...*Config) {
+	if !contains(s.names, name) {
+		s.names = append(s.names, name)
+	}
+	for _, c := range layers {
+		if c == nil {
+			continue
+		}
+		s.layers = append(s.layers, layer{name: name, cfg: c})
+		s.locked = s.locked || c.Locked
+		for _, r := range c.Rules {
+			if !contains(s.rules, r) {
+				s.rules = append(s.rules, r)
+			}
+			switch r {
+			case "no-send-to-unknown", "no-send-to-external", "no-destroy-unknown":
+				s.positional = true
+			case "untrusted-llms-get-influenced":
+				s.influence = true
+			}
+		}
+		switch {
+		case c.Unlabeled == "untrusted":
+			s.stance = "untrusted"
+		case c.Unlabeled == "trusted" && s.stance == "":
+			s.stance = "trusted"
+		}
+		for _, op := range c.Operations {
+			s.ops = unionOperation(s.ops, op)
+		}
+		for _, lr := range c.Labels {
+			if s.labelNames == nil {
+				s.labelNames = map[string]bool{}
+			}
+			s.labelNames[lr.Label] = true
+		}
+		if len(c.Labels) > 0 || c.Unlabeled != "" {
+			s.flowRules = true
+		}
+	}
+	if len(s.rules) > 0 {
+		s.flowRules = true
+	}
+}
+
+func unionOperation(ops []Operation, op Operation) []Operation {
+	for i := range ops {
+		if ops[i].Category == op.Category {
+			for _, l := range op.Labels {
+				if !contains(ops[i].Labels, l) {
+					ops[i].Labels = append(ops[i].Labels, l)
+				}
+			}
+			return ops
+		}
+	}
+	return append(ops, Operation{Category: op.Category, Labels: append([]string(nil), op.Labels...)})
+}
+
+// Active reports whether any policy layer is in force.
+func (s *Set) Active() bool { return s != nil && len(s.layers) > 0 }
+
+// Names returns the declared policy names (@mx.policy.activePolicies), in
+// order, each once.
+func (s *Set) Names() []string {
+	if s == nil {
+		return nil
+	}
+	return append([]string(nil), s.names...)
+}
+
+// Locked reports whether any layer is locked.
+func (s *Set) Locked() bool { return s != nil && s.locked }
+
+// HasFlowRules reports whether the set has label work for the interpreter:
+// a built-in rule, a labels rule or an unlabeled stance.
+func (s *Set) HasFlowRules() bool { return s != nil && s.flowRules }
+
+// Timeout returns the smallest limits.timeout of the layers in
+// milliseconds, 0 when none sets one.
+func (s *Set) Timeout() float64 {
+	if s == nil {
+		return 0
+	}
+	t := 0.0
+	for _, l := range s.layers {
+		if l.cfg.Timeout > 0 && (t == 0 || l.cfg.Timeout < t) {
+			t = l.cfg.Timeout
+		}
+	}
+	return t
+}
+
+// Configs renders the merged configuration for @mx.policy.configs, as
+// mlld's union merge: allow lists intersect, deny lists and labels unite,
+// danger opt-ins intersect, the smallest timeout wins.
+func (s *Set) Configs() *value.Object {
+	out := value.NewObject()
+	if s == nil || len(s.layers) == 0 {
+		return out
+	}
+	if s.locked {
+		out.Set("locked", true)
+	}
+	if len(s.rules) > 0 || s.stance != "" {
+		d := value.NewObject()
+		if len(s.rules) > 0 {
+			d.Set("rules", strList(s.rules))
+		}
+		if s.stance != "" {
+			d.Set("unlabeled", s.stance)
+		}
+		out.Set("defaults", d)
+	}
+	if a := s.mergedAllow(); a != nil {
+		out.Set("allow", capsObject(a))
+	}
+	if d, all := s.mergedDeny(); all {
+		out.Set("deny", true)
+	} else if d != nil {
+		out.Set("deny", capsObject(d))
+	}
+	if dg := s.mergedDanger(); len(dg) > 0 {
+		list := make([]any, len(dg))
+		for i, p := range dg {
+			list[i] = "cmd:" + p
+		}
+		out.Set("danger", list)
+	}
+	if labels := s.mergedLabels(); len(labels) > 0 {
+		lo := value.NewObject()
+		for _, lr := range labels {
+			r := value.NewObject()
+			if len(lr.Deny) > 0 {
+				r.Set("deny", strList(lr.Deny))
+			}
+			if len(lr.Allow) > 0 {
+				r.Set("allow", strList(lr.Allow))
+			}
+			lo.Set(lr.Label, r)
+		}
+		out.Set("labels", lo)
+	}
+	if len(s.ops) > 0 {
+		oo := value.NewObject()
+		for _, op := range s.ops {
+			oo.Set(op.Category, strList(op.Labels))
+		}
+		out.Set("operations", oo)
+	}
+	if t := s.Timeout(); t > 0 {
+		lim := value.NewObject()
+		lim.Set("timeout", t)
+		out.Set("limits", lim)
+	}
+	return out
+}
+
+func (s *Set) mergedAllow() *Capabilities {
+	var out *Capabilities
+	for _, l := range s.layers {
+		if l.cfg.Allow == nil {
+			continue
+		}
+		c := *l.cfg.Allow
+		if out == nil {
+			c.Cmd = append([]string(nil), c.Cmd...)
+			out = &c
+			continue
+		}
+		out.Cmd, out.HasCmd = intersectCmd(out, &c)
+		out.Sh = out.Sh && c.Sh
+		out.Network = out.Network && c.Network
+		out.JS = out.JS && c.JS
+	}
+	return out
+}
+
+func (s *Set) mergedDeny() (*Capabilities, bool) {
+	var out *Capabilities
+	all := false
+	for _, l := range s.layers {
+		all = all || l.cfg.DenyAll
+		if l.cfg.Deny == nil {
+			continue
+		}
+		if out == nil {
+			out = &Capabilities{}
+		}
+		for _, p := range l.cfg.Deny.Cmd {
+			out.addCmd(p)
+		}
+		out.HasCmd = out.HasCmd || l.cfg.Deny.HasCmd
+		out.Sh = out.Sh || l.cfg.Deny.Sh
+		out.Network = out.Network || l.cfg.Deny.Network
+		out.JS = out.JS || l.cfg.Deny.JS
+	}
+	return out, all
+}
+
+func (s *Set) mergedDanger() []string {
+	out := append([]string(nil), s.layers[0].cfg.Danger...)
+	for _, l := range s.layers[1:] {
+		kept := out[:0]
+		for _, p := range out {
+			if contains(l.cfg.Danger, p) {
+				kept = append(kept, p)
+			}
+		}
+		out = kept
+	}
+	return out
+}
+
+func (s *Set) mergedLabels() []LabelRule {
+	var out []LabelRule
+	for _, l := range s.layers {
+		for _, lr := range l.cfg.Labels {
+			i := 0
+			for i < len(out) && out[i].Label != lr.Label {
+				i++
+			}
+			if i == len(out) {
+				out = append(out, LabelRule{Label: lr.Label})
+			}
+			for _, d := range lr.Deny {
+				if !contains(out[i].Deny, d) {
+					out[i].Deny = append(out[i].Deny, d)
+				}
+			}
+			for _, a := range lr.Allow {
+				if !contains(out[i].Allow, a) {
+					out[i].Allow = append(out[i].Allow, a)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// capsObject renders a capability list the way mlld's union shows it.
+func capsObject(c *Capabilities) *value.Object {
+	o := value.NewObject()
+	if c.HasCmd {
+		if c.allCmd() {
+			o.Set("cmd", []any{"*"})
+		} else {
+			o.Set("cmd", strList(c.Cmd))
+		}
+	}
+	if c.Sh {
+		o.Set("sh", true)
+	}
+	if c.Network {
+		o.Set("network", true)
+	}
+	if c.JS {
+		o.Set("js", true)
+	}
+	return o
+}
+
+func strList(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// layerNames returns the distinct names of the layers keep selects.
+func (s *Set) layerNames(keep func(*Config) bool) []string {
+	var out []string
+	for _, l := range s.layers {
+		if keep(l.cfg) && !contains(out, l.name) {
+			out = append(out, l.name)
+		}
+	}
+	return out
+}
+
+// CheckCommand decides whether a shell command line (values already
+// inlined) may run. Every simple command in it must pass; the first that
+// does not is reported. Capability denials are never catchable.
+func (s *Set) CheckCommand(text string) *Denial {
+	if !s.Active() {
+		return nil
+	}
+	if d := s.denyAll(strings.TrimSpace(text)); d != nil {
+		return d
+	}
+	for _, c := range splitCommands(text) {
+		if d := s.checkSimple(c); d != nil {
+			return d
+		}
+	}
+	return nil
+}
+
+func (s *Set) denyAll(command string) *Denial {
+	names := s.layerNames(func(c *Config) bool { return c.DenyAll })
+	if len(names) == 0 {
+		return nil
+	}
+	return &Denial{Capability: true, Rule: "deny", Reason: "All operations denied by policy", Matched: "*", Policies: names, Command: command}
+}
+
+func (s *Set) checkSimple(c simpleCmd) *Denial {
+	text := strings.Join(c.raw, " ")
+	capDenial := func(rule, reason, matched string, names []string) *Denial {
+		return &Denial{Capability: true, Rule: rule, Reason: reason, Matched: matched, Policies: names, Command: text}
+	}
+	if c.tooDeep {
+		return capDenial("capabilities", "Command nesting too deep for policy check", "", s.layerNames(func(*Config) bool { return true }))
+	}
+	offs := commandOffsets(c.tokens)
+
+	// The wrapped command (env rm …, timeout 5 rm …) is what runs, so deny
+	// rules see it as well as the wrapper.
+	for _, o := range offs {
+		toks := c.tokens[o:]
+		pat, dangerous := dangerousPattern(toks)
+		if !dangerous {
+			continue
+		}
+		names := s.layerNames(func(cfg *Config) bool {
+			_, opted := matchesAny(toks, cfg.Danger)
+			return !opted
+		})
+		if len(names) > 0 {
+			return capDenial("capabilities.danger", "Dangerous capability requires allow.danger", pat, names)
+		}
+	}
+	for _, o := range offs {
+		toks := c.tokens[o:]
+		for _, l := range s.layers {
+			if l.cfg.Deny == nil || !l.cfg.Deny.HasCmd {
+				continue
+			}
+			if pat, ok := matchesAny(toks, l.cfg.Deny.Cmd); ok {
+				return capDenial("capabilities.deny.cmd", "Command '"+toks[0]+"' denied by policy", pat, []string{l.name})
+			}
+		}
+	}
+	if shell := firstOf(c.tokens, offs, shellBinaries); shell != "" {
+		if names := s.layerNames(func(cfg *Config) bool { return cfg.Deny != nil && cfg.Deny.Sh }); len(names) > 0 {
+			return capDenial("capabilities.deny.sh", "Shell access denied by policy", shell, names)
+		}
+	}
+	for _, l := range s.layers {
+		a := l.cfg.Allow
+		if a == nil || a.allCmd() {
+			continue
+		}
+		if _, ok := matchesAny(c.tokens, a.Cmd); !ok {
+			return capDenial("capabilities.allow.cmd", "Command '"+c.tokens[0]+"' denied by policy", c.tokens[0], []string{l.name})
+		}
+	}
+	if tool := firstOf(c.tokens, offs, networkTools); tool != "" {
+		if names := s.layerNames(func(cfg *Config) bool { return cfg.Deny != nil && cfg.Deny.Network }); len(names) > 0 {
+			return capDenial("capabilities.deny.network", "Network access denied by policy", tool, names)
+		}
+	}
+	return nil
+}
+
+// firstOf returns the first command (at any offset) that is in set.
+func firstOf(tokens []string, offs []int, set map[string]bool) string {
+	for _, o := range offs {
+		if set[tokens[o]] {
+			return tokens[o]
+		}
+	}
+	return ""
+}
+
+// CheckCode decides whether a code block in lang may run: "js",
+// "javascript", "node", "sh" or "bash"; other languages are not governed
+// by capabilities and pass unless everything is denied.
+func (s *Set) CheckCode(lang string) *Denial {
+	if !s.Active() {
+		return nil
+	}
+	lang = strings.ToLower(strings.TrimSpace(lang))
+	if d := s.denyAll(""); d != nil {
+		return d
+	}
+	capDenial := func(rule, reason string, names []string) *Denial {
+		return &Denial{Capability: true, Rule: rule, Reason: reason, Matched: lang, Policies: names}
+	}
+	switch lang {
+	case "js", "javascript", "node":
+		if names := s.layerNames(func(c *Config) bool { return c.Deny != nil && c.Deny.JS }); len(names) > 0 {
+			return capDenial("capabilities.deny.js", "JavaScript access denied by policy", names)
+		}
+	case "sh", "bash":
+		if names := s.layerNames(func(c *Config) bool { return c.Deny != nil && c.Deny.Sh }); len(names) > 0 {
+			return capDenial("capabilities.deny.sh", "Shell access denied by policy", names)
+		}
+		// A shell block would bypass the command allow list, so an allow
+		// list must name sh for one to run (mlld does not check this).
+		if names := s.layerNames(func(c *Config) bool { return c.Allow != nil && !c.Allow.Sh }); len(names) > 0 {
+			return capDenial("capabilities.allow.sh", "Shell access denied by policy", names)
+		}
+	}
+	return nil
+}
