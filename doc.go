@@ -10,7 +10,7 @@
 //
 // Every failure a script author can cause comes back as an *Error carrying a
 // name (ParseError, VariableError, CommandError, FileError,
-// UnenforcedPolicyError, ...), a file:line:col position, the offending
+// GuardError, PolicyError, ...), a file:line:col position, the offending
 // source line and a hint; Render formats it for a terminal.
 // The package never panics on user input: a panic inside the parser, the
 // evaluator or the facade is recovered and reported as an *Error named

@@ -1,18 +1,20 @@
 // Package interp evaluates a parsed guardrun document: environments and
 // scopes, directives and expressions, exes, pipelines, effects and output
 // assembly. File access (imports, <file>, output, append) is confined to
-// the run's base directory; policy directives stop the run until their
-// evaluation exists, because ignoring a policy would fail open.
+// the run's base directory.
 //
 // Every directive and user-defined exe call runs as a hooked operation
 // (interp/hooks); the taint post-hook registered on every run merges input
 // descriptors into results, and the guard pre- and post-hooks run the
 // script's guards (interp/guard selects and reduces; guard_eval.go and
 // guard_compile.go evaluate rules; denied handlers, retry runners and
-// overrides live here). Writes of labelled data are recorded in the
+// overrides live here). Policies (interp/policy decides) are checked as
+// the first stage of the guard pre-hook and again at the executors, right
+// before a command, shell or JavaScript block runs (policy_check.go).
+// Writes of labelled data are recorded in the
 // audit ledger (interp/audit) so that loading the file restores its labels.
 //
 // interp imports ast, taint, interp/value, interp/code, interp/hooks,
-// interp/guard, interp/audit and interp/tokens; it never imports grammar (imports are
+// interp/guard, interp/policy, interp/audit and interp/tokens; it never imports grammar (imports are
 // parsed through Options.Parse) or cmd.
 package interp

@@ -176,6 +176,11 @@ func inputList(items []*value.Variable) *value.Variable {
 	}
 	v := value.New(data)
 	v.Security = c.Descriptor()
+	if items == nil {
+		// An operation without inputs still has a list: `.any` over it is
+		// false, `.all` true, not a field of undefined.
+		items = []*value.Variable{}
+	}
 	v.Items = items
 	return v
 }
