@@ -32,6 +32,16 @@ guard @o2 before op:exe = when [ @input.all.mx.labels.includes("banned") => deny
 guard @o3 before op:exe = when [ @input.none.mx.labels.includes("secret") => deny "z" * => allow ]
 `
 
+// benchPolicy is a typical policy: built-in rules, a risk mapping and label
+// rules, none of which refuses the benchmark's calls (the exe has no risk
+// label), so every call is checked and then runs.
+const benchPolicy = `policy @p = {
+  defaults: { rules: ["no-secret-exfil", "no-sensitive-exfil", "no-untrusted-destructive", "no-send-to-unknown"] },
+  operations: { exfil: ["net:w"], destructive: ["fs:w"] },
+  labels: { pii: { deny: ["op:run", "net:w"] }, secret: { deny: ["op:cmd"] } }
+}
+`
+
 // guardArgs are the benchmark's arguments: name, label and value.
 var guardArgs = []struct{ name, label, value string }{
 	{"a", "secret", "alpha"},
@@ -128,6 +138,8 @@ func BenchmarkGuardedExeCall(b *testing.B) {
 	}{
 		{"guards=0", ""},
 		{"guards=5", fiveGuards},
+		{"policy", benchPolicy},
+		{"policy+guards=5", benchPolicy + fiveGuards},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			benchGuardScript(b, guardedCallScript(tc.guards, 3, guardBenchCalls),

@@ -91,15 +91,21 @@ func (in *interp) capabilityPre(c *hooks.Call) *policy.Denial {
 // checkFlow runs the label-flow rules for an operation with inputs; extra
 // are further targets (a command's own operation labels).
 func (in *interp) checkFlow(op *hooks.OperationContext, inputs []*value.Variable, extra []string) *policy.Denial {
-	targets := in.flowTargets(op, extra)
+	// The check runs on every hooked operation while a policy is active:
+	// small operations build their lists on the stack.
+	var tbuf [16]string
+	targets := in.flowTargets(tbuf[:0], op, extra)
 	if len(targets) == 0 {
 		return nil
 	}
-	labels := make([][]string, len(inputs))
-	for i, v := range inputs {
+	var lbuf [4][]string
+	labels := lbuf[:0]
+	for _, v := range inputs {
+		var l []string
 		if v != nil {
-			labels[i] = v.Security.Taint()
+			l = v.Security.Taint()
 		}
+		labels = append(labels, l)
 	}
 	return in.policy.CheckFlow(policy.Flow{Inputs: labels, Targets: targets})
 }
@@ -110,8 +116,7 @@ func (in *interp) checkFlow(op *hooks.OperationContext, inputs []*value.Variable
 // labels of every exe call it runs inside: a command in the body of an
 // `exfil` exe is exfiltration too. `/var` and `/exe` definitions flow
 // nowhere.
-func (in *interp) flowTargets(op *hooks.OperationContext, extra []string) []string {
-	var out []string
+func (in *interp) flowTargets(out []string, op *hooks.OperationContext, extra []string) []string {
 	if op != nil {
 		switch op.Type {
 		case "var":
@@ -130,13 +135,12 @@ func (in *interp) flowTargets(op *hooks.OperationContext, extra []string) []stri
 		}
 	}
 	out = append(out, extra...)
-	return append(out, in.enclosingExeLabels(op)...)
+	return in.enclosingExeLabels(out, op)
 }
 
-// enclosingExeLabels are the labels of the exe calls running below op on
-// the operation stack.
-func (in *interp) enclosingExeLabels(op *hooks.OperationContext) []string {
-	var out []string
+// enclosingExeLabels appends to out the labels of the exe calls running
+// below op on the operation stack.
+func (in *interp) enclosingExeLabels(out []string, op *hooks.OperationContext) []string {
 	for i := in.mx.Op.Len() - 1; i >= 0; i-- {
 		o := in.mx.Op.At(i)
 		if o == op || o == nil {
@@ -189,7 +193,7 @@ func (in *interp) checkCommandPolicy(pc *preparedCommand, flowDone bool) error {
 // checkFlowWith is checkFlow for a command that is not an operation of its
 // own: its targets plus the enclosing exe calls' labels.
 func (in *interp) checkFlowWith(targets []string, inputs []*value.Variable) *policy.Denial {
-	targets = append(targets, in.enclosingExeLabels(nil)...)
+	targets = in.enclosingExeLabels(targets, nil)
 	labels := make([][]string, len(inputs))
 	for i, v := range inputs {
 		labels[i] = v.Security.Taint()
@@ -242,7 +246,7 @@ func (in *interp) capabilityError(d *policy.Denial, op *hooks.OperationContext, 
 // input the `influenced` label when the policy enables
 // untrusted-llms-get-influenced.
 func (in *interp) policyPostHook(c *hooks.Call, res *value.Variable) (*value.Variable, error) {
-	if res == nil || !in.policy.Active() || (c.Op.Type != "exe" && c.Op.Type != "pipeline-stage") || len(c.Op.Labels) == 0 {
+	if res == nil || !in.policy.Active() || (c.Op.Type != "exe" && c.Op.Type != "pipeline-stage") || !hasLLMLabel(c.Op.Labels) {
 		return res, nil
 	}
 	inputs := make([][]string, 0, len(c.Inputs)+1)
@@ -258,4 +262,15 @@ func (in *interp) policyPostHook(c *hooks.Call, res *value.Variable) (*value.Var
 	out := *res
 	out.Security = res.Security.WithLabels("influenced")
 	return &out, nil
+}
+
+// hasLLMLabel reports an `llm` (or `llm:…`) exe label, the only exes whose
+// results the influenced rule labels.
+func hasLLMLabel(labels []string) bool {
+	for _, l := range labels {
+		if l == "llm" || strings.HasPrefix(l, "llm:") {
+			return true
+		}
+	}
+	return false
 }

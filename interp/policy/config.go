@@ -161,13 +161,13 @@ func Parse(data any, loc Locator) (*Config, error) {
 	}
 	obj, ok := data.(*value.Object)
 	if !ok {
-		return nil, ps.fail(nil, fmt.Sprintf("got %s; write e.g. { defaults: { rules: [\"no-secret-exfil\"] } }", typeName(data)), "a policy must be an object")
+		return nil, ps.fail(nil, fmt.Sprintf("got %s; write e.g. { defaults: { rules: [\"no-secret-exfil\"] } }", value.KindName(data)), "a policy must be an object")
 	}
 	var base keyPath
 	if v, ok := obj.Get("config"); ok {
 		inner, isObj := v.(*value.Object)
 		if !isObj {
-			return nil, ps.fail(keyPath{}.key("config"), "wrap the policy as config: { ... } or write its keys at the top level", "policy key 'config' must be an object, got %s", typeName(v))
+			return nil, ps.fail(keyPath{}.key("config"), "wrap the policy as config: { ... } or write its keys at the top level", "policy key 'config' must be an object, got %s", value.KindName(v))
 		}
 		for _, k := range obj.Keys {
 			if k != "config" {
@@ -193,7 +193,7 @@ func (ps *parser) config(obj *value.Object, base keyPath) (*Config, error) {
 		case "locked":
 			b, ok := v.(bool)
 			if !ok {
-				return nil, ps.fail(p, "write locked: true", "policy key '%s' must be a boolean, got %s", p, typeName(v))
+				return nil, ps.fail(p, "write locked: true", "policy key '%s' must be a boolean, got %s", p, value.KindName(v))
 			}
 			cfg.Locked = b
 		case "defaults":
@@ -294,7 +294,7 @@ func editDistance(a, b string) int {
 func (ps *parser) object(v any, p keyPath, hint string) (*value.Object, error) {
 	o, ok := v.(*value.Object)
 	if !ok {
-		return nil, ps.fail(p, hint, "policy key '%s' must be an object, got %s", p, typeName(v))
+		return nil, ps.fail(p, hint, "policy key '%s' must be an object, got %s", p, value.KindName(v))
 	}
 	return o, nil
 }
@@ -310,7 +310,7 @@ func (ps *parser) defaults(cfg *Config, v any, p keyPath) error {
 		case "rules":
 			arr, ok := kv.([]any)
 			if !ok {
-				return ps.fail(kp, `write rules: ["no-secret-exfil"]`, "policy key '%s' must be an array of rule names, got %s", kp, typeName(kv))
+				return ps.fail(kp, `write rules: ["no-secret-exfil"]`, "policy key '%s' must be an array of rule names, got %s", kp, value.KindName(kv))
 			}
 			for i, e := range arr {
 				name, err := ps.ruleName(e, kp.at(i))
@@ -350,7 +350,7 @@ func (ps *parser) ruleName(e any, p keyPath) (string, error) {
 	}
 	name, ok := e.(string)
 	if !ok {
-		return "", ps.fail(rp, "rule names are strings", "policy key '%s' must be a rule name, got %s", rp, typeName(e))
+		return "", ps.fail(rp, "rule names are strings", "policy key '%s' must be a rule name, got %s", rp, value.KindName(e))
 	}
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -370,13 +370,13 @@ func (ps *parser) ruleName(e any, p keyPath) (string, error) {
 func (ps *parser) stringList(v any, p keyPath, hint string) ([]string, error) {
 	arr, ok := v.([]any)
 	if !ok {
-		return nil, ps.fail(p, hint, "policy key '%s' must be an array of strings, got %s", p, typeName(v))
+		return nil, ps.fail(p, hint, "policy key '%s' must be an array of strings, got %s", p, value.KindName(v))
 	}
 	out := make([]string, 0, len(arr))
 	for i, e := range arr {
 		s, ok := e.(string)
 		if !ok {
-			return nil, ps.fail(p.at(i), hint, "policy key '%s' must be a string, got %s", p.at(i), typeName(e))
+			return nil, ps.fail(p.at(i), hint, "policy key '%s' must be a string, got %s", p.at(i), value.KindName(e))
 		}
 		s = strings.TrimSpace(s)
 		if s == "" {
@@ -480,7 +480,7 @@ func (ps *parser) capArray(arr []any, p keyPath) (capList, error) {
 		ep := p.at(i)
 		s, ok := e.(string)
 		if !ok {
-			return cl, ps.fail(ep, `capabilities are strings such as "cmd:echo:*", "sh", "network", "js"`, "policy key '%s' must be a string, got %s", ep, typeName(e))
+			return cl, ps.fail(ep, `capabilities are strings such as "cmd:echo:*", "sh", "network", "js"`, "policy key '%s' must be a string, got %s", ep, value.KindName(e))
 		}
 		entry := strings.TrimSpace(s)
 		lower := strings.ToLower(entry)
@@ -533,7 +533,7 @@ func (ps *parser) capObject(o *value.Object, p keyPath) (capList, error) {
 					ep := kp.at(i)
 					s, ok := e.(string)
 					if !ok {
-						return cl, ps.fail(ep, `command patterns are strings such as "echo" or "cmd:git:status"`, "policy key '%s' must be a string, got %s", ep, typeName(e))
+						return cl, ps.fail(ep, `command patterns are strings such as "echo" or "cmd:git:status"`, "policy key '%s' must be a string, got %s", ep, value.KindName(e))
 					}
 					pat, ok := normalizeCmdEntry(s)
 					if !ok {
@@ -542,7 +542,7 @@ func (ps *parser) capObject(o *value.Object, p keyPath) (capList, error) {
 					cl.caps.addCmd(pat)
 				}
 			default:
-				return cl, ps.fail(kp, `write cmd: ["echo", "git:status"]`, "policy key '%s' must be true, \"*\" or an array of command patterns, got %s", kp, typeName(v))
+				return cl, ps.fail(kp, `write cmd: ["echo", "git:status"]`, "policy key '%s' must be true, \"*\" or an array of command patterns, got %s", kp, value.KindName(v))
 			}
 		case "sh", "network", "js", "node":
 			b, err := ps.capFlag(v, kp)
@@ -578,7 +578,7 @@ func (ps *parser) capFlag(v any, p keyPath) (bool, error) {
 		}
 		return false, ps.fail(p, fmt.Sprintf("write %s: true", p[len(p)-1].key), "policy key '%s' only supports true, false or [\"*\"]; finer lists are not supported by guardrun", p)
 	}
-	return false, ps.fail(p, fmt.Sprintf("write %s: true", p[len(p)-1].key), "policy key '%s' must be a boolean, got %s", p, typeName(v))
+	return false, ps.fail(p, fmt.Sprintf("write %s: true", p[len(p)-1].key), "policy key '%s' must be a boolean, got %s", p, value.KindName(v))
 }
 
 func (ps *parser) denyCmd(v any, p keyPath) (capList, error) {
@@ -588,14 +588,14 @@ func (ps *parser) denyCmd(v any, p keyPath) (capList, error) {
 	}
 	arr, ok := v.([]any)
 	if !ok {
-		return capList{}, ps.fail(p, hint, "policy key '%s' must be an array of commands, got %s", p, typeName(v))
+		return capList{}, ps.fail(p, hint, "policy key '%s' must be an array of commands, got %s", p, value.KindName(v))
 	}
 	cl := capList{caps: Capabilities{HasCmd: true}}
 	for i, e := range arr {
 		ep := p.at(i)
 		s, ok := e.(string)
 		if !ok {
-			return cl, ps.fail(ep, hint, "policy key '%s' must be a string, got %s", ep, typeName(e))
+			return cl, ps.fail(ep, hint, "policy key '%s' must be a string, got %s", ep, value.KindName(e))
 		}
 		pat, ok := normalizeCmdEntry(s)
 		if !ok {
@@ -642,13 +642,13 @@ func (ps *parser) danger(cfg *Config, v any, p keyPath) error {
 	}
 	arr, ok := v.([]any)
 	if !ok {
-		return ps.fail(p, hint, "policy key '%s' must be an array of command patterns, got %s", p, typeName(v))
+		return ps.fail(p, hint, "policy key '%s' must be an array of command patterns, got %s", p, value.KindName(v))
 	}
 	for i, e := range arr {
 		ep := p.at(i)
 		s, ok := e.(string)
 		if !ok {
-			return ps.fail(ep, hint, "policy key '%s' must be a string, got %s", ep, typeName(e))
+			return ps.fail(ep, hint, "policy key '%s' must be a string, got %s", ep, value.KindName(e))
 		}
 		entry := strings.TrimSpace(s)
 		if entry == "" {
@@ -708,17 +708,23 @@ func intersectAllows(lists []capList) *Capabilities {
 		if l.all {
 			continue
 		}
-		c := l.caps
-		if out == nil {
-			out = &c
-			continue
-		}
-		out.Cmd, out.HasCmd = intersectCmd(out, &c)
-		out.Sh = out.Sh && c.Sh
-		out.Network = out.Network && c.Network
-		out.JS = out.JS && c.JS
+		out = out.intersect(l.caps)
 	}
 	return out
+}
+
+// intersect is what both c and o allow; a nil c is no constraint yet, and
+// the result is a fresh value.
+func (c *Capabilities) intersect(o Capabilities) *Capabilities {
+	if c == nil {
+		o.Cmd = append([]string(nil), o.Cmd...)
+		return &o
+	}
+	c.Cmd, c.HasCmd = intersectCmd(c, &o)
+	c.Sh = c.Sh && o.Sh
+	c.Network = c.Network && o.Network
+	c.JS = c.JS && o.JS
+	return c
 }
 
 // intersectCmd is the string intersection of two cmd lists, where "*"
@@ -774,26 +780,6 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case value.Undefined:
-		return "undefined"
-	case bool:
-		return "boolean"
-	case float64:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case *value.Object:
-		return "object"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
 // describe names a scalar by its value and anything else by its type.
 func describe(v any) string {
 	switch t := v.(type) {
@@ -802,5 +788,5 @@ func describe(v any) string {
 	case bool, float64:
 		return fmt.Sprint(t)
 	}
-	return typeName(v)
+	return value.KindName(v)
 }

@@ -197,16 +197,7 @@ func (s *Set) mergedAllow() *Capabilities {
 		if l.cfg.Allow == nil {
 			continue
 		}
-		c := *l.cfg.Allow
-		if out == nil {
-			c.Cmd = append([]string(nil), c.Cmd...)
-			out = &c
-			continue
-		}
-		out.Cmd, out.HasCmd = intersectCmd(out, &c)
-		out.Sh = out.Sh && c.Sh
-		out.Network = out.Network && c.Network
-		out.JS = out.JS && c.JS
+		out = out.intersect(*l.cfg.Allow)
 	}
 	return out
 }
