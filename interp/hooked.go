@@ -53,6 +53,12 @@ func (in *interp) runHooked(e *env, node ast.Node, call *hooks.Call, gc *guardCa
 	}
 	if in.hooks.HasPre() {
 		d := in.hooks.RunPre(call)
+		if in.hooks.InHook() {
+			// Operations a guard's own helpers cause are not guarded, but
+			// the policy still applies: a guard must not be a way around
+			// it. No privileged guard can lift a denial here.
+			d = in.policyInHook(call)
+		}
 		if d.Stops() {
 			if pe, ok := d.Err.(*Error); ok && pe.Kind == KindPolicy {
 				if pe.Pos.Line == 0 {

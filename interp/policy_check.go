@@ -51,6 +51,20 @@ func (in *interp) policyPre(c *hooks.Call) (*hooks.Decision, *policy.Denial) {
 	return nil, d
 }
 
+// policyInHook is the policy stage for an operation caused while a hook
+// runs (a guard's helper exe): the same checks, with no override.
+func (in *interp) policyInHook(c *hooks.Call) hooks.Decision {
+	stop, flow := in.policyPre(c)
+	if stop == nil && flow != nil {
+		stop = in.flowDeny(c, flow)
+	}
+	if stop != nil {
+		stop.Hook = "policy"
+		return *stop
+	}
+	return hooks.Decision{Action: hooks.Continue}
+}
+
 // flowDeny is the stop decision of a label-flow denial.
 func (in *interp) flowDeny(c *hooks.Call, d *policy.Denial) *hooks.Decision {
 	in.explainPolicy(c.Op, d, c.Inputs)
