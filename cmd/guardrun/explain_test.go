@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -45,7 +46,7 @@ func TestExplainText(t *testing.T) {
 		"    flows to: op:exe, net:w, exfil\n")
 	require.Contains(t, stderr, "x.mld:15:1 /show (showVariable): denied by policy @prod (labels.pii.deny)\n"+
 		"    reason: Label 'pii' cannot flow to 'op:show'\n    labels: pii\n    flows to: op:show\n")
-	require.Less(t, indexOf(stderr, "@post: denied"), indexOf(stderr, "(showVariable): denied"))
+	require.Less(t, strings.Index(stderr, "@post: denied"), strings.Index(stderr, "(showVariable): denied"))
 }
 
 func TestExplainWithoutFlagPrintsNothing(t *testing.T) {
@@ -78,13 +79,4 @@ show @k
 	// show of the call is what @nope refuses.
 	require.Equal(t, []any{"secret", "exfil", "src:template"}, got.Explain[1]["labels"])
 	require.Equal(t, float64(6), got.Explain[1]["line"])
-}
-
-func indexOf(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return i
-		}
-	}
-	return -1
 }

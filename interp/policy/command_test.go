@@ -125,16 +125,10 @@ func TestCheckCommand(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d := setOf(t, tc.policies...).CheckCommand(tc.line)
-			if tc.reason == "" {
-				require.Nil(t, d)
-				return
+			requireDenial(t, d, tc.reason, tc.rule, tc.policy, true)
+			if d != nil {
+				require.Equal(t, tc.command, d.Command)
 			}
-			require.NotNil(t, d)
-			require.Equal(t, tc.reason, d.Reason)
-			require.Equal(t, tc.rule, d.Rule)
-			require.Equal(t, tc.command, d.Command)
-			require.Equal(t, tc.policy, d.Policies)
-			require.True(t, d.Capability)
 		})
 	}
 }
@@ -177,15 +171,7 @@ func TestCheckCode(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d := setOf(t, "p", tc.policy).CheckCode(tc.lang)
-			if tc.reason == "" {
-				require.Nil(t, d)
-				return
-			}
-			require.NotNil(t, d)
-			require.Equal(t, tc.reason, d.Reason)
-			require.Equal(t, tc.rule, d.Rule)
-			require.True(t, d.Capability)
-			require.Equal(t, []string{"p"}, d.Policies)
+			requireDenial(t, d, tc.reason, tc.rule, []string{"p"}, true)
 		})
 	}
 }

@@ -137,15 +137,7 @@ func TestCheckFlowLabels(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d := setOf(t, tc.policies...).CheckFlow(Flow{Inputs: tc.inputs, Targets: tc.targets})
-			if tc.reason == "" {
-				require.Nil(t, d)
-				return
-			}
-			require.NotNil(t, d)
-			require.Equal(t, tc.reason, d.Reason)
-			require.Equal(t, tc.rule, d.Rule)
-			require.Equal(t, []string{tc.policy}, d.Policies)
-			require.False(t, d.Capability)
+			requireDenial(t, d, tc.reason, tc.rule, []string{tc.policy}, false)
 		})
 	}
 }

@@ -47,3 +47,18 @@ func setOf(t testing.TB, policies ...any) *Set {
 func rules(names ...any) *value.Object {
 	return obj("defaults", obj("rules", arr(names...)))
 }
+
+// requireDenial checks a check's result: nil when reason is empty, else a
+// denial with that reason, rule, deciding policies and kind.
+func requireDenial(t *testing.T, d *Denial, reason, rule string, policies []string, capability bool) {
+	t.Helper()
+	if reason == "" {
+		require.Nil(t, d)
+		return
+	}
+	require.NotNil(t, d)
+	require.Equal(t, reason, d.Reason)
+	require.Equal(t, rule, d.Rule)
+	require.Equal(t, policies, d.Policies)
+	require.Equal(t, capability, d.Capability)
+}
