@@ -112,6 +112,11 @@ func (in *interp) checkFlow(op *hooks.OperationContext, inputs []*value.Variable
 	if len(targets) == 0 {
 		return nil
 	}
+	return in.checkInputs(targets, inputs)
+}
+
+// checkInputs runs the label-flow rules for inputs flowing to targets.
+func (in *interp) checkInputs(targets []string, inputs []*value.Variable) *policy.Denial {
 	var lbuf [4][]string
 	labels := lbuf[:0]
 	for _, v := range inputs {
@@ -207,12 +212,7 @@ func (in *interp) checkCommandPolicy(pc *preparedCommand, flowDone bool) error {
 // checkFlowWith is checkFlow for a command that is not an operation of its
 // own: its targets plus the enclosing exe calls' labels.
 func (in *interp) checkFlowWith(targets []string, inputs []*value.Variable) *policy.Denial {
-	targets = in.enclosingExeLabels(targets, nil)
-	labels := make([][]string, len(inputs))
-	for i, v := range inputs {
-		labels[i] = v.Security.Taint()
-	}
-	return in.policy.CheckFlow(policy.Flow{Inputs: labels, Targets: targets})
+	return in.checkInputs(in.enclosingExeLabels(targets, nil), inputs)
 }
 
 // checkCodePolicy is the executor check of a js, node, sh or bash block
