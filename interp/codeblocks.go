@@ -65,7 +65,7 @@ func (in *interp) runCode(e *env, c *ast.CodeExpr, stdin *string) (*value.Variab
 	var err error
 	switch lang {
 	case "js", "javascript", "node":
-		res, err = in.runJS(e, c)
+		res, err = in.runJSChannel(e, c)
 	case "cmd", "", "run":
 		lang = "cmd"
 		res, err = in.runCommand(e, c, stdin)

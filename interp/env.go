@@ -18,6 +18,8 @@ type interp struct {
 	opts   Options
 	out    *output
 	engine *code.Engine
+	// js is what entered the engine's shared JS runtime.
+	js jsChannel
 	// files confines file access to the base directory.
 	files files
 	main  *module
