@@ -25,6 +25,14 @@ func WithDir(dir string) RunOption {
 	return func(c *runConfig) { c.opts.Dir = dir }
 }
 
+// WithStateDir sets where the run keeps its private audit ledger, the
+// record of labelled file writes that commands run in the base directory
+// cannot forge. It must lie outside the base directory. The default is
+// $XDG_STATE_HOME, else ~/.local/state.
+func WithStateDir(dir string) RunOption {
+	return func(c *runConfig) { c.opts.StateDir = dir }
+}
+
 // WithStdout streams to w, as they happen, the effects that go to stdout
 // but not to the document (`output … to stdout`). Shown text is not
 // streamed: it is part of Result.Document, and Result.Stdout holds the full

@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"errors"
+	"os"
 
 	"github.com/guardrun/guardrun"
 )
@@ -13,7 +14,14 @@ func Facade(ctx context.Context, s Script) Outcome {
 	if err != nil {
 		return Outcome{Err: asError(err)}
 	}
-	res, err := prg.Run(ctx, guardrun.WithDir(s.Dir))
+	// A private ledger per case: cases are throwaway directories, whose
+	// ledgers should not pile up in the user's state directory.
+	state, err := os.MkdirTemp("", "guardrun-state-")
+	if err != nil {
+		return Outcome{Err: asError(err)}
+	}
+	defer os.RemoveAll(state)
+	res, err := prg.Run(ctx, guardrun.WithDir(s.Dir), guardrun.WithStateDir(state))
 	out := Outcome{Document: res.Document, Stdout: res.Stdout, Stderr: res.Stderr}
 	if err != nil {
 		out.Err = asError(err)

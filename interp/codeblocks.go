@@ -215,6 +215,7 @@ func (in *interp) runCommand(e *env, c *ast.CodeExpr, stdin *string) (*value.Var
 	if err != nil {
 		return nil, err
 	}
+	pc.ambient = paramsDescriptor(e)
 	return in.runPrepared(pc, stdin)
 }
 
@@ -227,6 +228,10 @@ type preparedCommand struct {
 	// flowChecked is set when the `/run` operation running the command
 	// was label-flow checked already.
 	flowChecked bool
+	// ambient is what may reach the process besides the interpolated
+	// values (the exe's parameters, one of which may be stdin): files
+	// the command writes carry it too (see runShellTracked).
+	ambient taint.Descriptor
 }
 
 // text is the command as the shell will see it, values inlined (the input
@@ -280,12 +285,12 @@ func (in *interp) runPrepared(pc *preparedCommand, stdin *string) (*value.Variab
 	if stdin != nil {
 		req.Stdin, req.HasStdin = *stdin, true
 	}
-	out, err := in.codeEngine().RunShell(in.ctx, req)
+	out, stored, err := in.runShellTracked(req, pc.desc.Merge(pc.ambient), "cmd")
 	if err != nil {
 		return nil, err
 	}
 	res := textOutput(out)
-	res.Security = pc.desc
+	res.Security = pc.desc.Merge(stored)
 	return res, nil
 }
 
@@ -303,9 +308,11 @@ func (in *interp) runShellBlock(e *env, c *ast.CodeExpr, stdin *string) (*value.
 	if stdin != nil {
 		req.Stdin, req.HasStdin = *stdin, true
 	}
-	out, err := in.codeEngine().RunShell(in.ctx, req)
+	out, stored, err := in.runShellTracked(req, paramsDescriptor(e), c.Lang)
 	if err != nil {
 		return nil, err
 	}
-	return textOutput(out), nil
+	res := textOutput(out)
+	res.Security = stored
+	return res, nil
 }

@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,14 +22,26 @@ import (
 // which also refuses symlinks that lead out of the directory.
 //
 // Labels survive files: a write of labelled data is recorded in the audit
-// ledger (.mlld/sec/audit.jsonl under the base directory) before the file
-// is written, and a load restores what the ledger recorded.
+// ledger before the file is written, and a load restores what the ledger
+// recorded. There are two ledgers (see ledgers.go): the run's private one
+// outside the base directory, which commands run there do not write and
+// which is the one trusted, and mlld's .mlld/sec/audit.jsonl under the
+// base directory, kept for mlld and for scripts that read it, whose
+// records can only add labels.
 type files struct {
 	base string
 	root *os.Root
 	err  error
-	// ledger is opened with the root; its index lives as long as the run.
-	ledger *audit.Ledger
+	// realBase is base with symbolic links resolved: ledger keys are
+	// relative to it.
+	realBase string
+	// stateDir is Options.StateDir; see privateLedger.
+	stateDir string
+	// mirror is .mlld/sec/audit.jsonl, opened with the root; private is
+	// opened on first use. Their indexes live as long as the run.
+	mirror    *audit.Ledger
+	private   *audit.Ledger
+	stateRoot *os.Root
 }
 
 // baseDir is where a run's relative paths start and commands run: the
@@ -67,21 +81,12 @@ func (f *files) open() (*os.Root, error) {
 	return f.root, f.err
 }
 
-// audit returns the run's ledger.
-func (f *files) audit() (*audit.Ledger, error) {
-	root, err := f.open()
-	if err != nil {
-		return nil, err
-	}
-	if f.ledger == nil {
-		f.ledger = audit.New(root)
-	}
-	return f.ledger, nil
-}
-
 func (f *files) close() {
 	if f.root != nil {
 		f.root.Close()
+	}
+	if f.stateRoot != nil {
+		f.stateRoot.Close()
 	}
 }
 
@@ -147,7 +152,7 @@ func (f *files) write(fromDir, path, content string, d taint.Descriptor, appendM
 			return f.ioError(err, path, pos)
 		}
 	}
-	if err := f.record(abs, d, appendMode); err != nil {
+	if err := f.record(root, rel, abs, content, d, appendMode); err != nil {
 		return &Error{Kind: KindEffect, Pos: pos, Err: err,
 			Message: fmt.Sprintf("cannot record the labels of %s in the audit ledger, so it was not written: %v", path, err),
 			Hint:    fmt.Sprintf("make %s under the base directory (%s) a writable directory and file", audit.RelPath, f.base)}
@@ -169,19 +174,43 @@ func (f *files) write(fromDir, path, content string, d taint.Descriptor, appendM
 	return nil
 }
 
-// record writes the ledger record of a write of d to abs, when one is due.
-func (f *files) record(abs string, d taint.Descriptor, appendMode bool) error {
-	l, err := f.audit()
-	if err != nil {
-		return err
-	}
+// record writes the ledger record of writing content to abs (rel under
+// the base directory), when one is due: the data is labelled, or the
+// ledger has a record for the file (so that overwriting a labelled file
+// with clean data reads back clean).
+func (f *files) record(root *os.Root, rel, abs, content string, d taint.Descriptor, appendMode bool) error {
+	w := f.writeOf(abs)
+	w.Desc, w.Append = d, appendMode
 	if d.IsZero() {
-		_, recorded, err := l.Lookup(abs)
+		_, recorded, err := f.lookup(audit.Key{Path: w.Path, Rel: w.Rel})
 		if err != nil || !recorded {
 			return err
 		}
+	} else {
+		w.SHA256 = contentHash(root, rel, content, appendMode)
 	}
-	return l.Record(abs, d, appendMode)
+	return f.recordWrites(w)
+}
+
+// contentHash is the SHA-256 of what rel will hold once content is written
+// (appended) to it, or "" when the file is too large to read back.
+func contentHash(root *os.Root, rel, content string, appendMode bool) string {
+	h := sha256.New()
+	if appendMode {
+		st, err := root.Stat(rel)
+		switch {
+		case err == nil && st.Size() <= maxHashedFile:
+			old, err := root.ReadFile(rel)
+			if err != nil {
+				return ""
+			}
+			h.Write(old)
+		case err == nil || !errors.Is(err, fs.ErrNotExist):
+			return ""
+		}
+	}
+	h.Write([]byte(content))
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // isLedger reports whether rel names the audit ledger, directly or through
@@ -202,27 +231,21 @@ func (f *files) isLedger(root *os.Root, rel string) bool {
 // provenance is the descriptor of data loaded from the absolute path abs
 // (SPEC §4.2, file load row): src:file and dir:<parent> for every parent
 // directory but the filesystem root (as mlld's labelsForPath), the path as
-// a source, and then whatever the audit ledger restores for the path (see
-// audit.Ledger.Lookup: the last overwrite unioned with the appends after
-// it; PORT: mlld 2.0.5 keeps only the last record). An unreadable ledger
-// fails the load rather than return the data unlabelled.
-func (f *files) provenance(abs, path string, pos ast.Pos) (taint.Descriptor, error) {
-	resolved := abs
-	// mlld names directories by the file's real path.
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		resolved = r
-	}
-	tnt := append([]string{taint.SrcFile}, taint.DirTaint(resolved)...)
+// a source, and then whatever the audit ledgers restore for the file,
+// found by its resolved base-relative path and by its content (see
+// audit.Ledger.LookupKey: the last overwrite unioned with the appends
+// after it; PORT: mlld 2.0.5 keeps only the last record). An unreadable
+// ledger fails the load rather than return the data unlabelled.
+func (f *files) provenance(abs, path string, content []byte, pos ast.Pos) (taint.Descriptor, error) {
+	w := f.writeOf(abs)
+	tnt := append([]string{taint.SrcFile}, taint.DirTaint(w.Path)...)
 	d := taint.Make(nil, tnt, []string{abs})
-	l, err := f.audit()
-	if err != nil {
-		return d, f.ioError(err, path, pos)
-	}
-	restored, _, err := l.Lookup(abs)
+	sum := sha256.Sum256(content)
+	restored, _, err := f.lookup(audit.Key{Path: w.Path, Rel: w.Rel, SHA256: hex.EncodeToString(sum[:])})
 	if err != nil {
 		return d, &Error{Kind: KindFile, Pos: pos, Err: err,
 			Message: fmt.Sprintf("cannot read the labels of %s from the audit ledger: %v", path, err),
-			Hint:    fmt.Sprintf("make %s under the base directory (%s) readable", audit.RelPath, f.base)}
+			Hint:    fmt.Sprintf("make %s under the base directory (%s) and the state directory readable", audit.RelPath, f.base)}
 	}
 	return d.Merge(restored), nil
 }
@@ -242,7 +265,7 @@ func (in *interp) evalFileLoad(e *env, x *ast.FileLoad) (*value.Variable, error)
 	v := value.New(string(b))
 	// The ledger is read after the file: a writer records before it
 	// writes, so whatever content was read, its record is already there.
-	v.Security, err = in.files.provenance(path, name, x.Pos)
+	v.Security, err = in.files.provenance(path, name, b, x.Pos)
 	if err != nil {
 		return nil, err
 	}

@@ -53,18 +53,24 @@ func (in *interp) runJSChannel(e *env, c *ast.CodeExpr) (*value.Variable, error)
 // jsInputs is the union of what a block's bindings carry: its parameters
 // and the pipeline values its `mx` object exposes.
 func jsInputs(e *env) taint.Descriptor {
-	var d taint.Descriptor
-	for _, p := range e.params {
-		if p.val != nil {
-			d = d.Merge(p.val.Security)
-		}
-	}
+	d := paramsDescriptor(e)
 	if f := e.pipe; f != nil {
 		if f.input != nil {
 			d = d.Merge(f.input.Security)
 		}
 		if f.hint != nil {
 			d = d.Merge(f.hint.Security)
+		}
+	}
+	return d
+}
+
+// paramsDescriptor is the union of the innermost exe's parameters.
+func paramsDescriptor(e *env) taint.Descriptor {
+	var d taint.Descriptor
+	for _, p := range e.params {
+		if p.val != nil {
+			d = d.Merge(p.val.Security)
 		}
 	}
 	return d

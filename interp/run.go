@@ -33,6 +33,10 @@ type Options struct {
 	MemoryLimit int64
 	// OutputLimit caps one command's captured output in bytes (0 = 4 MiB).
 	OutputLimit int
+	// StateDir is where the run keeps its private audit ledger, outside
+	// the base directory ("" = $XDG_STATE_HOME, else ~/.local/state).
+	// Tests point it at a temporary directory.
+	StateDir string
 	// DisableCode makes js/node/cmd/sh blocks and run fail with an error
 	// instead of executing (used by fuzzing and sandboxed embedders).
 	DisableCode bool
@@ -87,6 +91,7 @@ func Run(ctx context.Context, doc *ast.Document, opts Options) (res *Result, err
 		return res, nil
 	}
 	in.files.base = baseDir(opts, doc.File)
+	in.files.stateDir = opts.StateDir
 	mod := newModule(doc.File, scriptDir(doc.File, in.files.base))
 	in.main = mod
 	err = in.execDocument(in.rootEnv(mod), doc)

@@ -21,7 +21,11 @@ import (
 // run, or by another process, are seen by the next Lookup.
 type Ledger struct {
 	root *os.Root
-	now  func() time.Time
+	// rel is the ledger file's path under root; private ledgers are
+	// created owner-only (0700 directories, 0600 file).
+	rel     string
+	private bool
+	now     func() time.Time
 	// sync makes every record durable before Record returns, so that a
 	// crash cannot keep a written file while losing the record written
 	// before it.
@@ -33,17 +37,53 @@ type Ledger struct {
 	// rather than extended.
 	offset int64
 	tail   []byte
-	// index maps an absolute path to the descriptor its records restore.
+	// index maps a file key (the base-relative path of records that have
+	// one, else the absolute path) to the descriptor its records restore.
 	// A path with records whose descriptors are all empty is present with
 	// an empty descriptor: a later clean write must still be recorded.
 	index map[string]taint.Descriptor
+	// hashes maps the SHA-256 of a file's content after a labelled write
+	// to the union of the labels written with that content, so that the
+	// same content read under another name (a case variant, a copy in a
+	// moved project) keeps them.
+	hashes map[string]taint.Descriptor
 }
 
 // New returns the ledger under root, the project root opened with
 // os.OpenRoot (so the ledger, too, stays confined to it). Nothing is read
 // or created until the first Record or Lookup.
 func New(root *os.Root) *Ledger {
-	return &Ledger{root: root, now: time.Now, sync: true}
+	return &Ledger{root: root, rel: RelPath, now: time.Now, sync: true}
+}
+
+// NewPrivate returns an owner-only ledger at rel under root: the one a
+// run keeps outside its base directory, where the commands it runs in
+// that directory do not write.
+func NewPrivate(root *os.Root, rel string) *Ledger {
+	return &Ledger{root: root, rel: rel, private: true, now: time.Now, sync: true}
+}
+
+// Write is one file write to record.
+type Write struct {
+	// Path is the absolute path of the written file.
+	Path string
+	// Rel is the file's path relative to the base directory, symbolic
+	// links resolved; "" when unknown. Records that have it are found by
+	// it, whatever path reached the file and wherever the base lies.
+	Rel string
+	// SHA256 is the hex SHA-256 of the file's content after the write;
+	// "" when unknown.
+	SHA256 string
+	// Desc is the descriptor of the written data.
+	Desc taint.Descriptor
+	// Append marks an `append`: it adds to what came before.
+	Append bool
+}
+
+// Key names a file to look up: by Rel when records have it, else by
+// Path, and by the SHA-256 of its content.
+type Key struct {
+	Path, Rel, SHA256 string
 }
 
 // Record appends the record of writing a value with descriptor d to the
@@ -53,24 +93,44 @@ func New(root *os.Root) *Ledger {
 // the file itself: when Record fails the file must not be written, or it
 // would later read back without its labels.
 func (l *Ledger) Record(abs string, d taint.Descriptor, appendMode bool) error {
-	line, err := NewRecord(abs, d, appendMode, l.now()).Encode()
-	if err != nil {
-		return err
+	return l.RecordWrites(Write{Path: abs, Desc: d, Append: appendMode})
+}
+
+// RecordWrites appends the records of ws, all in one write(2) (see
+// Record).
+func (l *Ledger) RecordWrites(ws ...Write) error {
+	if len(ws) == 0 {
+		return nil
 	}
-	return l.appendLine(line)
+	now := l.now()
+	var lines []byte
+	for _, w := range ws {
+		r := NewRecord(w.Path, w.Desc, w.Append, now)
+		r.Rel, r.SHA256 = filepath.ToSlash(w.Rel), w.SHA256
+		line, err := r.Encode()
+		if err != nil {
+			return err
+		}
+		lines = append(lines, line...)
+	}
+	return l.appendLine(lines)
 }
 
 func (l *Ledger) appendLine(line []byte) error {
-	if err := l.root.MkdirAll(filepath.Dir(RelPath), 0o755); err != nil {
+	dirPerm, filePerm := os.FileMode(0o755), os.FileMode(0o644)
+	if l.private {
+		dirPerm, filePerm = 0o700, 0o600
+	}
+	if err := l.root.MkdirAll(filepath.Dir(l.rel), dirPerm); err != nil {
 		return err
 	}
-	f, err := l.root.OpenFile(RelPath, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := l.root.OpenFile(l.rel, os.O_APPEND|os.O_CREATE|os.O_WRONLY, filePerm)
 	if err != nil {
 		return err
 	}
 	n, err := writeOnce(f, line)
 	if err == nil && n != len(line) {
-		err = fmt.Errorf("short write to %s (%d of %d bytes)", RelPath, n, len(line))
+		err = fmt.Errorf("short write to %s (%d of %d bytes)", l.rel, n, len(line))
 	}
 	if err == nil && l.sync {
 		err = f.Sync()
@@ -123,13 +183,47 @@ func writeOnce(f *os.File, b []byte) (int, error) {
 // A ledger that exists but cannot be read is an error, never "no
 // records": the caller cannot tell what the file's labels are.
 func (l *Ledger) Lookup(abs string) (taint.Descriptor, bool, error) {
+	return l.LookupKey(Key{Path: abs})
+}
+
+// LookupKey is Lookup for a file named by k: the records of k.Rel when
+// there are any, else those of k.Path, unioned with every labelled write
+// of the same content (k.SHA256).
+func (l *Ledger) LookupKey(k Key) (taint.Descriptor, bool, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := l.refresh(); err != nil {
-		return taint.Descriptor{}, false, fmt.Errorf("reading the audit ledger %s: %w", RelPath, err)
+		return taint.Descriptor{}, false, fmt.Errorf("reading the audit ledger %s: %w", l.rel, err)
 	}
-	d, ok := l.index[filepath.Clean(abs)]
+	d, ok := taint.Descriptor{}, false
+	if k.Rel != "" {
+		d, ok = l.index[filepath.ToSlash(k.Rel)]
+	}
+	if !ok && k.Path != "" {
+		d, ok = l.index[filepath.Clean(k.Path)]
+	}
+	if h, found := l.hashes[k.SHA256]; found && k.SHA256 != "" {
+		d, ok = d.Merge(h), true
+	}
 	return d, ok, nil
+}
+
+// Labelled returns every file key whose records restore labels, with the
+// descriptor they restore. Keys are base-relative (slash-separated) paths,
+// or absolute paths for records without one.
+func (l *Ledger) Labelled() (map[string]taint.Descriptor, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.refresh(); err != nil {
+		return nil, fmt.Errorf("reading the audit ledger %s: %w", l.rel, err)
+	}
+	out := map[string]taint.Descriptor{}
+	for k, d := range l.index {
+		if len(d.Labels()) > 0 {
+			out[k] = d
+		}
+	}
+	return out, nil
 }
 
 // refresh brings the index up to date with the file. The ledger only
@@ -137,7 +231,7 @@ func (l *Ledger) Lookup(abs string) (taint.Descriptor, bool, error) {
 // shrank, or the bytes before offset are not those the index was built
 // from (it was rewritten), the index is rebuilt from the start.
 func (l *Ledger) refresh() error {
-	f, err := l.root.Open(RelPath)
+	f, err := l.root.Open(l.rel)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		// No ledger (or a .mlld/sec that is not a directory, which cannot
 		// hold one): no file has records.
@@ -163,6 +257,7 @@ func (l *Ledger) refresh() error {
 	}
 	if l.index == nil {
 		l.index = map[string]taint.Descriptor{}
+		l.hashes = map[string]taint.Descriptor{}
 	}
 	buf := make([]byte, size-start)
 	n, err := f.ReadAt(buf, start)
@@ -218,9 +313,13 @@ func (l *Ledger) reset() {
 	l.offset = 0
 	l.tail = nil
 	l.index = map[string]taint.Descriptor{}
+	l.hashes = map[string]taint.Descriptor{}
 }
 
 func (l *Ledger) apply(e entry) {
+	if e.hash != "" && !e.desc.IsZero() {
+		l.hashes[e.hash] = l.hashes[e.hash].Merge(e.desc)
+	}
 	if e.appendMode {
 		l.index[e.path] = l.index[e.path].Merge(e.desc)
 		return

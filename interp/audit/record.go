@@ -43,6 +43,13 @@ type Record struct {
 	// Mode is ModeAppend for appends and empty for overwrites. Our
 	// extension, omitted for overwrites so such records stay mlld's shape.
 	Mode string `json:"mode,omitempty"`
+	// Rel is the file's path relative to the base directory with symbolic
+	// links resolved (slash-separated); lookups prefer it to Path, so a
+	// file keeps its labels whichever path reaches it. Our extension.
+	Rel string `json:"rel,omitempty"`
+	// SHA256 is the hex SHA-256 of the file's content after the write,
+	// when known. Our extension.
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // NewRecord builds the record of writing a value with descriptor d to the
@@ -93,7 +100,10 @@ func (r Record) Encode() ([]byte, error) {
 
 // entry is what one parsed write record contributes to the index.
 type entry struct {
+	// path is the index key: rel when the record has one, else the
+	// cleaned absolute path.
 	path       string
+	hash       string
 	desc       taint.Descriptor
 	appendMode bool
 }
@@ -139,8 +149,14 @@ func parseLine(line []byte) (entry, bool) {
 		sources = []string{w}
 	}
 	mode, _ := raw["mode"].(string)
+	key := filepath.Clean(path)
+	if rel, _ := raw["rel"].(string); rel != "" {
+		key = rel
+	}
+	hash, _ := raw["sha256"].(string)
 	return entry{
-		path:       filepath.Clean(path),
+		path:       key,
+		hash:       hash,
 		desc:       taint.Make(labels, tnt, sources),
 		appendMode: mode == ModeAppend,
 	}, true
