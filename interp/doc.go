@@ -11,8 +11,9 @@
 // overrides live here). Policies (interp/policy decides) are checked as
 // the first stage of the guard pre-hook and again at the executors, right
 // before a command, shell or JavaScript block runs (policy_check.go).
-// Writes of labelled data are recorded in the
-// audit ledger (interp/audit) so that loading the file restores its labels.
+// Writes of labelled data, by output/append or by commands given labelled
+// data, are recorded in the audit ledgers (interp/audit; ledgers.go,
+// cmdfiles.go) so that loading the file restores its labels.
 //
 // interp imports ast, taint, interp/value, interp/code, interp/hooks,
 // interp/guard, interp/policy, interp/audit and interp/tokens; it never imports grammar (imports are

@@ -338,3 +338,44 @@ func TestLookupFailsWhenLedgerIsADirectory(t *testing.T) {
 	require.ErrorContains(t, err, "reading the audit ledger")
 	require.Error(t, l.Record(filepath.Join(dir, "f.txt"), taint.New("secret"), false))
 }
+
+// Records with a base-relative path are found by it whatever absolute
+// path they were written under, and labelled content by its hash; a
+// private ledger is owner-only.
+func TestLookupKeyByRelAndHash(t *testing.T) {
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	defer root.Close()
+	l := NewPrivate(root, filepath.Join("x", "audit.jsonl"))
+	require.NoError(t, l.RecordWrites(
+		Write{Path: "/old/place/k.txt", Rel: "k.txt", SHA256: "abc", Desc: taint.New("secret")},
+		Write{Path: "/old/place/c.txt", Rel: "c.txt", SHA256: "def", Desc: taint.Descriptor{}},
+	))
+	d, ok, err := l.LookupKey(Key{Path: "/new/place/k.txt", Rel: "k.txt"})
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, []string{"secret"}, d.Labels())
+
+	d, ok, err = l.LookupKey(Key{Path: "/new/place/K.TXT", Rel: "K.TXT", SHA256: "abc"})
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, []string{"secret"}, d.Labels())
+
+	// Clean content contributes nothing by hash.
+	_, ok, err = l.LookupKey(Key{Rel: "other.txt", SHA256: "def"})
+	require.NoError(t, err)
+	require.False(t, ok)
+
+	all, err := l.Labelled()
+	require.NoError(t, err)
+	require.Len(t, all, 1)
+	require.Contains(t, all, "k.txt")
+
+	st, err := os.Stat(filepath.Join(dir, "x", "audit.jsonl"))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+	st, err = os.Stat(filepath.Join(dir, "x"))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o700), st.Mode().Perm())
+}
