@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/audit"
@@ -35,10 +36,13 @@ type files struct {
 	// realBase is base with symbolic links resolved: ledger keys are
 	// relative to it.
 	realBase string
+	baseOnce sync.Once
 	// stateDir is Options.StateDir; see privateLedger.
 	stateDir string
 	// mirror is .mlld/sec/audit.jsonl, opened with the root; private is
-	// opened on first use. Their indexes live as long as the run.
+	// opened on first use (under ledgerMu: parallel branches load files).
+	// Their indexes live as long as the run.
+	ledgerMu  sync.Mutex
 	mirror    *audit.Ledger
 	private   *audit.Ledger
 	stateRoot *os.Root

@@ -58,12 +58,12 @@ func baseKey(realBase string) string {
 
 // resolvedBase is the base directory with symbolic links resolved.
 func (f *files) resolvedBase() string {
-	if f.realBase == "" {
+	f.baseOnce.Do(func() {
 		f.realBase = f.base
 		if r, err := filepath.EvalSymlinks(f.base); err == nil {
 			f.realBase = r
 		}
-	}
+	})
 	return f.realBase
 }
 
@@ -71,6 +71,8 @@ func (f *files) resolvedBase() string {
 // exist yet and create is false (no run has recorded anything for this
 // base directory).
 func (f *files) privateLedger(create bool) (*audit.Ledger, error) {
+	f.ledgerMu.Lock()
+	defer f.ledgerMu.Unlock()
 	if f.private != nil {
 		return f.private, nil
 	}
@@ -104,6 +106,8 @@ func (f *files) mirrorLedger() (*audit.Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
+	f.ledgerMu.Lock()
+	defer f.ledgerMu.Unlock()
 	if f.mirror == nil {
 		f.mirror = audit.New(root)
 	}
