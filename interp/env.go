@@ -169,6 +169,11 @@ func (e *env) withPipe(p *pipeFrame) *env {
 }
 
 func (e *env) lookup(name string) (*value.Variable, bool) {
+	if name == "mx" {
+		// @mx is reserved (reserved.go): no scope can hold it, so the
+		// ambient context is what every reader, guards included, sees.
+		return e.ambient(name)
+	}
 	if v, _ := e.sc.lookup(name); v != nil {
 		return v, true
 	}

@@ -38,16 +38,11 @@ func (in *interp) evalGuard(ev *guard.Evaluation) (out guard.Outcome, err error)
 	gx := &guardCtx{ev: ev}
 	ge := in.guardEnv(ev)
 	full := p.opaque || !guardLazyContext
-	if !full {
-		// A user exe named like a helper replaces it, and may read
-		// anything of the guard's context.
-		for _, h := range p.helpers {
-			if h == "prefixWith" {
-				continue
-			}
-			if _, ok := ge.lookup(h); ok {
-				full = true
-			}
+	if !full && containsString(p.helpers, "tagValue") {
+		// A user @tagValue of the guard's own scope replaces the helper,
+		// and may read anything of the guard's context.
+		if _, ok := ge.lookup("tagValue"); ok {
+			full = true
 		}
 	}
 	if full || p.usesInput {
@@ -125,21 +120,22 @@ func (g *guardCtx) base() *value.Variable {
 	return g.bv
 }
 
-// guardScope is the environment a guard body runs in: the operation's
-// (an imported guard's own module when the operation is elsewhere).
+// guardScope is the environment a guard body runs in: the scope where
+// the guard was defined (its own module's for an imported guard), never
+// the calling code's. So nothing the caller binds (a parameter, a let, a
+// local exe) changes what a guard reads; only the operation's pipeline
+// frame (`@p`, `@mx.pipe`) comes from the call.
 func guardScope(ev *guard.Evaluation) *env {
-	var base *env
-	if ce, ok := ev.Call.Env.(*env); ok && ce != nil {
-		base = ce
+	de, _ := ev.Guard.Env.(*env)
+	ce, _ := ev.Call.Env.(*env)
+	if de == nil {
+		return ce
 	}
-	if de, ok := ev.Guard.Env.(*env); ok && de != nil && (base == nil || base.mod != de.mod) {
-		pipe := (*pipeFrame)(nil)
-		if base != nil {
-			pipe = base.pipe
-		}
-		base = de.withPipe(pipe)
+	var pipe *pipeFrame
+	if ce != nil {
+		pipe = ce.pipe
 	}
-	return base
+	return de.withPipe(pipe)
 }
 
 // guardEnv is a child of guardScope for one evaluation; the caller binds
@@ -150,6 +146,7 @@ func (in *interp) guardEnv(ev *guard.Evaluation) *env {
 	ge.strictRefs = true
 	ge.interpolated = nil
 	ge.denied = false
+	ge.override = nil
 	return ge
 }
 
