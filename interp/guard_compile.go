@@ -333,7 +333,7 @@ func (p *guardPlan) compileLabelTest(r *ast.Ref) condFn {
 	taintList := list == "taint"
 	switch {
 	case r.Name == "mx" && len(head) == 0:
-			return func(ev *guard.Evaluation) bool { return baseHas(ev, taintList, want) }
+		return func(ev *guard.Evaluation) bool { return baseHas(ev, taintList, want) }
 	case r.Name == "input" && len(head) == 1 && head[0].Name == "mx":
 		return func(ev *guard.Evaluation) bool {
 			if ev.Scope == guard.PerInput {
