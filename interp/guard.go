@@ -30,8 +30,10 @@ type guardCall struct {
 func (in *interp) setupGuards() {
 	in.guardReg = guard.NewRegistry()
 	in.guards = guard.NewEngine(in.guardReg, in.evalGuard)
-	in.hooks.RegisterPre("guards", in.guardPreHook)
-	in.hooks.RegisterPost("guards", in.guardPostHook)
+	// Exclusive: operations a guard's helpers cause are not guarded
+	// (SPEC §5.4); every other hook, policy included, still sees them.
+	in.hooks.RegisterPreExclusive("guards", in.guardPreHook)
+	in.hooks.RegisterPostExclusive("guards", in.guardPostHook)
 }
 
 // execGuard registers a guard directive (SPEC §5.2).
