@@ -8,9 +8,6 @@ import (
 
 // execDocument runs a document's prose and directives in order.
 func (in *interp) execDocument(e *env, doc *ast.Document) error {
-	if err := checkReservedNames(doc); err != nil {
-		return err
-	}
 	if e.mod.doc == nil {
 		e.mod.doc = doc
 	}

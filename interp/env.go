@@ -73,8 +73,12 @@ type module struct {
 	hasExport bool
 	// imported names the module's own imports.
 	imported map[string]bool
-	// guards names the guards the module defines (importable by name).
-	guards map[string]bool
+	// guards are the module's guards in declaration order, those it
+	// defines and those it imported; guardNames indexes the named ones.
+	// Only the main script's are active at once: an imported module's
+	// come in when an importer asks for them (imports.go).
+	guards     []*guard.Guard
+	guardNames map[string]*guard.Guard
 	// doc is the module's parsed document (policy errors point into its
 	// object literals).
 	doc *ast.Document
