@@ -115,9 +115,6 @@ func (in *interp) loadModule(e *env, d *ast.ImportDirective) (*module, error) {
 	if err != nil {
 		return nil, &Error{Kind: KindImport, Pos: d.Pos, Message: "in imported module " + d.Path + ": " + err.Error(), Hint: "fix the module's syntax", Err: err}
 	}
-	if err := checkReservedNames(doc); err != nil {
-		return nil, &Error{Kind: KindImport, Pos: d.Pos, Message: "in imported module " + d.Path + ": " + err.Error(), Hint: "rename the binding in the module", Err: err}
-	}
 	m := newModule(path, filepath.Dir(path))
 	in.modules[path] = nil
 	in.out.muted++

@@ -97,9 +97,6 @@ func Run(ctx context.Context, doc *ast.Document, opts Options) (res *Result, err
 	}
 	mod := newModule(doc.File, scriptDir(doc.File, in.files.base))
 	in.main = mod
-	if err := checkReservedNames(doc); err != nil {
-		return res, err
-	}
 	err = in.execDocument(in.rootEnv(mod), doc)
 	return res, err
 }

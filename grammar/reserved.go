@@ -1,14 +1,17 @@
-package interp
+package grammar
 
 import (
+	"fmt"
+
 	"github.com/guardrun/guardrun/ast"
 )
 
 // reservedNames are the names a script can never bind: `@mx` is the
 // ambient context and the helpers decide inside guards. A binding of one
-// would let a script forge what a guard sees, so it is refused wherever a
-// name is bound (var, let, +=, exe names and parameters, for variables,
-// imports, policies). @prefixWith and @tagValue are not reserved: a
+// would let a script forge what a guard sees, so Parse refuses it wherever
+// a name is bound (var, let, +=, exe names and parameters, for variables,
+// imports, policies); checking when the script is parsed costs a run
+// nothing. @prefixWith and @tagValue are not reserved: a
 // script may define them (SPEC §5.6); inside guards @prefixWith is always
 // the builtin, and a @tagValue of the guard's own module wins.
 var reservedNames = map[string]string{
@@ -20,8 +23,7 @@ var reservedNames = map[string]string{
 	"inputHas": "the guard helper @inputHas",
 }
 
-// checkReservedNames refuses a document that binds a reserved name,
-// before any of it runs.
+// checkReservedNames refuses a document that binds a reserved name.
 func checkReservedNames(doc *ast.Document) error {
 	var err error
 	check := func(name string, pos ast.Pos) {
@@ -75,7 +77,7 @@ func reservedBinding(name string, pos ast.Pos) error {
 	if !ok {
 		return nil
 	}
-	return newError(KindVariable, pos,
-		"choose another name: @"+name+" is reserved so that a script cannot change what guards see",
-		"'@%s' is reserved (%s) and cannot be bound", name, what)
+	return &Error{Pos: pos, Found: "@" + name,
+		Message: fmt.Sprintf("'@%s' is reserved (%s) and cannot be bound", name, what),
+		Hint:    "choose another name: @" + name + " is reserved so that a script cannot change what guards see"}
 }
