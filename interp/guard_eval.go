@@ -120,34 +120,33 @@ func (g *guardCtx) base() *value.Variable {
 	return g.bv
 }
 
-// guardScope is the environment a guard body runs in: the scope where
-// the guard was defined (its own module's for an imported guard), never
-// the calling code's. So nothing the caller binds (a parameter, a let, a
-// local exe) changes what a guard reads; only the operation's pipeline
-// frame (`@p`, `@mx.pipe`) comes from the call.
-func guardScope(ev *guard.Evaluation) *env {
+// guardEnv is the environment one evaluation of a guard body runs in: a
+// child of the scope where the guard was defined (its own module's for
+// an imported guard), never of the calling code's. So nothing the caller
+// binds (a parameter, a let, a local exe) changes what a guard reads;
+// only the operation's pipeline frame (`@p`, `@mx.pipe`) comes from the
+// call. The caller binds @input, @output and helpers.
+func (in *interp) guardEnv(ev *guard.Evaluation) *env {
 	de, _ := ev.Guard.Env.(*env)
 	ce, _ := ev.Call.Env.(*env)
 	if de == nil {
-		return ce
+		// Every registered guard has its defining env; fail closed with
+		// a bare one (the root of the main script) rather than the
+		// caller's.
+		de = in.rootEnv(in.main)
 	}
-	var pipe *pipeFrame
+	ge := *de
+	ge.sc = newScope(de.sc)
+	ge.pipe = nil
 	if ce != nil {
-		pipe = ce.pipe
+		ge.pipe = ce.pipe
 	}
-	return de.withPipe(pipe)
-}
-
-// guardEnv is a child of guardScope for one evaluation; the caller binds
-// @input, @output and helpers.
-func (in *interp) guardEnv(ev *guard.Evaluation) *env {
-	ge := guardScope(ev).child()
 	ge.lenient = false
 	ge.strictRefs = true
 	ge.interpolated = nil
 	ge.denied = false
 	ge.override = nil
-	return ge
+	return &ge
 }
 
 // guardInput is @input: the guarded value, or the list of inputs of a
