@@ -3,6 +3,7 @@ package guardrun
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 
 	"github.com/guardrun/guardrun/ast"
@@ -16,6 +17,10 @@ type Program struct {
 	src  []byte
 	mode Mode
 	doc  *ast.Document
+	// dir is the directory of the file CompileFile read: the default base
+	// directory. Empty for a script compiled from memory, which has no
+	// base directory unless Run is given WithDir.
+	dir string
 }
 
 // CompileOption configures Compile.
@@ -33,7 +38,9 @@ func WithMode(m Mode) CompileOption {
 
 // Compile parses src, naming it name in positions and error messages. The
 // mode comes from name's extension unless WithMode overrides it. A parse
-// failure is returned as an *Error.
+// failure is returned as an *Error. The program has no base directory:
+// run without WithDir, a script that reads or writes a file, imports a
+// module or runs a command fails with "no base directory: use WithDir".
 func Compile(name string, src []byte, opts ...CompileOption) (prg *Program, err error) {
 	cfg := compileConfig{mode: ModeForName(name)}
 	for _, o := range opts {
@@ -65,7 +72,8 @@ func Compile(name string, src []byte, opts ...CompileOption) (prg *Program, err 
 	return &Program{name: name, src: src, mode: cfg.mode, doc: doc}, nil
 }
 
-// CompileFile reads and compiles the script at path.
+// CompileFile reads and compiles the script at path. The script's own
+// directory is the program's base directory unless Run is given WithDir.
 func CompileFile(path string, opts ...CompileOption) (*Program, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -77,7 +85,17 @@ func CompileFile(path string, opts ...CompileOption) (*Program, error) {
 			cause:   err,
 		}
 	}
-	return Compile(path, src, opts...)
+	prg, err := Compile(path, src, opts...)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, &Error{Name: "IOError", Message: fmt.Sprintf("cannot resolve the script's directory: %v", err),
+			Pos: ast.Pos{File: path}, Hint: "pass an absolute path", cause: err}
+	}
+	prg.dir = dir
+	return prg, nil
 }
 
 // Name returns the name the program was compiled under.

@@ -172,3 +172,46 @@ func TestCancelledContextInterrupts(t *testing.T) {
 	require.Error(t, err)
 	require.Less(t, time.Since(start), 3*time.Second)
 }
+
+// TestBaseDirDefaults: a program compiled from memory has no base
+// directory, so without WithDir every file access, import and command
+// fails instead of using the host's working directory; a CompileFile
+// program's base is the script's own directory, wherever the host runs.
+func TestBaseDirDefaults(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "note.txt"), []byte("from the script dir"), 0o644))
+	for _, tc := range []struct{ name, src string }{
+		{"load", "var @p = </etc/hostname>\nshow @p\n"},
+		{"relative load", "var @p = <note.txt>\nshow @p\n"},
+		{"output", "output \"planted\" to \"planted.txt\"\n"},
+		{"append", "append \"planted\" to \"planted.txt\"\n"},
+		{"import", "import { @x } from \"./m.mld\"\n"},
+		{"command", "run cmd { echo hi }\n"},
+		{"shell", "exe @f() = sh { echo hi }\nshow @f()\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			prg, err := Compile("untrusted.mld", []byte(tc.src))
+			require.NoError(t, err)
+			res, err := prg.Run(context.Background())
+			require.Error(t, err)
+			require.Contains(t, err.Error(), "no base directory: use WithDir")
+			require.Equal(t, 1, res.Err.Pos.Line, "the error points at the script")
+			require.NotEmpty(t, res.Err.Hint)
+		})
+	}
+	prg, err := Compile("untrusted.mld", []byte("show \"no files\"\nexe @f(x) = js { return x + 1 }\nshow @f(1)\n"))
+	require.NoError(t, err)
+	res, err := prg.Run(context.Background())
+	require.NoError(t, err, "a script that touches no file needs no base directory")
+	require.Equal(t, "no files\n2\n", res.Document)
+
+	script := filepath.Join(dir, "s.mld")
+	require.NoError(t, os.WriteFile(script, []byte("var @p = <note.txt>\nshow @p\noutput \"x\" to \"out.txt\"\n"), 0o644))
+	prg, err = CompileFile(script)
+	require.NoError(t, err)
+	t.Chdir(t.TempDir())
+	res, err = prg.Run(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, "from the script dir\n", res.Document)
+	require.FileExists(t, filepath.Join(dir, "out.txt"))
+}

@@ -19,8 +19,11 @@ type runConfig struct {
 	opts interp.Options
 }
 
-// WithDir sets the base directory: imports and output files resolve against
-// it and commands run in it. The default is the process's working directory.
+// WithDir sets the base directory: imports, file loads and output files
+// resolve against it, may not leave it, and commands run in it. The
+// default is the script's directory for a CompileFile program; a program
+// compiled from memory has none, and a run of it that touches a file or
+// runs a command fails (never the process's working directory).
 func WithDir(dir string) RunOption {
 	return func(c *runConfig) { c.opts.Dir = dir }
 }
@@ -131,6 +134,10 @@ func (p *Program) Run(ctx context.Context, opts ...RunOption) (res *Result, err 
 		opt(&cfg)
 	}
 	o := cfg.opts
+	if o.Dir == "" {
+		o.Dir = p.dir
+		o.NoBaseDir = p.dir == ""
+	}
 	res = &Result{}
 	defer func() {
 		if r := recover(); r != nil {

@@ -113,7 +113,8 @@ type ImportName struct {
 }
 
 // ImportDirective is `import { @a, @b as @c } from "./mod.mld"`,
-// `import { * } from "…"` (All) or `import "…" as @ns` (Namespace).
+// `import { * } from "…"` (All), `import "…" as @ns` (Namespace) or
+// `import guards from "…"` (Guards: all the module's guards, no names).
 type ImportDirective struct {
 	Pos       Pos
 	Names     []ImportName
@@ -123,6 +124,8 @@ type ImportDirective struct {
 	// Policy is set for `import policy @name from "…"`; Namespace holds
 	// the name.
 	Policy bool
+	// Guards is set for `import guards from "…"`.
+	Guards bool
 }
 
 // ExportDirective is `export { @a, @b }` or `export { * }` (All).

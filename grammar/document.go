@@ -88,6 +88,9 @@ func Parse(file string, src []byte, mode ast.Mode) (doc *ast.Document, err error
 	if err := p.run(); err != nil {
 		return nil, err
 	}
+	if err := checkReservedNames(p.doc); err != nil {
+		return nil, err
+	}
 	return p.doc, nil
 }
 

@@ -355,6 +355,9 @@ func (l *lowerer) importStmt(s *importStmt, p ast.Pos) *ast.ImportDirective {
 		d.Policy = true
 		d.Namespace = (*s.Policy)[1:]
 		d.Path = l.literalPath(s.PPath)
+	case s.Guards:
+		d.Guards = true
+		d.Path = l.literalPath(s.GPath)
 	case s.LPath != nil:
 		d.All = s.All
 		for _, n := range s.Names {

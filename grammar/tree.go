@@ -130,6 +130,8 @@ type importStmt struct {
 	Pos    lexer.Position
 	Policy *string       `parser:"(  'policy' @AtIdent 'from'"`
 	PPath  *primary      `parser:"   @@"`
+	Guards bool          `parser:" | @'guards' 'from'"`
+	GPath  *primary      `parser:"   @@"`
 	All    bool          `parser:" | '{' ( @'*'"`
 	Names  []*importName `parser:"       | @@ ( ',' @@ )* ','? ) '}' 'from'"`
 	LPath  *primary      `parser:"   @@"`

@@ -50,7 +50,7 @@ func (in *interp) runShellTracked(req code.ShellRequest, inputs taint.Descriptor
 	}
 	d := inputs.Merge(stored)
 	if len(d.Labels()) == 0 {
-		out, err := in.codeEngine().RunShell(in.ctx, req)
+		out, err := in.runShell(req)
 		return out, stored, err
 	}
 	before, err := in.files.snapshot(maxTrackedEntries)
@@ -59,7 +59,7 @@ func (in *interp) runShellTracked(req code.ShellRequest, inputs taint.Descriptor
 			Message: fmt.Sprintf("refusing to run a command given labelled data (%s): %v", labelList(d), err),
 			Hint:    "the files it writes could not be labelled; run the script with a smaller base directory (guardrun --dir, WithDir)"}
 	}
-	out, runErr := in.codeEngine().RunShell(in.ctx, req)
+	out, runErr := in.runShell(req)
 	// A command that failed may still have written files.
 	if err := in.files.recordChanges(before, d.WithTaint(taint.SourceFor(taint.BodyCode, lang))); err != nil {
 		return "", stored, &Error{Kind: KindCommand, Err: err,

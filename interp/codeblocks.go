@@ -294,6 +294,16 @@ func (in *interp) runPrepared(pc *preparedCommand, stdin *string) (*value.Variab
 	return res, nil
 }
 
+// runShell runs a command or shell block in the base directory; never,
+// in a run without one, in whatever directory the embedding process
+// happens to be in.
+func (in *interp) runShell(req code.ShellRequest) (string, error) {
+	if in.files.base == "" {
+		return "", noBaseError("running a "+req.Lang+" command", ast.Pos{})
+	}
+	return in.codeEngine().RunShell(in.ctx, req)
+}
+
 // runShellBlock runs an sh/bash block with the exe's parameters as
 // environment variables.
 func (in *interp) runShellBlock(e *env, c *ast.CodeExpr, stdin *string) (*value.Variable, error) {

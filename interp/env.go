@@ -75,8 +75,12 @@ type module struct {
 	hasExport bool
 	// imported names the module's own imports.
 	imported map[string]bool
-	// guards names the guards the module defines (importable by name).
-	guards map[string]bool
+	// guards are the module's guards in declaration order, those it
+	// defines and those it imported; guardNames indexes the named ones.
+	// Only the main script's are active at once: an imported module's
+	// come in when an importer asks for them (imports.go).
+	guards     []*guard.Guard
+	guardNames map[string]*guard.Guard
 	// doc is the module's parsed document (policy errors point into its
 	// object literals).
 	doc *ast.Document
@@ -171,6 +175,11 @@ func (e *env) withPipe(p *pipeFrame) *env {
 }
 
 func (e *env) lookup(name string) (*value.Variable, bool) {
+	if name == "mx" {
+		// @mx is reserved (reserved.go): no scope can hold it, so the
+		// ambient context is what every reader, guards included, sees.
+		return e.ambient(name)
+	}
 	if v, _ := e.sc.lookup(name); v != nil {
 		return v, true
 	}

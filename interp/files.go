@@ -78,7 +78,21 @@ func scriptDir(docFile, base string) string {
 	return base
 }
 
+// errNoBase is why a run without a base directory cannot touch files.
+var errNoBase = errors.New("no base directory: use WithDir")
+
+// noBaseError is the error for an operation that needs the base directory
+// in a run that has none (Options.NoBaseDir).
+func noBaseError(what string, pos ast.Pos) error {
+	return &Error{Kind: KindFile, Pos: pos, Err: errNoBase,
+		Message: "no base directory: use WithDir (needed for " + what + ")",
+		Hint:    "the embedder compiled this script from memory: pass guardrun.WithDir(dir) to Run (or use CompileFile)"}
+}
+
 func (f *files) open() (*os.Root, error) {
+	if f.base == "" {
+		return nil, errNoBase
+	}
 	if f.root == nil && f.err == nil {
 		f.root, f.err = os.OpenRoot(f.base)
 	}
@@ -97,6 +111,9 @@ func (f *files) close() {
 // resolve turns path, relative to fromDir unless absolute, into a path
 // relative to the base directory, refusing anything outside it.
 func (f *files) resolve(fromDir, path string, pos ast.Pos) (rel, abs string, err error) {
+	if f.base == "" {
+		return "", "", noBaseError("reading or writing "+path, pos)
+	}
 	abs = path
 	if !filepath.IsAbs(abs) {
 		if !filepath.IsAbs(fromDir) {

@@ -30,8 +30,10 @@ type guardCall struct {
 func (in *interp) setupGuards() {
 	in.guardReg = guard.NewRegistry()
 	in.guards = guard.NewEngine(in.guardReg, in.evalGuard)
-	in.hooks.RegisterPre("guards", in.guardPreHook)
-	in.hooks.RegisterPost("guards", in.guardPostHook)
+	// Exclusive: operations a guard's helpers cause are not guarded
+	// (SPEC §5.4); every other hook, policy included, still sees them.
+	in.hooks.RegisterPreExclusive("guards", in.guardPreHook)
+	in.hooks.RegisterPostExclusive("guards", in.guardPostHook)
 }
 
 // execGuard registers a guard directive (SPEC §5.2).
@@ -41,14 +43,40 @@ func (in *interp) execGuard(e *env, d *ast.GuardDirective) error {
 	}
 	g := guard.New(d, e)
 	g.Plan = planGuard(d.Body)
-	if err := in.guardReg.Add(g); err != nil {
-		return newError(KindGuard, d.Pos, "give each guard its own name", "%s", err.Error())
-	}
-	if d.Name != "" {
-		if e.mod.guards == nil {
-			e.mod.guards = map[string]bool{}
+	return in.addGuard(e.mod, g, d.Pos)
+}
+
+// addGuard makes g one of mod's guards (defined there or imported into
+// it). The main script's guards are active from here on; an imported
+// module's wait until an importer asks for them, so that importing a
+// helper never installs a guard (imports.go). Adding a guard the module
+// already has is a no-op.
+func (in *interp) addGuard(mod *module, g *guard.Guard, pos ast.Pos) error {
+	if g.Name != "" {
+		if had, ok := mod.guardNames[g.Name]; ok {
+			if had == g {
+				return nil
+			}
+			return newError(KindGuard, pos, "give each guard its own name", "%s", (&guard.DuplicateError{Name: "@" + g.Name}).Error())
 		}
-		e.mod.guards[d.Name] = true
+		if mod.guardNames == nil {
+			mod.guardNames = map[string]*guard.Guard{}
+		}
+		mod.guardNames[g.Name] = g
+	} else {
+		for _, had := range mod.guards {
+			if had == g {
+				return nil
+			}
+		}
+	}
+	mod.guards = append(mod.guards, g)
+	if mod != in.main || g.ID != 0 {
+		// Not the main script, or already active.
+		return nil
+	}
+	if err := in.guardReg.Add(g); err != nil {
+		return newError(KindGuard, pos, "give each guard its own name", "%s", err.Error())
 	}
 	return nil
 }

@@ -33,9 +33,6 @@ type guardPlan struct {
 	// mean what the interpreter would compute (quantifiers only exist on
 	// a per-operation @input).
 	perInput, perOperation bool
-	// readsMx is set when compiled rules read @mx, which a user variable
-	// named mx would shadow.
-	readsMx bool
 	// firstPos is the position of the first rule (interrupt errors).
 	firstPos ast.Pos
 
@@ -167,8 +164,8 @@ func (p *guardPlan) analyseRef(r *ast.Ref) {
 		}
 		switch {
 		case i == 0 && isGuardHelper(r.Name):
-			// A helper, unless a user exe of the same name shadows it;
-			// evalGuard checks that when it runs.
+			// A helper (a user @tagValue may replace that one; evalGuard
+			// checks when it runs).
 			if !containsString(p.helpers, r.Name) {
 				p.helpers = append(p.helpers, r.Name)
 			}
@@ -289,7 +286,6 @@ func (p *guardPlan) compileOpCompare(x *ast.BinaryExpr) condFn {
 	default:
 		return nil
 	}
-	p.readsMx = true
 	if x.Op == "!=" {
 		return func(ev *guard.Evaluation) bool { return field(ev) != want }
 	}
@@ -337,7 +333,6 @@ func (p *guardPlan) compileLabelTest(r *ast.Ref) condFn {
 	taintList := list == "taint"
 	switch {
 	case r.Name == "mx" && len(head) == 0:
-		p.readsMx = true
 		return func(ev *guard.Evaluation) bool { return baseHas(ev, taintList, want) }
 	case r.Name == "input" && len(head) == 1 && head[0].Name == "mx":
 		return func(ev *guard.Evaluation) bool {
@@ -439,15 +434,6 @@ func (in *interp) runCompiled(p *guardPlan, ev *guard.Evaluation) (out guard.Out
 	// The interpreter fails on inputs it cannot list; let it.
 	for _, it := range ev.Inputs {
 		if it == nil || it.Items != nil {
-			return out, false, nil
-		}
-	}
-	if p.readsMx {
-		base := guardScope(ev)
-		if base == nil {
-			return out, false, nil
-		}
-		if v, _ := base.sc.lookup("mx"); v != nil {
 			return out, false, nil
 		}
 	}

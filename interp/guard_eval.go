@@ -38,16 +38,11 @@ func (in *interp) evalGuard(ev *guard.Evaluation) (out guard.Outcome, err error)
 	gx := &guardCtx{ev: ev}
 	ge := in.guardEnv(ev)
 	full := p.opaque || !guardLazyContext
-	if !full {
-		// A user exe named like a helper replaces it, and may read
-		// anything of the guard's context.
-		for _, h := range p.helpers {
-			if h == "prefixWith" {
-				continue
-			}
-			if _, ok := ge.lookup(h); ok {
-				full = true
-			}
+	if !full && containsString(p.helpers, "tagValue") {
+		// A user @tagValue of the guard's own scope replaces the helper,
+		// and may read anything of the guard's context.
+		if _, ok := ge.lookup("tagValue"); ok {
+			full = true
 		}
 	}
 	if full || p.usesInput {
@@ -125,32 +120,33 @@ func (g *guardCtx) base() *value.Variable {
 	return g.bv
 }
 
-// guardScope is the environment a guard body runs in: the operation's
-// (an imported guard's own module when the operation is elsewhere).
-func guardScope(ev *guard.Evaluation) *env {
-	var base *env
-	if ce, ok := ev.Call.Env.(*env); ok && ce != nil {
-		base = ce
-	}
-	if de, ok := ev.Guard.Env.(*env); ok && de != nil && (base == nil || base.mod != de.mod) {
-		pipe := (*pipeFrame)(nil)
-		if base != nil {
-			pipe = base.pipe
-		}
-		base = de.withPipe(pipe)
-	}
-	return base
-}
-
-// guardEnv is a child of guardScope for one evaluation; the caller binds
-// @input, @output and helpers.
+// guardEnv is the environment one evaluation of a guard body runs in: a
+// child of the scope where the guard was defined (its own module's for
+// an imported guard), never of the calling code's. So nothing the caller
+// binds (a parameter, a let, a local exe) changes what a guard reads;
+// only the operation's pipeline frame (`@p`, `@mx.pipe`) comes from the
+// call. The caller binds @input, @output and helpers.
 func (in *interp) guardEnv(ev *guard.Evaluation) *env {
-	ge := guardScope(ev).child()
+	de, _ := ev.Guard.Env.(*env)
+	ce, _ := ev.Call.Env.(*env)
+	if de == nil {
+		// Every registered guard has its defining env; fail closed with
+		// a bare one (the root of the main script) rather than the
+		// caller's.
+		de = in.rootEnv(in.main)
+	}
+	ge := *de
+	ge.sc = newScope(de.sc)
+	ge.pipe = nil
+	if ce != nil {
+		ge.pipe = ce.pipe
+	}
 	ge.lenient = false
 	ge.strictRefs = true
 	ge.interpolated = nil
 	ge.denied = false
-	return ge
+	ge.override = nil
+	return &ge
 }
 
 // guardInput is @input: the guarded value, or the list of inputs of a

@@ -20,8 +20,10 @@ type guardHelper struct {
 // CallableName implements value.Callable.
 func (h *guardHelper) CallableName() string { return h.name }
 
-// bindGuardHelpers adds the helpers to a guard's scope. @prefixWith is
-// always the builtin; the others give way to a user exe of the same name.
+// bindGuardHelpers adds the helpers to a guard's scope. They are always
+// the builtins (the deciding ones are reserved names, reserved.go), except
+// @tagValue, which gives way to a user exe of the guard's own scope
+// (SPEC §5.6).
 func bindGuardHelpers(ge *env, ev *guard.Evaluation, base *value.Variable) {
 	bindHelpers(ge, ev, base, guardHelperNames[:])
 }
@@ -29,7 +31,7 @@ func bindGuardHelpers(ge *env, ev *guard.Evaluation, base *value.Variable) {
 // bindHelpers binds the named helpers (those a guard's rules mention).
 func bindHelpers(ge *env, ev *guard.Evaluation, base *value.Variable, names []string) {
 	for _, name := range names {
-		if name != "prefixWith" {
+		if name == "tagValue" {
 			if _, ok := ge.lookup(name); ok {
 				continue
 			}

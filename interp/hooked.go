@@ -52,12 +52,16 @@ func (in *interp) runHooked(e *env, node ast.Node, call *hooks.Call, gc *guardCa
 		pos = node.Position()
 	}
 	if in.hooks.HasPre() {
-		d := in.hooks.RunPre(call)
+		var d hooks.Decision
 		if in.hooks.InHook() {
-			// Operations a guard's own helpers cause are not guarded, but
-			// the policy still applies: a guard must not be a way around
-			// it. No privileged guard can lift a denial here.
+			// Operations a guard's own helpers cause are not guarded (the
+			// guard hook is exclusive), but the policy still applies, and
+			// so do the embedder's hooks: a guard must not be a way around
+			// either. No privileged guard can lift a denial here.
 			d = in.policyInHook(call)
+		}
+		if !d.Stops() {
+			d = in.hooks.RunPre(call)
 		}
 		if d.Stops() {
 			if pe, ok := d.Err.(*Error); ok && pe.Kind == KindPolicy {

@@ -18,6 +18,9 @@ func (in *interp) execImport(e *env, d *ast.ImportDirective) error {
 	if err != nil {
 		return err
 	}
+	if d.Guards {
+		return in.importGuards(e, mod, d.Pos)
+	}
 	exports := mod.exported()
 	switch {
 	case d.Namespace != "":
@@ -39,10 +42,15 @@ func (in *interp) execImport(e *env, d *ast.ImportDirective) error {
 	}
 	for _, n := range d.Names {
 		v, ok := exports[n.Name]
-		if !ok && mod.guards[n.Name] {
-			// Guards register when their module runs; importing one by
-			// name only checks that the module defines it.
-			continue
+		if g := mod.guardNames[n.Name]; g != nil {
+			// Importing a guard's name is how an importer asks for it
+			// (SPEC §2): it is active from here on.
+			if err := in.addGuard(e.mod, g, n.Pos); err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
 		}
 		if !ok {
 			return newError(KindImport, n.Pos, "export it from the module with `export { @"+n.Name+" }`",
@@ -53,6 +61,17 @@ func (in *interp) execImport(e *env, d *ast.ImportDirective) error {
 			alias = n.Name
 		}
 		if err := in.defineImported(e, alias, v, n.Pos); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// importGuards runs `import guards from "…"`: every guard of the module,
+// in its order, is active in the importer from here on.
+func (in *interp) importGuards(e *env, mod *module, pos ast.Pos) error {
+	for _, g := range mod.guards {
+		if err := in.addGuard(e.mod, g, pos); err != nil {
 			return err
 		}
 	}

@@ -48,10 +48,14 @@ func (in *interp) execPolicy(e *env, d *ast.PolicyDirective) error {
 
 // importPolicy runs `import policy @name from "module"`: the module's
 // exported @config (or an export named like the policy) is the policy.
-// Guards the module defines register when it runs, as for any import.
+// The module's guards come with it: importing a policy module asks to be
+// governed by all of it.
 func (in *interp) importPolicy(e *env, d *ast.ImportDirective) error {
 	mod, err := in.loadModule(e, d)
 	if err != nil {
+		return err
+	}
+	if err := in.importGuards(e, mod, d.Pos); err != nil {
 		return err
 	}
 	exports := mod.exported()

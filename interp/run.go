@@ -13,8 +13,14 @@ import (
 // Options configure one run of a document.
 type Options struct {
 	// Dir is the base directory: relative paths (imports, output files)
-	// resolve against it, and commands run in it.
+	// resolve against it, and commands run in it. Empty: the script's
+	// directory, else the working directory, unless NoBaseDir is set.
 	Dir string
+	// NoBaseDir, with Dir empty, runs the script without a base
+	// directory: file access, imports and commands fail with an error
+	// instead of falling back to the working directory. The facade sets
+	// it for a script compiled from memory and run without WithDir.
+	NoBaseDir bool
 	// Stdout receives, as they happen, the effects that go to stdout but
 	// not to the document (`output … to stdout`); shown text reaches the
 	// caller through the document. Stderr receives every stderr effect
@@ -90,7 +96,9 @@ func Run(ctx context.Context, doc *ast.Document, opts Options) (res *Result, err
 	if doc == nil {
 		return res, nil
 	}
-	in.files.base = baseDir(opts, doc.File)
+	if !opts.NoBaseDir || opts.Dir != "" {
+		in.files.base = baseDir(opts, doc.File)
+	}
 	in.files.stateDir = opts.StateDir
 	mod := newModule(doc.File, scriptDir(doc.File, in.files.base))
 	in.main = mod

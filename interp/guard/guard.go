@@ -59,7 +59,8 @@ type Guard struct {
 	Rules      *ast.WhenExpr
 	Pos        ast.Pos
 	// Env is the interpreter environment the guard was defined in, opaque
-	// to this package (imported guards see their module's scope).
+	// to this package: the guard's body runs in that scope (an imported
+	// guard's in its module's), never the calling code's.
 	Env any
 	// Plan is what the evaluator prepared from Rules when the guard was
 	// registered (a compiled form, an analysis); opaque to this package.

@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// Registry holds the guards of one run in registration order, indexed
-// for selection. Guards of imported modules register into the same
-// registry when their directive runs (SPEC §5.2).
+// Registry holds the active guards of one run in registration order,
+// indexed for selection: the main script's as their directive runs, an
+// imported module's when an importer asks for them (SPEC §2, §5.2).
 type Registry struct {
 	all    []*Guard
 	byName map[string]*Guard

@@ -42,14 +42,14 @@ type PostHook func(c *Call, result *value.Variable) (*value.Variable, error)
 type preEntry struct {
 	name string
 	fn   PreHook
+	// exclusive skips the hook for operations caused while a hook runs.
+	exclusive bool
 }
 
 type postEntry struct {
-	name string
-	fn   PostHook
-	// always runs the hook even while another hook is running; only
-	// bookkeeping that must never be skipped (taint) registers this way.
-	always bool
+	name      string
+	fn        PostHook
+	exclusive bool
 }
 
 // Manager runs the registered hooks around hooked operations. One Manager
@@ -60,9 +60,13 @@ type postEntry struct {
 //     Continue stops the chain and is returned;
 //   - post-hooks all run in registration order, each receiving the result
 //     of the one before;
-//   - non-reentrant: while a hook runs, operations it causes (a guard's
-//     helper exe) are not hooked — except post-hooks registered with
-//     Always, so that taint keeps flowing inside hooks;
+//   - hooks see every operation, those caused while a hook runs (a
+//     guard's helper exe) included, so that an embedder's hook is a
+//     boundary a script cannot go around;
+//   - exclusive hooks (RegisterPreExclusive, RegisterPostExclusive) are
+//     non-reentrant: while any hook runs, operations it causes skip them.
+//     The guard hooks register this way: guards do not guard their own
+//     helpers (SPEC §5.4);
 //   - a hook that panics or returns an error fails closed: RunPre returns
 //     an Abort decision, RunPost returns the error.
 type Manager struct {
@@ -76,24 +80,38 @@ type Manager struct {
 // NewManager returns a Manager with no hooks.
 func NewManager() *Manager { return &Manager{} }
 
-// RegisterPre adds a pre-hook after those already registered.
+// RegisterPre adds a pre-hook after those already registered. It sees
+// every operation, those caused while a hook runs included.
 func (m *Manager) RegisterPre(name string, h PreHook) {
 	m.pre = append(m.pre, preEntry{name: name, fn: h})
 }
 
-// RegisterPost adds a post-hook after those already registered.
+// RegisterPreExclusive adds a non-reentrant pre-hook: it does not run for
+// operations caused while a hook is running.
+func (m *Manager) RegisterPreExclusive(name string, h PreHook) {
+	m.pre = append(m.pre, preEntry{name: name, fn: h, exclusive: true})
+}
+
+// RegisterPost adds a post-hook after those already registered. It sees
+// every operation, those caused while a hook runs included.
 func (m *Manager) RegisterPost(name string, h PostHook) {
 	m.post = append(m.post, postEntry{name: name, fn: h})
 }
 
-// RegisterPostAlways adds a post-hook that runs even for operations caused
-// by a running hook (non-reentrancy does not apply to it).
-func (m *Manager) RegisterPostAlways(name string, h PostHook) {
-	m.post = append(m.post, postEntry{name: name, fn: h, always: true})
+// RegisterPostExclusive adds a non-reentrant post-hook: it does not run
+// for operations caused while a hook is running.
+func (m *Manager) RegisterPostExclusive(name string, h PostHook) {
+	m.post = append(m.post, postEntry{name: name, fn: h, exclusive: true})
 }
 
-// InHook reports whether a hook is running: operations started now are
-// not guarded.
+// RegisterPostAlways is RegisterPost; it names hooks (taint) that must
+// see every operation whatever the default.
+func (m *Manager) RegisterPostAlways(name string, h PostHook) {
+	m.RegisterPost(name, h)
+}
+
+// InHook reports whether a hook is running: operations started now skip
+// the exclusive hooks (they are not guarded).
 func (m *Manager) InHook() bool { return m.running > 0 }
 
 // HasPre reports whether any pre-hook is registered, so that callers can
@@ -101,14 +119,15 @@ func (m *Manager) InHook() bool { return m.running > 0 }
 func (m *Manager) HasPre() bool { return len(m.pre) > 0 }
 
 // RunPre runs the pre-hooks for c and returns the first decision that
-// stops the chain, or Continue. While a hook is running it returns
-// Continue at once.
+// stops the chain, or Continue. While a hook is running the exclusive
+// hooks are skipped.
 func (m *Manager) RunPre(c *Call) Decision {
-	if m.running > 0 {
-		return Decision{Action: Continue}
-	}
+	nested := m.running > 0
 	var transformed []*value.Variable
 	for _, h := range m.pre {
+		if nested && h.exclusive {
+			continue
+		}
 		d := m.callPre(h, c)
 		d.Hook = h.name
 		if d.Stops() {
@@ -146,7 +165,7 @@ func (m *Manager) RunPost(c *Call, result *value.Variable) (*value.Variable, err
 	nested := m.running > 0
 	cur := result
 	for _, h := range m.post {
-		if nested && !h.always {
+		if nested && h.exclusive {
 			continue
 		}
 		next, err := m.callPost(h, c, cur)

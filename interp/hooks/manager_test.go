@@ -92,14 +92,14 @@ func TestHookErrorsAndPanicsFailClosed(t *testing.T) {
 	require.ErrorContains(t, err, "post")
 }
 
-// TestNonReentrant: operations caused by a running hook are not hooked,
-// except by post-hooks registered with RegisterPostAlways.
+// TestNonReentrant: operations caused by a running hook skip only the
+// exclusive hooks; every other hook sees them.
 func TestNonReentrant(t *testing.T) {
 	m := hooks.NewManager()
 	var nestedPre hooks.Decision
 	var nestedRes *value.Variable
-	calls := 0
-	m.RegisterPre("outer", func(c *hooks.Call) (hooks.Decision, error) {
+	calls, hostSaw := 0, 0
+	m.RegisterPreExclusive("guards", func(c *hooks.Call) (hooks.Decision, error) {
 		calls++
 		require.True(t, m.InHook())
 		// A helper operation run from inside the hook.
@@ -107,21 +107,32 @@ func TestNonReentrant(t *testing.T) {
 		nestedRes, _ = m.RunPost(&hooks.Call{}, value.New("r"))
 		return hooks.Decision{}, nil
 	})
-	m.RegisterPost("policy", func(_ *hooks.Call, r *value.Variable) (*value.Variable, error) {
-		return value.New("policy-ran"), nil
+	m.RegisterPre("host", func(c *hooks.Call) (hooks.Decision, error) {
+		hostSaw++
+		if m.InHook() && hostSaw == 1 {
+			return hooks.Decision{Action: hooks.Deny, Reason: "host says no"}, nil
+		}
+		return hooks.Decision{}, nil
+	})
+	m.RegisterPostExclusive("guards-after", func(_ *hooks.Call, r *value.Variable) (*value.Variable, error) {
+		return value.New(r.Data.(string) + "+guards"), nil
 	})
 	m.RegisterPostAlways("taint", func(_ *hooks.Call, r *value.Variable) (*value.Variable, error) {
 		return value.New(r.Data.(string) + "+taint"), nil
 	})
+	m.RegisterPost("host-after", func(_ *hooks.Call, r *value.Variable) (*value.Variable, error) {
+		return value.New(r.Data.(string) + "+host"), nil
+	})
 	m.RunPre(&hooks.Call{})
-	require.Equal(t, 1, calls, "the pre-hook re-entered itself")
-	require.Equal(t, hooks.Continue, nestedPre.Action)
-	require.Equal(t, "r+taint", nestedRes.Data, "nested operation: only the always-hook runs")
+	require.Equal(t, 1, calls, "the exclusive pre-hook re-entered itself")
+	require.Equal(t, hooks.Deny, nestedPre.Action, "the host hook did not see the nested operation")
+	require.Equal(t, "host", nestedPre.Hook)
+	require.Equal(t, "r+taint+host", nestedRes.Data, "nested operation: every hook but the exclusive ones runs")
 	require.False(t, m.InHook())
 
 	out, err := m.RunPost(&hooks.Call{}, value.New("top"))
 	require.NoError(t, err)
-	require.Equal(t, "policy-ran+taint", out.Data)
+	require.Equal(t, "top+guards+taint+host", out.Data)
 }
 
 func TestContextStacks(t *testing.T) {
