@@ -8,6 +8,8 @@ import "strings"
 type invocation struct {
 	start, end int
 	fed        bool
+	// found marks a find -exec command, where {} stands for each path.
+	found bool
 }
 
 // view is the invocation's words as patterns match them.
@@ -78,7 +80,7 @@ func invocations(c *simpleCmd) []invocation {
 				for j < len(toks) && toks[j] != ";" && toks[j] != "+" {
 					j++
 				}
-				add(invocation{start: inv.start + i + 1, end: inv.start + j, fed: true})
+				add(invocation{start: inv.start + i + 1, end: inv.start + j, fed: inv.fed, found: true})
 				i = j
 			}
 		case wrappers[toks[0]]:
@@ -185,7 +187,7 @@ func opaqueCode(c *simpleCmd, inv invocation) string {
 	dyn := c.dyn[inv.start:inv.end]
 	prog := toks[0]
 	switch {
-	case dyn[0]:
+	case dyn[0] || (inv.found && strings.Contains(raw[0], "{}")):
 		return "its name is only known when it runs"
 	case prog == "alias" && anyContains(raw[1:], "="):
 		return "an alias names a command the policy cannot follow"
@@ -199,7 +201,7 @@ func opaqueCode(c *simpleCmd, inv invocation) string {
 	case shellBinaries[prog] || prog == "eval" || prog == "trap":
 		at, hasScript := scriptWord(c, inv)
 		switch {
-		case hasScript && inv.fed:
+		case hasScript && (inv.fed || inv.found && anyContains(raw, "{}")):
 			return "a script built from its input"
 		case hasScript && at < 0 && anyTrue(dyn[1:]):
 			return "a script only known when it runs"
