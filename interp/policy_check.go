@@ -21,8 +21,9 @@ import (
 // unless the policy is locked.
 //
 // At the executors, right before a command, shell block or JS block runs,
-// the capabilities are checked again on the exact text that runs (after
-// interpolation and any guard transform), and a command inside an exe body
+// the capabilities are checked again on what runs (the command as the
+// shell parses it, values as data, after any guard transform; the exact
+// body of a code block), and a command inside an exe body
 // is label-flow checked with the exe's labels: nothing executes that the
 // policy refuses, whichever path led there. Capability denials are final:
 // neither handlers nor privileged guards can undo them.
