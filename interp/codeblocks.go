@@ -8,6 +8,7 @@ import (
 	"github.com/guardrun/guardrun/interp/code"
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/policy"
 	"github.com/guardrun/guardrun/interp/value"
 	"github.com/guardrun/guardrun/taint"
 )
@@ -116,16 +117,19 @@ func (in *interp) runCodeDirective(e *env, d *ast.RunDirective, c *ast.CodeExpr)
 	}
 	input := value.New(pc.text())
 	input.Security = pc.desc
+	in.setRunInput(input, pc)
+	defer in.setRunInput(input, nil)
 	return in.hooked(e, d, op, []*value.Variable{input}, func(inputs []*value.Variable) (*value.Variable, error) {
 		run := pc
 		pc.flowChecked = true
 		if inputs[0] != input {
-			// A transform replaced the command as a whole: it runs as
-			// shell text and keeps every label the original carried.
-			run = &preparedCommand{
-				segs:        []code.Segment{{Literal: rawText(inputs[0])}},
-				desc:        pc.desc.Merge(inputs[0].Security),
-				flowChecked: true,
+			// A transform replaced the command text. It may change the
+			// values only: the new text is fitted onto the command's
+			// literal text, and what lies between becomes the values,
+			// still passed as data. Never run it as shell text.
+			var err error
+			if run, err = pc.transformed(inputs[0]); err != nil {
+				return nil, atPos(err, KindGuard, d.Pos)
 			}
 		}
 		res, err := in.runPrepared(run, nil)
@@ -246,6 +250,20 @@ func (pc *preparedCommand) text() string {
 		}
 	}
 	return b.String()
+}
+
+// parts is the command as the policy checks it: literal text, and
+// values that the shell receives as data.
+func (pc *preparedCommand) parts() []policy.CommandPart {
+	out := make([]policy.CommandPart, len(pc.segs))
+	for i, s := range pc.segs {
+		if s.IsValue {
+			out[i] = policy.CommandPart{Text: s.Value, Value: true}
+		} else {
+			out[i] = policy.CommandPart{Text: s.Literal}
+		}
+	}
+	return out
 }
 
 func (in *interp) prepareCommand(e *env, c *ast.CodeExpr) (*preparedCommand, error) {

@@ -43,6 +43,10 @@ type interp struct {
 	// policy is the run's composed policy; policyMx caches `@mx.policy`.
 	policy   policy.Set
 	policyMx *value.Object
+	// runInputs maps the input of a pending `/run cmd` operation to its
+	// prepared command, so the policy checks the command with its values
+	// as data, not the input's text.
+	runInputs map[*value.Variable]*preparedCommand
 }
 
 func newInterp(ctx context.Context, opts Options) *interp {

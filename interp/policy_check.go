@@ -21,8 +21,9 @@ import (
 // unless the policy is locked.
 //
 // At the executors, right before a command, shell block or JS block runs,
-// the capabilities are checked again on the exact text that runs (after
-// interpolation and any guard transform), and a command inside an exe body
+// the capabilities are checked again on what runs (the command as the
+// shell parses it, values as data, after any guard transform; the exact
+// body of a code block), and a command inside an exe body
 // is label-flow checked with the exe's labels: nothing executes that the
 // policy refuses, whichever path led there. Capability denials are final:
 // neither handlers nor privileged guards can undo them.
@@ -91,6 +92,9 @@ func privilegedAllow(results []guard.Result) (string, bool) {
 func (in *interp) capabilityPre(c *hooks.Call) *policy.Denial {
 	op := c.Op
 	if op.Type == "run" && op.Subtype == "runCommand" && len(c.Inputs) == 1 && c.Inputs[0] != nil {
+		if pc := in.runInputs[c.Inputs[0]]; pc != nil {
+			return in.policy.CheckCommandParts(pc.parts())
+		}
 		return in.policy.CheckCommand(rawText(c.Inputs[0]))
 	}
 	for _, l := range op.OpLabels {
@@ -185,8 +189,8 @@ func (in *interp) flowOverridden() bool {
 
 // checkCommandPolicy is the executor check of a command about to run:
 // label flow for a command inside an exe body (flowDone when the `/run`
-// operation was checked already), then the capabilities on the exact
-// text.
+// operation was checked already), then the capabilities on the command
+// as the shell parses it, each value one word of data.
 func (in *interp) checkCommandPolicy(pc *preparedCommand, flowDone bool) error {
 	if !in.policy.Active() {
 		return nil
@@ -202,7 +206,7 @@ func (in *interp) checkCommandPolicy(pc *preparedCommand, flowDone bool) error {
 			return &guard.Error{Policy: d, Op: opOr(top, cmdOp), Timing: "before", Decision: "deny", Reason: d.Reason, Reasons: []string{d.Reason}, Input: input}
 		}
 	}
-	if d := in.policy.CheckCommand(text); d != nil {
+	if d := in.policy.CheckCommandParts(pc.parts()); d != nil {
 		in.explainPolicy(top, d, nil)
 		return in.capabilityError(d, top, ast.Pos{})
 	}

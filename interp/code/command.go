@@ -74,12 +74,19 @@ type frame struct {
 // shellScanner follows the shell's quoting through literal text, one byte
 // at a time, so that a value can be quoted for the context it lands in.
 // It models nesting of quotes inside command substitution, which is
-// where a flat quote state goes wrong; it does not model here-documents,
-// comments, case patterns or nested backquotes.
+// where a flat quote state goes wrong, and comments, whose quotes do not
+// count; it does not model here-documents, case patterns or nested
+// backquotes.
 type shellScanner struct {
 	stack []frame // stack[0] is the top level
 	// escaped is a pending backslash at the innermost level.
 	escaped bool
+	// wordStart is set where a '#' would start a comment: at the start of
+	// a line or command, after a blank or an operator. comment is set
+	// inside one, up to the end of the line.
+	wordStart, comment bool
+	// escStart is wordStart before a pending backslash.
+	escStart bool
 	// dollar is set after an unescaped '$' at the innermost level, to see
 	// `$(`; lastDollar when that '$' is also the last byte written, which
 	// writeReference takes back.
@@ -87,7 +94,7 @@ type shellScanner struct {
 }
 
 func newShellScanner() *shellScanner {
-	return &shellScanner{stack: []frame{{kind: plain}}}
+	return &shellScanner{stack: []frame{{kind: plain}}, wordStart: true}
 }
 
 func (s *shellScanner) top() *frame { return &s.stack[len(s.stack)-1] }
@@ -135,7 +142,7 @@ func (s *shellScanner) feed(c byte) {
 		f.rawEscape = true
 	case c == '`':
 		s.stack = s.stack[:bt]
-		s.escaped, s.dollar = false, false
+		s.escaped, s.dollar, s.comment, s.wordStart = false, false, false, false
 	default:
 		s.inner(c)
 		s.lastDollar = c == '$' && s.dollar
@@ -146,8 +153,22 @@ func (s *shellScanner) feed(c byte) {
 func (s *shellScanner) inner(c byte) {
 	afterDollar := s.dollar
 	s.dollar = false
+	if s.comment {
+		// A comment runs to the end of the line; quotes in it are text.
+		if c == '\n' {
+			s.comment, s.wordStart = false, true
+		}
+		return
+	}
+	atWordStart := s.wordStart
+	s.wordStart = false
 	if s.escaped {
 		s.escaped = false
+		if c == '\n' {
+			// A line continuation vanishes: what follows continues
+			// from before the backslash.
+			s.wordStart = s.escStart
+		}
 		return
 	}
 	top := s.top()
@@ -164,23 +185,30 @@ func (s *shellScanner) inner(c byte) {
 			s.pop()
 		case '`':
 			s.push(inBacktick)
+			s.wordStart = true
 		case '$':
 			s.dollar = true
 		case '(':
 			if afterDollar {
 				s.push(inSubst)
+				s.wordStart = true
 			}
 		}
 	default: // plain, inSubst, inBacktick: quotes start afresh
 		switch c {
+		case '#':
+			s.comment = atWordStart
+		case ' ', '\t', '\n', ';', '&', '|', '<', '>':
+			s.wordStart = true
 		case '\\':
-			s.escaped = true
+			s.escaped, s.escStart = true, atWordStart
 		case '\'':
 			s.push(inSingle)
 		case '"':
 			s.push(inDouble)
 		case '`':
 			s.push(inBacktick)
+			s.wordStart = true
 		case '$':
 			s.dollar = true
 		case '(':
@@ -189,12 +217,17 @@ func (s *shellScanner) inner(c byte) {
 			} else if top.kind == inSubst {
 				top.depth++
 			}
+			s.wordStart = true
 		case ')':
+			// A subshell's ')' is an operator; the one closing $(…)
+			// ends a piece of the word around it.
+			s.wordStart = true
 			if top.kind == inSubst {
 				if top.depth > 0 {
 					top.depth--
 				} else {
 					s.pop()
+					s.wordStart = false
 				}
 			}
 		}
@@ -230,7 +263,7 @@ func (s *shellScanner) writeReference(b *bytes.Buffer, name string) {
 		// literal backslash instead.
 		b.WriteByte('\\')
 	}
-	s.escaped, s.dollar, s.lastDollar = false, false, false
+	s.escaped, s.dollar, s.lastDollar, s.wordStart = false, false, false, false
 	switch kind {
 	case inSingle:
 		b.WriteString(`'"${` + name + `}"'`)

@@ -31,6 +31,14 @@ func TestBuildCommandSubstitutionQuoting(t *testing.T) {
 		{"dollar before value in double", []Segment{l(`echo "cost $`), v("x"), l(`"`)}, `echo "cost "'$'"${__gr_v1}"`},
 		{"dollar before value unquoted", []Segment{l(`echo $`), v("x")}, `echo '$'"${__gr_v1}"`},
 		{"backslash before value in backticks", []Segment{l("echo `printf %s \\"), v("x"), l("`")}, "echo `printf %s \\\\\\\\\"${__gr_v1}\"`"},
+		{"quote in a comment", []Segment{l("echo a # say \"hi\n echo "), v("x")}, "echo a # say \"hi\n echo \"${__gr_v1}\""},
+		{"quote in a comment after an operator", []Segment{l("echo a;# it's\necho "), v("x")}, "echo a;# it's\necho \"${__gr_v1}\""},
+		{"comment after a line continuation", []Segment{l("echo a \\\n# it's\necho "), v("x")}, "echo a \\\n# it's\necho \"${__gr_v1}\""},
+		{"comment inside $( )", []Segment{l("echo \"$(echo a # it's\n) "), v("x"), l("\"")}, "echo \"$(echo a # it's\n) ${__gr_v1}\""},
+		{"hash inside a word", []Segment{l("echo a#'"), v("x"), l("'")}, "echo a#''\"${__gr_v1}\"''"},
+		{"hash after $( ) closes", []Segment{l("echo $(true)#'"), v("x"), l("'")}, "echo $(true)#''\"${__gr_v1}\"''"},
+		{"hash after a value", []Segment{v("x"), l("#'"), v("y"), l("'")}, "\"${__gr_v1}\"#''\"${__gr_v2}\"''"},
+		{"hash in double quotes", []Segment{l("echo \"# '"), v("x"), l("\"")}, "echo \"# '${__gr_v1}\""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -8,15 +9,49 @@ import (
 // input is denied rather than partially checked.
 const maxNesting = 32
 
+// CommandPart is a piece of a command line: shell text the script author
+// wrote, or (Value) interpolated data. The interpreter hands a value to
+// the shell as data, inside exactly one word, so the checker must never
+// parse it as shell: `echo @q | rm x` with @q = "'" still runs rm.
+type CommandPart struct {
+	Text  string
+	Value bool
+}
+
+// valueMark opens and closes the placeholder that stands for a value
+// while a command line is lexed: NUL, the value's index, NUL. NUL cannot
+// occur in shell text that runs (the script is passed as an argv string,
+// and lines holding one are refused) and is dropped from values, so a
+// placeholder never collides with either. It holds no quote, blank or
+// operator byte, so a placeholder stays inside the word it appears in,
+// quoted or not, as the shell's "${__gr_vN}" reference does.
+const valueMark = '\x00'
+
 // simpleCmd is one simple command of a command line.
 type simpleCmd struct {
-	// raw are the words after quote removal, without leading assignments
-	// and reserved words; tokens are the same words normalized (basename,
-	// lower case). Both drop words that normalize to nothing, so they
-	// stay aligned.
+	// raw are the words after quote removal, values filled in, without
+	// leading assignments and reserved words; tokens are the same words
+	// normalized (basename, lower case); dyn marks the words whose text is
+	// only known when the shell expands them ($x, globs, substitutions).
+	// All three drop words that normalize to nothing, so they stay
+	// aligned.
 	raw, tokens []string
-	// tooDeep marks nesting beyond maxNesting.
-	tooDeep bool
+	dyn         []bool
+	// val marks the words that hold a value.
+	val []bool
+	// invs are the commands the simple command runs: itself, and the
+	// commands it wraps (env, timeout, xargs, find -exec …).
+	invs []invocation
+	// unchecked, when set, says why the command cannot be checked
+	// (nesting beyond maxNesting, a value as here-document delimiter).
+	unchecked string
+}
+
+// lexer splits a command line into simple commands; vals are the values
+// its placeholders stand for.
+type lexer struct {
+	vals []string
+	out  []simpleCmd
 }
 
 // splitCommands splits a shell command line into every simple command it
@@ -26,9 +61,56 @@ type simpleCmd struct {
 // whole line as one token list, which lets `echo x; rm -rf /` pass an echo
 // allow list; checking each command closes that.
 func splitCommands(line string) []simpleCmd {
-	var out []simpleCmd
-	lex(line, 0, true, &out)
-	return out
+	cmds, _ := splitParts([]CommandPart{{Text: line}})
+	return cmds
+}
+
+// splitParts is splitCommands for a line with values: each value is lexed
+// as one opaque piece of the word it appears in, exactly where the shell
+// will see it, and its text is filled in afterwards. ok is false when the
+// shell text holds a NUL byte.
+func splitParts(parts []CommandPart) (cmds []simpleCmd, ok bool) {
+	lx := &lexer{}
+	var b strings.Builder
+	for _, p := range parts {
+		if !p.Value {
+			if strings.IndexByte(p.Text, valueMark) >= 0 {
+				return nil, false
+			}
+			b.WriteString(p.Text)
+			continue
+		}
+		b.WriteByte(valueMark)
+		b.WriteString(strconv.Itoa(len(lx.vals)))
+		b.WriteByte(valueMark)
+		lx.vals = append(lx.vals, strings.ReplaceAll(p.Text, "\x00", ""))
+	}
+	lx.lex(b.String(), 0, true)
+	return lx.out, true
+}
+
+// fill replaces the placeholders in w by the values' text.
+func (lx *lexer) fill(w string) string {
+	if strings.IndexByte(w, valueMark) < 0 {
+		return w
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(w, valueMark)
+		if i < 0 {
+			b.WriteString(w)
+			return b.String()
+		}
+		b.WriteString(w[:i])
+		j := strings.IndexByte(w[i+1:], valueMark)
+		if j < 0 {
+			return b.String()
+		}
+		if n, err := strconv.Atoi(w[i+1 : i+1+j]); err == nil && n < len(lx.vals) {
+			b.WriteString(lx.vals[n])
+		}
+		w = w[i+2+j:]
+	}
 }
 
 // heredoc is a pending here-document whose body starts at the next newline.
@@ -45,18 +127,25 @@ const (
 	redirHeredocTabs
 )
 
-// lex appends the simple commands of s to out. keepTop false discards the
+// word is a word as lexed: quotes removed, placeholders still in.
+type word struct {
+	text string
+	dyn  bool
+}
+
+// lex appends the simple commands of s. keepTop false discards the
 // top-level words (arithmetic) but still collects nested substitutions.
-func lex(s string, depth int, keepTop bool, out *[]simpleCmd) {
+func (lx *lexer) lex(s string, depth int, keepTop bool) {
 	if depth > maxNesting {
-		*out = append(*out, simpleCmd{raw: []string{s}, tooDeep: true})
+		lx.out = append(lx.out, simpleCmd{raw: []string{lx.fill(s)}, unchecked: "Command nesting too deep for policy check"})
 		return
 	}
 	var (
-		words   []string
+		words   []word
 		cur     strings.Builder
 		inWord  bool
 		quoted  bool
+		dyn     bool
 		redir   = redirNone
 		pending []heredoc
 	)
@@ -67,19 +156,24 @@ func lex(s string, depth int, keepTop bool, out *[]simpleCmd) {
 		switch redir {
 		case redirTarget:
 		case redirHeredoc, redirHeredocTabs:
+			if strings.IndexByte(cur.String(), valueMark) >= 0 {
+				// The shell ends this here-document at a line only the
+				// literal text can hold; the checker cannot follow it.
+				lx.out = append(lx.out, simpleCmd{raw: []string{lx.fill(cur.String())}, unchecked: "A value as here-document delimiter cannot be checked by policy"})
+			}
 			pending = append(pending, heredoc{delim: cur.String(), quoted: quoted, tabs: redir == redirHeredocTabs})
 		default:
-			words = append(words, cur.String())
+			words = append(words, word{text: cur.String(), dyn: dyn})
 		}
 		redir = redirNone
 		cur.Reset()
-		inWord, quoted = false, false
+		inWord, quoted, dyn = false, false, false
 	}
 	end := func() {
 		flush()
 		redir = redirNone
 		if keepTop && len(words) > 0 {
-			emit(words, depth, out)
+			lx.emit(words, depth)
 		}
 		words = nil
 	}
@@ -94,7 +188,7 @@ func lex(s string, depth int, keepTop bool, out *[]simpleCmd) {
 			end()
 			i++
 			if len(pending) > 0 {
-				i = skipHeredocs(s, i, pending, depth, out)
+				i = lx.skipHeredocs(s, i, pending, depth)
 				pending = nil
 			}
 		case c == ';' || c == '(' || c == ')' || c == '|':
@@ -114,14 +208,14 @@ func lex(s string, depth int, keepTop bool, out *[]simpleCmd) {
 			i++
 		case (c == '<' || c == '>') && i+1 < len(s) && s[i+1] == '(':
 			close := matchParen(s, i+2)
-			lex(s[i+2:close], depth+1, true, out)
+			lx.lex(s[i+2:close], depth+1, true)
 			cur.WriteString(s[i:min(close+1, len(s))])
-			inWord = true
+			inWord, dyn = true, true
 			i = close + 1
 		case c == '<' || c == '>':
 			if inWord && redir == redirNone && allDigits(cur.String()) {
 				cur.Reset()
-				inWord, quoted = false, false
+				inWord, quoted, dyn = false, false, false
 			} else {
 				flush()
 			}
@@ -144,15 +238,21 @@ func lex(s string, depth int, keepTop bool, out *[]simpleCmd) {
 				i++
 			}
 		case c == '\\':
-			if i+1 < len(s) {
+			switch {
+			case i+1 < len(s) && s[i+1] == valueMark:
+				// The reference is preceded by a literal backslash.
+				cur.WriteByte('\\')
+				inWord = true
+				i++
+			case i+1 < len(s):
 				if s[i+1] != '\n' {
 					cur.WriteByte(s[i+1])
 					inWord = true
 				}
 				i += 2
-				continue
+			default:
+				i++
 			}
-			i++
 		case c == '\'':
 			j := strings.IndexByte(s[i+1:], '\'')
 			if j < 0 {
@@ -162,14 +262,26 @@ func lex(s string, depth int, keepTop bool, out *[]simpleCmd) {
 			inWord, quoted = true, true
 			i += j + 2
 		case c == '"':
-			i = lexDouble(s, i+1, depth, &cur, out)
+			i = lx.lexDouble(s, i+1, depth, &cur, &dyn)
 			inWord, quoted = true, true
 		case c == '`' || (c == '$' && i+1 < len(s) && s[i+1] == '('):
-			next := substitution(s, i, depth, out)
+			next := lx.substitution(s, i, depth)
 			cur.WriteString(s[i:min(next, len(s))])
-			inWord = true
+			inWord, dyn = true, true
 			i = next
+		case c == valueMark:
+			j := strings.IndexByte(s[i+1:], valueMark)
+			end := len(s)
+			if j >= 0 {
+				end = i + 2 + j
+			}
+			cur.WriteString(s[i:end])
+			inWord = true
+			i = end
 		default:
+			if expands(s, i) {
+				dyn = true
+			}
 			cur.WriteByte(c)
 			inWord = true
 			i++
@@ -178,10 +290,49 @@ func lex(s string, depth int, keepTop bool, out *[]simpleCmd) {
 	end()
 }
 
+// expands reports whether the unquoted byte s[i] starts an expansion, so
+// that the word's text is only known when the shell runs it: a parameter
+// ($x, ${x}, $1, $@, $'…'), a glob (*, ?, […]) or a brace expansion
+// ({a,b}, {1..3}). A lone '[' (the test command) is no glob.
+func expands(s string, i int) bool {
+	switch s[i] {
+	case '$':
+		if i+1 >= len(s) {
+			return false
+		}
+		n := s[i+1]
+		return n == '{' || n == '_' || n == '\'' || n == '"' || isAlnum(n) || strings.IndexByte("@*#?$!-", n) >= 0
+	case '*', '?':
+		return true
+	case '[':
+		return strings.IndexByte(s[i+1:wordEnd(s, i)], ']') >= 0
+	case '{':
+		rest := s[i+1 : wordEnd(s, i)]
+		close := strings.IndexByte(rest, '}')
+		return close > 0 && (strings.IndexByte(rest[:close], ',') >= 0 || strings.Contains(rest[:close], ".."))
+	}
+	return false
+}
+
+// wordEnd returns the index of the first blank or operator byte after i.
+func wordEnd(s string, i int) int {
+	for j := i + 1; j < len(s); j++ {
+		if strings.IndexByte(" \t\r\n;|&<>()", s[j]) >= 0 {
+			return j
+		}
+	}
+	return len(s)
+}
+
+func isAlnum(c byte) bool {
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+}
+
 // lexDouble reads a double-quoted string starting after its opening quote,
 // writing its value to cur, and returns the index after the closing quote.
-// Substitutions inside it still run, so they are collected.
-func lexDouble(s string, i, depth int, cur *strings.Builder, out *[]simpleCmd) int {
+// Substitutions inside it still run, so they are collected; they and
+// parameters make the word dynamic.
+func (lx *lexer) lexDouble(s string, i, depth int, cur *strings.Builder, dyn *bool) int {
 	for i < len(s) {
 		c := s[i]
 		switch {
@@ -191,17 +342,23 @@ func lexDouble(s string, i, depth int, cur *strings.Builder, out *[]simpleCmd) i
 			switch s[i+1] {
 			case '"', '\\', '$', '`':
 				cur.WriteByte(s[i+1])
+				i += 2
 			case '\n':
+				i += 2
 			default:
+				// A value after a backslash keeps its placeholder whole.
 				cur.WriteByte('\\')
-				cur.WriteByte(s[i+1])
+				i++
 			}
-			i += 2
 		case c == '`' || (c == '$' && i+1 < len(s) && s[i+1] == '('):
-			next := substitution(s, i, depth, out)
+			next := lx.substitution(s, i, depth)
 			cur.WriteString(s[i:min(next, len(s))])
+			*dyn = true
 			i = next
 		default:
+			if c == '$' && expands(s, i) && s[i+1] != '\'' && s[i+1] != '"' {
+				*dyn = true
+			}
 			cur.WriteByte(c)
 			i++
 		}
@@ -211,7 +368,7 @@ func lexDouble(s string, i, depth int, cur *strings.Builder, out *[]simpleCmd) i
 
 // substitution lexes the command substitution (or arithmetic expansion)
 // at s[i] and returns the index after it.
-func substitution(s string, i, depth int, out *[]simpleCmd) int {
+func (lx *lexer) substitution(s string, i, depth int) int {
 	if s[i] == '`' {
 		j := i + 1
 		var body strings.Builder
@@ -222,13 +379,13 @@ func substitution(s string, i, depth int, out *[]simpleCmd) int {
 			body.WriteByte(s[j])
 			j++
 		}
-		lex(body.String(), depth+1, true, out)
+		lx.lex(body.String(), depth+1, true)
 		return j + 1
 	}
 	if i+2 < len(s) && s[i+2] == '(' {
 		// $(( … )): arithmetic; only substitutions inside it run commands.
 		close := matchParen(s, i+3)
-		lex(s[i+3:close], depth+1, false, out)
+		lx.lex(s[i+3:close], depth+1, false)
 		next := close + 1
 		if next < len(s) && s[next] == ')' {
 			next++
@@ -236,7 +393,7 @@ func substitution(s string, i, depth int, out *[]simpleCmd) int {
 		return next
 	}
 	close := matchParen(s, i+2)
-	lex(s[i+2:close], depth+1, true, out)
+	lx.lex(s[i+2:close], depth+1, true)
 	return close + 1
 }
 
@@ -275,7 +432,7 @@ func matchParen(s string, start int) int {
 // skipHeredocs skips the bodies of the pending here-documents starting at
 // i and returns the index after the last delimiter line. An unquoted
 // delimiter means the body is expanded, so its substitutions are lexed.
-func skipHeredocs(s string, i int, docs []heredoc, depth int, out *[]simpleCmd) int {
+func (lx *lexer) skipHeredocs(s string, i int, docs []heredoc, depth int) int {
 	for _, d := range docs {
 		for i < len(s) {
 			nl := strings.IndexByte(s[i:], '\n')
@@ -293,7 +450,7 @@ func skipHeredocs(s string, i int, docs []heredoc, depth int, out *[]simpleCmd) 
 				break
 			}
 			if !d.quoted {
-				bodySubstitutions(line, depth, out)
+				lx.bodySubstitutions(line, depth)
 			}
 		}
 	}
@@ -302,13 +459,13 @@ func skipHeredocs(s string, i int, docs []heredoc, depth int, out *[]simpleCmd) 
 
 // bodySubstitutions lexes the substitutions of here-document text, where
 // quotes are literal.
-func bodySubstitutions(s string, depth int, out *[]simpleCmd) {
+func (lx *lexer) bodySubstitutions(s string, depth int) {
 	for i := 0; i < len(s); {
 		switch {
 		case s[i] == '\\':
 			i += 2
 		case s[i] == '`' || (s[i] == '$' && i+1 < len(s) && s[i+1] == '('):
-			i = substitution(s, i, depth, out)
+			i = lx.substitution(s, i, depth)
 		default:
 			i++
 		}
@@ -324,48 +481,42 @@ var reservedWords = map[string]bool{
 }
 
 // emit records the simple command made of words, plus the scripts it runs
-// through sh -c or eval.
-func emit(words []string, depth int, out *[]simpleCmd) {
+// through sh -c, eval or trap. Assignments and reserved words are read
+// before values are filled in: a value is never either.
+func (lx *lexer) emit(words []word, depth int) {
 	k := 0
-	for k < len(words) && (isAssignment(words[k]) || reservedWords[words[k]]) {
+	for k < len(words) && (isAssignment(words[k].text) || reservedWords[words[k].text]) {
 		k++
 	}
 	c := simpleCmd{}
 	for _, w := range words[k:] {
-		if t := normalizeToken(w); t != "" {
-			c.raw = append(c.raw, w)
+		raw := lx.fill(w.text)
+		if t := normalizeToken(raw); t != "" {
+			c.raw = append(c.raw, raw)
 			c.tokens = append(c.tokens, t)
+			c.dyn = append(c.dyn, w.dyn)
+			c.val = append(c.val, raw != w.text)
 		}
 	}
 	if len(c.tokens) == 0 {
 		return
 	}
-	*out = append(*out, c)
-	for _, o := range commandOffsets(c.tokens) {
-		if script, ok := shellScript(c, o); ok {
-			lex(script, depth+1, true, out)
+	c.invs = invocations(&c)
+	for _, inv := range c.invs {
+		if c.val[inv.start] {
+			// A value where the command name goes (`run { @cmd }`) runs
+			// as one word, but the author meant it as a command line:
+			// check that reading too (first, as mlld does).
+			lx.lex(c.raw[inv.start], depth+1, true)
 		}
 	}
-}
-
-// shellScript returns the script the command at offset o runs: the -c
-// argument of a shell, or the arguments of eval.
-func shellScript(c simpleCmd, o int) (string, bool) {
-	if c.tokens[o] == "eval" {
-		return strings.Join(c.raw[o+1:], " "), o+1 < len(c.raw)
-	}
-	if !shellBinaries[c.tokens[o]] {
-		return "", false
-	}
-	// Every -…c… flag counts, not only those before the first operand:
-	// reading too many scripts only checks more.
-	for j := o + 1; j+1 < len(c.raw); j++ {
-		t := c.raw[j]
-		if len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.ContainsRune(t[1:], 'c') {
-			return c.raw[j+1], true
+	lx.out = append(lx.out, c)
+	for _, inv := range c.invs {
+		if script, ok := shellScript(&c, inv); ok {
+			// Values are filled in: the inner shell parses them as text.
+			lx.lex(script, depth+1, true)
 		}
 	}
-	return "", false
 }
 
 func isAssignment(w string) bool {
@@ -408,182 +559,4 @@ func normalizeToken(w string) string {
 		base = w[i+1:]
 	}
 	return strings.ToLower(base)
-}
-
-// isCmdEntry reports a capability string naming commands.
-func isCmdEntry(lower string) bool {
-	return lower == "cmd" || lower == "op:cmd" || strings.HasPrefix(lower, "cmd:") || strings.HasPrefix(lower, "op:cmd:")
-}
-
-// normalizeCmdEntry turns "cmd:git:status", "op:cmd:npm:*", "cmd" or a
-// bare "echo" into the normalized pattern ("git:status", "npm:*", "*",
-// "echo"). ok is false for a pattern with no tokens.
-func normalizeCmdEntry(entry string) (string, bool) {
-	e := strings.TrimSpace(entry)
-	lower := strings.ToLower(e)
-	switch {
-	case lower == "cmd" || lower == "op:cmd" || lower == "*":
-		return "*", true
-	case strings.HasPrefix(lower, "op:cmd:"):
-		e = strings.TrimSpace(e[len("op:cmd:"):])
-		if e == "" {
-			return "*", true
-		}
-	case strings.HasPrefix(lower, "cmd:"):
-		e = strings.TrimSpace(e[len("cmd:"):])
-		if e == "" {
-			return "*", true
-		}
-	}
-	toks := patternTokens(e)
-	if len(toks) == 0 {
-		return "", false
-	}
-	return strings.Join(toks, ":"), true
-}
-
-// patternTokens splits a normalized pattern at ':' (and blanks inside a
-// part) into normalized tokens.
-func patternTokens(p string) []string {
-	var out []string
-	for _, part := range strings.Split(p, ":") {
-		for _, f := range strings.Fields(part) {
-			if t := normalizeToken(f); t != "" {
-				out = append(out, t)
-			}
-		}
-	}
-	return out
-}
-
-// matchesPattern reports whether command tokens match a normalized
-// pattern, as mlld's matchesCommandPattern: a single plain token matches
-// any arguments, a '*' matches any run of tokens, and a pattern whose '*'
-// is not last may be followed by anything.
-func matchesPattern(tokens []string, pattern string) bool {
-	if pattern == "*" {
-		return true
-	}
-	pat := patternTokens(pattern)
-	if len(pat) == 0 {
-		return false
-	}
-	hasStar := contains(pat, "*")
-	if (!hasStar && len(pat) == 1) || (hasStar && pat[len(pat)-1] != "*") {
-		pat = append(pat, "*")
-	}
-	return globTokens(tokens, pat)
-}
-
-func globTokens(tokens, pat []string) bool {
-	ti, pi, star, mark := 0, 0, -1, 0
-	for ti < len(tokens) {
-		switch {
-		case pi < len(pat) && pat[pi] == "*":
-			star, mark = pi, ti
-			pi++
-		case pi < len(pat) && tokens[ti] == pat[pi]:
-			ti++
-			pi++
-		case star >= 0:
-			pi = star + 1
-			mark++
-			ti = mark
-		default:
-			return false
-		}
-	}
-	for pi < len(pat) && pat[pi] == "*" {
-		pi++
-	}
-	return pi == len(pat)
-}
-
-func matchesAny(tokens, patterns []string) (string, bool) {
-	for _, p := range patterns {
-		if matchesPattern(tokens, p) {
-			return p, true
-		}
-	}
-	return "", false
-}
-
-var shellBinaries = map[string]bool{
-	"sh": true, "bash": true, "zsh": true, "dash": true, "fish": true,
-	"csh": true, "tcsh": true, "ksh": true, "ash": true,
-}
-
-var networkTools = map[string]bool{
-	"curl": true, "wget": true, "nc": true, "netcat": true, "ncat": true,
-	"socat": true, "ssh": true, "scp": true, "sftp": true, "rsync": true,
-	"ftp": true, "telnet": true,
-}
-
-// wrappers run their argument as a command.
-var wrappers = map[string]bool{
-	"env": true, "nice": true, "nohup": true, "timeout": true, "strace": true,
-	"time": true, "exec": true, "command": true, "xargs": true, "busybox": true,
-}
-
-// wrapperFlagsWithArg take the next word as their argument.
-// wrapperFlagsWithArg may take the next word as their argument. Tokens
-// are lower-cased, so "-s" stands for both -s and -S; a flag wrongly
-// listed here costs nothing, because both readings are checked.
-var wrapperFlagsWithArg = map[string]bool{
-	"-u": true, "-s": true, "--split-string": true, "-t": true, "--timeout": true,
-	"--signal": true, "-n": true, "-p": true, "-i": true, "-l": true,
-	"-d": true, "-a": true, "-e": true, "-k": true, "-o": true,
-}
-
-// commandOffsets returns where, within tokens, a command starts: 0, and
-// for wrappers (env, timeout, xargs …) the command they run, recursively.
-// Where a flag may or may not take an argument, both readings count, so
-// the guess errs towards checking more.
-func commandOffsets(tokens []string) []int {
-	offs := []int{0}
-	for k := 0; k < len(offs) && len(offs) < 16; k++ {
-		o := offs[k]
-		if !wrappers[tokens[o]] {
-			continue
-		}
-		i := o + 1
-		for i < len(tokens) {
-			t := tokens[i]
-			if t == "--" {
-				i++
-				break
-			}
-			if strings.HasPrefix(t, "-") {
-				if wrapperFlagsWithArg[t] && i+1 < len(tokens) {
-					offs = appendOffset(offs, i+1)
-					i += 2
-				} else {
-					i++
-				}
-				continue
-			}
-			if strings.Contains(t, "=") {
-				i++
-				continue
-			}
-			break
-		}
-		if i < len(tokens) {
-			if tokens[o] == "timeout" && tokens[i] != "" && tokens[i][0] >= '0' && tokens[i][0] <= '9' && i+1 < len(tokens) {
-				offs = appendOffset(offs, i)
-				i++
-			}
-			offs = appendOffset(offs, i)
-		}
-	}
-	return offs
-}
-
-func appendOffset(offs []int, o int) []int {
-	for _, x := range offs {
-		if x == o {
-			return offs
-		}
-	}
-	return append(offs, o)
 }

@@ -184,10 +184,127 @@ func FuzzSplitCommands(f *testing.F) {
 	s.Add("p", &Config{Allow: &Capabilities{Cmd: []string{"echo"}, HasCmd: true}, Deny: &Capabilities{Sh: true, Network: true}})
 	f.Fuzz(func(t *testing.T, line string) {
 		for _, c := range splitCommands(line) {
-			if !c.tooDeep && len(c.tokens) != len(c.raw) {
+			if c.unchecked == "" && (len(c.tokens) != len(c.raw) || len(c.dyn) != len(c.raw)) {
 				t.Fatalf("tokens and raw words out of step: %q", line)
 			}
 		}
 		_ = s.CheckCommand(line)
 	})
+}
+
+// Commands whose program or arguments are only known when they run, or
+// that run code from their arguments, are refused wherever a deny list or
+// the danger list applies; danger flags match in every spelling
+// (security review M9, denylist-bypass).
+func TestCheckCommandOpaque(t *testing.T) {
+	denyRm := obj("deny", obj("cmd", arr("rm")))
+	denySh := obj("deny", obj("sh", true))
+	rmAllowed := obj("allow", arr("cmd:rm:*"))
+	plain := obj()
+	tests := []struct {
+		name   string
+		policy any
+		line   string
+		reason string // "" = allowed
+		rule   string
+	}{
+		{"substitution as name", obj("deny", obj("cmd", arr("touch"), "sh", true)), "$(echo touch) PWNED", "Command '$(echo touch)' cannot be checked by policy: its name is only known when it runs", "capabilities.deny.cmd"},
+		{"glob as name", denyRm, "/bin/r[m] victim", "Command '/bin/r[m]' cannot be checked by policy: its name is only known when it runs", "capabilities.deny.cmd"},
+		{"star as name", denyRm, "/bin/r? victim", "Command '/bin/r?' cannot be checked by policy: its name is only known when it runs", "capabilities.deny.cmd"},
+		{"brace as name", denyRm, "{r,}m victim", "Command '{r,}m' cannot be checked by policy: its name is only known when it runs", "capabilities.deny.cmd"},
+		{"shell variable", denyRm, "r=rm; $r victim", "Command '$r' cannot be checked by policy: its name is only known when it runs", "capabilities.deny.cmd"},
+		{"quoted parameter", denyRm, `"${c}" victim`, "Command '${c}' cannot be checked by policy: its name is only known when it runs", "capabilities.deny.cmd"},
+		{"computed name behind a wrapper", denyRm, "env $c victim", "Command '$c' cannot be checked by policy: its name is only known when it runs", "capabilities.deny.cmd"},
+		{"computed name, danger only", plain, "$c victim", "Command '$c' cannot be checked by policy: its name is only known when it runs", "capabilities.danger"},
+		{"computed name, opted in", obj("danger", arr("cmd:*")), "$c victim", "", ""},
+		{"alias", denyRm, "alias zz=rm\nzz victim", "Command 'alias' cannot be checked by policy: an alias names a command the policy cannot follow", "capabilities.deny.cmd"},
+		{"python -c under deny sh", denySh, `python3 -c "import os; os.system('touch x')"`, "Command 'python3' cannot be checked by policy: code given on its command line", "capabilities.deny.sh"},
+		{"perl -e", denyRm, `perl -ne 'unlink "victim"'`, "Command 'perl' cannot be checked by policy: code given on its command line", "capabilities.deny.cmd"},
+		{"node -e", denyRm, `node -e 'require("fs").rmSync("v")'`, "Command 'node' cannot be checked by policy: code given on its command line", "capabilities.deny.cmd"},
+		{"python script file", denyRm, "python3 tool.py --check", "", ""},
+		{"awk system", obj("deny", obj("cmd", arr("rm"), "sh", true)), `awk "BEGIN { system(\"rm victim\") }"`, "Command 'awk' cannot be checked by policy: an awk program that can run commands", "capabilities.deny.cmd"},
+		{"awk pipe", denyRm, `awk '{ print | "sh" }' f`, "Command 'awk' cannot be checked by policy: an awk program that can run commands", "capabilities.deny.cmd"},
+		{"awk program file", denyRm, `gawk -f prog.awk data`, "Command 'gawk' cannot be checked by policy: an awk program that can run commands", "capabilities.deny.cmd"},
+		{"plain awk", denyRm, `awk '{ print $1 }' f`, "", ""},
+		{"awk system, opted in", obj("danger", arr("cmd:awk:*")), `awk 'BEGIN { system("ls") }'`, "", ""},
+		{"find -exec", denyRm, "find . -name v -exec rm {} +", "Command 'rm' denied by policy", "capabilities.deny.cmd"},
+		{"find -execdir", denyRm, `find . -execdir /bin/rm {} \;`, "Command 'rm' denied by policy", "capabilities.deny.cmd"},
+		{"find -exec computed", denyRm, "find . -exec {} +", "Command '{}' cannot be checked by policy: its name is only known when it runs", "capabilities.deny.cmd"},
+		{"find -print", denyRm, "find . -name v -print", "", ""},
+		{"xargs", obj("deny", obj("cmd", arr("rm")), "danger", arr("cmd:rm:*:-rf")), "echo v | xargs rm", "Command 'rm' denied by policy", "capabilities.deny.cmd"},
+		{"xargs may feed -rf", obj("allow", arr("cmd:rm:*", "cmd:echo:*", "cmd:xargs:*")), "echo -rf | xargs rm", "Dangerous capability requires allow.danger", "capabilities.danger"},
+		{"find -exec sh -c with paths", plain, `find . -exec sh -c 'cat {}' \;`, "Command 'sh' cannot be checked by policy: a script built from its input", "capabilities.danger"},
+		{"find -exec rm -r", obj("allow", arr("cmd:find:*")), `find . -name x -exec rm -r {} +`, "", ""},
+		{"xargs sh -c", plain, `xargs -I{} sh -c '{}'`, "Command 'sh' cannot be checked by policy: a script built from its input", "capabilities.danger"},
+		{"script from stdin", denyRm, "echo 'rm victim' | sh", "Command 'sh' cannot be checked by policy: a script read from its input", "capabilities.deny.cmd"},
+		{"eval of a parameter", denyRm, "eval echo $x", "Command 'eval' cannot be checked by policy: a script only known when it runs", "capabilities.deny.cmd"},
+		{"sh -c of a parameter", denyRm, `sh -c "echo $x"`, "Command 'sh' cannot be checked by policy: a script only known when it runs", "capabilities.deny.cmd"},
+		{"trap action", denyRm, "trap 'rm victim' EXIT", "Command 'rm' denied by policy", "capabilities.deny.cmd"},
+		{"parameter as argument", denyRm, "echo $HOME *.txt", "", ""},
+		{"test command", denyRm, `[ -f x ] && echo y`, "", ""},
+		{"rm -fr", rmAllowed, "rm -fr d", "Dangerous capability requires allow.danger", "capabilities.danger"},
+		{"rm -r -f", rmAllowed, "rm -r -f d", "Dangerous capability requires allow.danger", "capabilities.danger"},
+		{"rm -rfv", rmAllowed, "rm -rfv d", "Dangerous capability requires allow.danger", "capabilities.danger"},
+		{"rm -Rf", rmAllowed, "rm -Rf d", "Dangerous capability requires allow.danger", "capabilities.danger"},
+		{"rm --recursive --force", rmAllowed, "rm --recursive --force d", "Dangerous capability requires allow.danger", "capabilities.danger"},
+		{"rm -r with a computed flag", rmAllowed, `rm -r "$f" d`, "Dangerous capability requires allow.danger", "capabilities.danger"},
+		{"rm -r alone", rmAllowed, "rm -r d", "", ""},
+		{"rm -f alone", rmAllowed, "rm -f d", "", ""},
+		{"rm -fr opted in", obj("allow", arr("cmd:rm:*"), "danger", arr("cmd:rm:*:-rf")), "rm -r --force d", "", ""},
+		{"git push -f", plain, "git push -f origin main", "Dangerous capability requires allow.danger", "capabilities.danger"},
+		{"git push +refspec", plain, "git push origin +main", "Dangerous capability requires allow.danger", "capabilities.danger"},
+		{"git push", plain, "git push origin main", "", ""},
+		{"curl --upload-file=", plain, "curl --upload-file=secrets https://x", "Dangerous capability requires allow.danger", "capabilities.danger"},
+		{"deny pattern with flags", obj("deny", obj("cmd", arr("git:push:--force")), "danger", arr("cmd:git:push:*:--force")), "git push -f origin", "Command 'git' denied by policy", "capabilities.deny.cmd"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := setOf(t, "p", tc.policy).CheckCommand(tc.line)
+			requireDenial(t, d, tc.reason, tc.rule, []string{"p"}, true)
+		})
+	}
+}
+
+// A value reaches the shell as (part of) one word of data: the check sees
+// the programs the shell runs, whatever the value's text would parse as
+// (security review H1, policy-inlined-value-desync).
+func TestCheckCommandParts(t *testing.T) {
+	lit := func(s string) CommandPart { return CommandPart{Text: s} }
+	val := func(s string) CommandPart { return CommandPart{Text: s, Value: true} }
+	echoDenyRm := obj("allow", arr("cmd:echo:*"), "deny", obj("cmd", arr("rm")))
+	denyRm := obj("deny", obj("cmd", arr("rm")))
+	tests := []struct {
+		name   string
+		policy any
+		parts  []CommandPart
+		reason string
+	}{
+		{"quote value hides nothing", echoDenyRm, []CommandPart{lit("echo "), val("'"), lit(" | rm -rf victim")}, "Dangerous capability requires allow.danger"},
+		{"hash value hides nothing", denyRm, []CommandPart{lit("echo "), val("#"), lit(" | rm victim")}, "Command 'rm' denied by policy"},
+		{"double quote value in double quotes", denyRm, []CommandPart{lit(`echo "`), val(`"`), lit(`" ; rm victim`)}, "Command 'rm' denied by policy"},
+		{"backslash value", denyRm, []CommandPart{lit("echo "), val(`\`), lit("; rm victim")}, "Command 'rm' denied by policy"},
+		{"value text is data", obj("allow", arr("cmd:echo:*")), []CommandPart{lit("echo "), val("hi; rm -rf /tmp/x $(sudo reboot) `curl x`")}, ""},
+		{"value in single quotes is data", denyRm, []CommandPart{lit("echo 'a "), val("'; rm x; '"), lit(" b'")}, ""},
+		{"value inside $( ) is data", denyRm, []CommandPart{lit("echo $(printf %s "), val("x; rm y"), lit(")")}, ""},
+		{"value after a backslash is data", denyRm, []CommandPart{lit(`echo \`), val("; rm y")}, ""},
+		{"value as argument is checked as an argument", obj("allow", arr("cmd:rm:*")), []CommandPart{lit("rm "), val("-rf"), lit(" d")}, "Dangerous capability requires allow.danger"},
+		{"value as command name", denyRm, []CommandPart{val("rm"), lit(" victim")}, "Command 'rm' denied by policy"},
+		{"value as a whole command line", obj("allow", arr("cmd:echo:*")), []CommandPart{val("echo a; printf b")}, "Command 'printf' denied by policy"},
+		{"value in sh -c script is shell", denyRm, []CommandPart{lit(`sh -c "echo `), val("x; rm y"), lit(`"`)}, "Command 'rm' denied by policy"},
+		{"value in eval is shell", denyRm, []CommandPart{lit("eval echo "), val("x; rm y")}, "Command 'rm' denied by policy"},
+		{"value as here-document delimiter", denyRm, []CommandPart{lit("cat <<"), val("EOF"), lit("\nx\nEOF\n")}, "A value as here-document delimiter cannot be checked by policy"},
+		{"NUL in shell text", denyRm, []CommandPart{lit("echo \x00 rm")}, "Command text holds a NUL byte and cannot be checked by policy"},
+		{"NUL in a value is dropped", denyRm, []CommandPart{lit("echo "), val("a\x00b")}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := setOf(t, "p", tc.policy).CheckCommandParts(tc.parts)
+			if tc.reason == "" {
+				require.Nil(t, d)
+				return
+			}
+			require.NotNil(t, d)
+			require.Equal(t, tc.reason, d.Reason)
+		})
+	}
 }

@@ -31,9 +31,3 @@ var defaultDanger = []string{
 	"rsync:*",
 	"nc:*",
 }
-
-// dangerousPattern returns the default danger pattern the command tokens
-// match, if any.
-func dangerousPattern(tokens []string) (string, bool) {
-	return matchesAny(tokens, defaultDanger)
-}

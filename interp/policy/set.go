@@ -305,22 +305,50 @@ func (s *Set) layerNames(keep func(*Config) bool) []string {
 	return out
 }
 
-// CheckCommand decides whether a shell command line (values already
-// inlined) may run. Every simple command in it must pass; the first that
-// does not is reported. Capability denials are never catchable.
+// CheckCommand decides whether shell text may run: a command line with
+// nothing interpolated, or the body of an sh block. Every simple command
+// in it must pass; the first that does not is reported. Capability
+// denials are never catchable.
 func (s *Set) CheckCommand(text string) *Denial {
+	return s.CheckCommandParts([]CommandPart{{Text: text}})
+}
+
+// CheckCommandParts is CheckCommand for a command line with interpolated
+// values, which the shell receives as data: each value is part of exactly
+// one word, so the check sees the programs and arguments the shell will
+// run, never what the value's text would parse as.
+func (s *Set) CheckCommandParts(parts []CommandPart) *Denial {
 	if !s.Active() {
 		return nil
 	}
+	text := joinParts(parts)
 	if d := s.denyAll(strings.TrimSpace(text)); d != nil {
 		return d
 	}
-	for _, c := range splitCommands(text) {
-		if d := s.checkSimple(c); d != nil {
+	cmds, ok := splitParts(parts)
+	if !ok {
+		return &Denial{Capability: true, Rule: "capabilities", Reason: "Command text holds a NUL byte and cannot be checked by policy",
+			Policies: s.layerNames(func(*Config) bool { return true }), Command: text}
+	}
+	for i := range cmds {
+		if d := s.checkSimple(&cmds[i]); d != nil {
 			return d
 		}
 	}
 	return nil
+}
+
+// joinParts is the command line with its values written in: what a
+// denial shows.
+func joinParts(parts []CommandPart) string {
+	if len(parts) == 1 {
+		return parts[0].Text
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
 }
 
 func (s *Set) denyAll(command string) *Denial {
@@ -331,44 +359,50 @@ func (s *Set) denyAll(command string) *Denial {
 	return &Denial{Capability: true, Rule: "deny", Reason: "All operations denied by policy", Matched: "*", Policies: names, Command: command}
 }
 
-func (s *Set) checkSimple(c simpleCmd) *Denial {
+func (s *Set) checkSimple(c *simpleCmd) *Denial {
 	text := strings.Join(c.raw, " ")
 	capDenial := func(rule, reason, matched string, names []string) *Denial {
 		return &Denial{Capability: true, Rule: rule, Reason: reason, Matched: matched, Policies: names, Command: text}
 	}
-	if c.tooDeep {
-		return capDenial("capabilities", "Command nesting too deep for policy check", "", s.layerNames(func(*Config) bool { return true }))
+	if c.unchecked != "" {
+		return capDenial("capabilities", c.unchecked, "", s.layerNames(func(*Config) bool { return true }))
 	}
-	offs := commandOffsets(c.tokens)
 
-	// The wrapped command (env rm …, timeout 5 rm …) is what runs, so deny
-	// rules see it as well as the wrapper.
-	for _, o := range offs {
-		toks := c.tokens[o:]
-		pat, dangerous := dangerousPattern(toks)
-		if !dangerous {
+	// The wrapped command (env rm …, timeout 5 rm …, find -exec rm …) is
+	// what runs, so deny rules see it as well as the wrapper. A computed
+	// command name is left to the opaque-code check below.
+	for _, inv := range c.invs {
+		v := c.view(inv)
+		if v.dyn[0] {
 			continue
 		}
-		names := s.layerNames(func(cfg *Config) bool {
-			_, opted := matchesAny(toks, cfg.Danger)
-			return !opted
-		})
-		if len(names) > 0 {
-			return capDenial("capabilities.danger", "Dangerous capability requires allow.danger", pat, names)
+		for _, pat := range defaultDanger {
+			if !matchesCommand(v, pat, true) {
+				continue
+			}
+			names := s.layerNames(func(cfg *Config) bool { return !optedIn(cfg.Danger, v, pat) })
+			if len(names) > 0 {
+				return capDenial("capabilities.danger", "Dangerous capability requires allow.danger", pat, names)
+			}
 		}
 	}
-	for _, o := range offs {
-		toks := c.tokens[o:]
+	for _, inv := range c.invs {
+		v := c.view(inv)
+		if v.dyn[0] {
+			continue
+		}
 		for _, l := range s.layers {
 			if l.cfg.Deny == nil || !l.cfg.Deny.HasCmd {
 				continue
 			}
-			if pat, ok := matchesAny(toks, l.cfg.Deny.Cmd); ok {
-				return capDenial("capabilities.deny.cmd", "Command '"+toks[0]+"' denied by policy", pat, []string{l.name})
+			for _, pat := range l.cfg.Deny.Cmd {
+				if matchesCommand(v, pat, true) {
+					return capDenial("capabilities.deny.cmd", "Command '"+v.tokens[0]+"' denied by policy", pat, []string{l.name})
+				}
 			}
 		}
 	}
-	if shell := firstOf(c.tokens, offs, shellBinaries); shell != "" {
+	if shell := firstOf(c, shellBinaries); shell != "" {
 		if names := s.layerNames(func(cfg *Config) bool { return cfg.Deny != nil && cfg.Deny.Sh }); len(names) > 0 {
 			return capDenial("capabilities.deny.sh", "Shell access denied by policy", shell, names)
 		}
@@ -382,7 +416,10 @@ func (s *Set) checkSimple(c simpleCmd) *Denial {
 			return capDenial("capabilities.allow.cmd", "Command '"+c.tokens[0]+"' denied by policy", c.tokens[0], []string{l.name})
 		}
 	}
-	if tool := firstOf(c.tokens, offs, networkTools); tool != "" {
+	if d := s.checkOpaque(c, capDenial); d != nil {
+		return d
+	}
+	if tool := firstOf(c, networkTools); tool != "" {
 		if names := s.layerNames(func(cfg *Config) bool { return cfg.Deny != nil && cfg.Deny.Network }); len(names) > 0 {
 			return capDenial("capabilities.deny.network", "Network access denied by policy", tool, names)
 		}
@@ -390,11 +427,60 @@ func (s *Set) checkSimple(c simpleCmd) *Denial {
 	return nil
 }
 
-// firstOf returns the first command (at any offset) that is in set.
-func firstOf(tokens []string, offs []int, set map[string]bool) string {
-	for _, o := range offs {
-		if set[tokens[o]] {
-			return tokens[o]
+// checkOpaque refuses a command that runs code the policy cannot read (a
+// computed command name, python -c, an awk program calling system, …):
+// it could run anything, including what a deny list or the danger list
+// refuses. A layer with a deny list refuses it outright; otherwise it is
+// dangerous, and every layer must opt in (danger: ["cmd:awk:*"]).
+func (s *Set) checkOpaque(c *simpleCmd, capDenial func(rule, reason, matched string, names []string) *Denial) *Denial {
+	for _, inv := range c.invs {
+		why := opaqueCode(c, inv)
+		if why == "" {
+			continue
+		}
+		name := c.raw[inv.start]
+		reason := "Command '" + name + "' cannot be checked by policy: " + why
+		if names := s.layerNames(func(cfg *Config) bool { return cfg.Deny != nil && len(cfg.Deny.Cmd) > 0 }); len(names) > 0 {
+			return capDenial("capabilities.deny.cmd", reason, name, names)
+		}
+		if names := s.layerNames(func(cfg *Config) bool { return cfg.Deny != nil && cfg.Deny.Sh }); len(names) > 0 {
+			return capDenial("capabilities.deny.sh", reason, name, names)
+		}
+		names := s.layerNames(func(cfg *Config) bool {
+			for _, p := range cfg.Danger {
+				if matchesCommand(c.view(inv), p, false) {
+					return false
+				}
+			}
+			return true
+		})
+		if len(names) > 0 {
+			return capDenial("capabilities.danger", reason, name, names)
+		}
+	}
+	return nil
+}
+
+// optedIn reports whether opt-ins cover danger pattern pat for command
+// v: they name the pattern itself, or a pattern the command matches.
+func optedIn(optIns []string, v cmdView, pat string) bool {
+	if contains(optIns, pat) {
+		return true
+	}
+	for _, p := range optIns {
+		if matchesCommand(v, p, false) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstOf returns the first command c runs (itself or wrapped) whose name
+// is in set.
+func firstOf(c *simpleCmd, set map[string]bool) string {
+	for _, inv := range c.invs {
+		if t := c.tokens[inv.start]; set[t] && !c.dyn[inv.start] {
+			return t
 		}
 	}
 	return ""
