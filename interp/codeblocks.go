@@ -8,6 +8,7 @@ import (
 	"github.com/guardrun/guardrun/interp/code"
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/policy"
 	"github.com/guardrun/guardrun/interp/value"
 	"github.com/guardrun/guardrun/taint"
 )
@@ -100,7 +101,7 @@ func (in *interp) runCodeDirective(e *env, d *ast.RunDirective, c *ast.CodeExpr)
 	switch c.Lang {
 	case "cmd", "", "run":
 	default:
-		op.OpLabels = codeOpLabels(c.Lang, op.Command)
+		codeOpLabels(op, c.Lang, commandLine(c))
 		return in.hooked(e, d, op, nil, func([]*value.Variable) (*value.Variable, error) {
 			return in.runCode(e, c, nil)
 		})
@@ -109,7 +110,7 @@ func (in *interp) runCodeDirective(e *env, d *ast.RunDirective, c *ast.CodeExpr)
 		return in.runCode(e, c, nil)
 	}
 	op.Subtype = "runCommand"
-	op.OpLabels = commandOpLabels(op.Command)
+	op.OpLabels, op.Commands = commandOpLabels(commandLine(c))
 	pc, err := in.prepareCommand(e, c)
 	if err != nil {
 		return nil, err
@@ -236,6 +237,20 @@ func (pc *preparedCommand) text() string {
 	for _, s := range pc.segs {
 		if s.IsValue {
 			b.WriteString(s.Value)
+		} else {
+			b.WriteString(s.Literal)
+		}
+	}
+	return b.String()
+}
+
+// labelLine is the command with each value as policy.ValuePlaceholder,
+// what its operation labels are derived from.
+func (pc *preparedCommand) labelLine() string {
+	var b strings.Builder
+	for _, s := range pc.segs {
+		if s.IsValue {
+			b.WriteString(policy.ValuePlaceholder)
 		} else {
 			b.WriteString(s.Literal)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/policy"
 	"github.com/guardrun/guardrun/interp/value"
 	"github.com/guardrun/guardrun/taint"
 )
@@ -257,7 +258,7 @@ func (in *interp) exeOperation(x *exe) *hooks.OperationContext {
 	switch b := x.body.(type) {
 	case *ast.CodeExpr:
 		op.Command = commandText(b)
-		op.OpLabels = codeOpLabels(b.Lang, op.Command)
+		codeOpLabels(op, b.Lang, commandLine(b))
 	case *ast.WhenExpr, *ast.BlockExpr:
 		op.Taint = []string{taint.SrcExe}
 	default:
@@ -266,6 +267,24 @@ func (in *interp) exeOperation(x *exe) *hooks.OperationContext {
 	x.op = op
 	x.bodyFree = scopeFree(x.body)
 	return op
+}
+
+// commandLine is the text of a command body with each interpolation
+// replaced by policy.ValuePlaceholder: what operation labels are derived
+// from, so that no value can add, hide or rename a command.
+func commandLine(c *ast.CodeExpr) string {
+	if c.Command == nil {
+		return c.Code
+	}
+	var b strings.Builder
+	for _, p := range c.Command.Parts {
+		if t, ok := p.(*ast.TextPart); ok {
+			b.WriteString(t.Text)
+		} else {
+			b.WriteString(policy.ValuePlaceholder)
+		}
+	}
+	return b.String()
 }
 
 // commandText is the literal text of a command body, interpolations
