@@ -123,6 +123,7 @@ func (in *interp) runCodeDirective(e *env, d *ast.RunDirective, c *ast.CodeExpr)
 		if inputs[0] != input {
 			// A transform replaced the command as a whole: it runs as
 			// shell text and keeps every label the original carried.
+			in.redact.add(rawText(inputs[0]), inputs[0].Security)
 			run = &preparedCommand{
 				segs:        []code.Segment{{Literal: rawText(inputs[0])}},
 				desc:        pc.desc.Merge(inputs[0].Security),
@@ -275,6 +276,7 @@ func (in *interp) prepareCommand(e *env, c *ast.CodeExpr) (*preparedCommand, err
 			}
 			if v != nil {
 				pc.desc = pc.desc.Merge(v.Security)
+				in.redact.add(text, v.Security)
 			}
 			if literal {
 				pc.segs = append(pc.segs, code.Segment{Literal: text})

@@ -41,6 +41,9 @@ type interp struct {
 	// policy is the run's composed policy; policyMx caches `@mx.policy`.
 	policy   policy.Set
 	policyMx *value.Object
+	// redact remembers labelled values that went into commands, to mask
+	// them in policy errors and explanations.
+	redact redactions
 }
 
 func newInterp(ctx context.Context, opts Options) *interp {

@@ -302,6 +302,7 @@ func opOr(op, dflt *hooks.OperationContext) *hooks.OperationContext {
 
 // capabilityError is the final error of a capability denial.
 func (in *interp) capabilityError(d *policy.Denial, op *hooks.OperationContext, pos ast.Pos) *Error {
+	d = in.redactDenial(d)
 	var b strings.Builder
 	b.WriteString(d.Reason)
 	b.WriteString("\n  Policy: " + guard.PolicyLabel(d))
