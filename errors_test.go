@@ -208,3 +208,49 @@ func TestEvaluatorPanicIsInternal(t *testing.T) {
 type panicWriter struct{}
 
 func (panicWriter) Write([]byte) (int, error) { panic("writer kaboom") }
+
+// TestPolicyErrorsMaskConfidentialValues: a policy error, its JSON and the
+// explanations quote the command without the labelled values in it.
+func TestPolicyErrorsMaskConfidentialValues(t *testing.T) {
+	cases := []struct{ name, src, secret string }{
+		{"secret argument", `policy @p = { deny: { cmd: ["curl"] } }
+var secret @key = "sk-live-42"
+run cmd { curl -d @key https://example.invalid }`, "sk-live-42"},
+		{"pii in an exe body", `policy @p = { deny: { network: true } }
+var pii @mail = "alice@example.com"
+exe @send(m) = cmd { wget --post-data=@m https://example.invalid }
+show @send(@mail)`, "alice@example.com"},
+		{"value as the command", `policy @p = { allow: ["cmd:echo:*"] }
+var sensitive @tool = "internal-tool-xyz"
+run cmd { @tool --flag }`, "internal-tool-xyz"},
+		{"label the policy names", `policy @p = { deny: { cmd: ["curl"] }, labels: { customer: { deny: ["op:show"] } } }
+var customer @acct = "acct-998877"
+run cmd { curl -d @acct https://example.invalid }`, "acct-998877"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			prg, err := Compile("leak.mld", []byte(c.src+"\n"))
+			require.NoError(t, err)
+			var explained []string
+			_, err = prg.Run(context.Background(), WithDir(t.TempDir()), WithExplain(func(x Explanation) {
+				explained = append(explained, fmt.Sprintf("%+v", x))
+			}))
+			var ge *Error
+			require.ErrorAs(t, err, &ge)
+			require.Equal(t, "PolicyError", ge.Name)
+			js, jerr := json.Marshal(ge)
+			require.NoError(t, jerr)
+			require.NotEmpty(t, explained)
+			for _, out := range append([]string{ge.Render(), string(js), fmt.Sprint(ge.Fields())}, explained...) {
+				require.NotContains(t, out, c.secret)
+			}
+			require.Contains(t, ge.Render(), "[REDACTED]")
+		})
+	}
+
+	// Unlabelled values are quoted as they are.
+	prg, err := Compile("plain.mld", []byte("policy @p = { deny: { cmd: [\"curl\"] } }\nvar @u = \"public-value\"\nrun cmd { curl -d @u x }\n"))
+	require.NoError(t, err)
+	_, err = prg.Run(context.Background(), WithDir(t.TempDir()))
+	require.ErrorContains(t, err, "Command: curl -d public-value x")
+}

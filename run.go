@@ -80,6 +80,17 @@ func WithoutCode() RunOption {
 	return func(c *runConfig) { c.opts.DisableCode = true }
 }
 
+// WithWritableProtected lets scripts write the given paths (relative to the
+// base directory, and everything below them) although they are protected.
+// By default no write, with or without code, may touch version control
+// metadata (.git, .hg, .svn, .bzr, .jj), hook directories (.husky,
+// .githooks), .envrc, .vscode, or guardrun's state (.mlld, .guardrun):
+// other programs execute what is there (git runs core.fsmonitor on `git
+// status`), so a script could plant code for later.
+func WithWritableProtected(paths ...string) RunOption {
+	return func(c *runConfig) { c.opts.WritableProtected = append(c.opts.WritableProtected, paths...) }
+}
+
 // WithHooks registers evaluation hooks for the run: register is called
 // once with the run's hook manager, after the built-in taint post-hook.
 // Pre-hooks see every hooked operation (directives and user-defined exe

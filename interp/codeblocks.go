@@ -101,7 +101,7 @@ func (in *interp) runCodeDirective(e *env, d *ast.RunDirective, c *ast.CodeExpr)
 	switch c.Lang {
 	case "cmd", "", "run":
 	default:
-		op.OpLabels = codeOpLabels(c.Lang, op.Command)
+		codeOpLabels(op, c.Lang, commandLine(c))
 		return in.hooked(e, d, op, nil, func([]*value.Variable) (*value.Variable, error) {
 			return in.runCode(e, c, nil)
 		})
@@ -110,7 +110,7 @@ func (in *interp) runCodeDirective(e *env, d *ast.RunDirective, c *ast.CodeExpr)
 		return in.runCode(e, c, nil)
 	}
 	op.Subtype = "runCommand"
-	op.OpLabels = commandOpLabels(op.Command)
+	op.OpLabels, op.Commands = commandOpLabels(commandLine(c))
 	pc, err := in.prepareCommand(e, c)
 	if err != nil {
 		return nil, err
@@ -123,6 +123,7 @@ func (in *interp) runCodeDirective(e *env, d *ast.RunDirective, c *ast.CodeExpr)
 		run := pc
 		pc.flowChecked = true
 		if inputs[0] != input {
+			in.redact.add(rawText(inputs[0]), inputs[0].Security)
 			// A transform replaced the command text. It may change the
 			// values only: the new text is fitted onto the command's
 			// literal text, and what lies between becomes the values,
@@ -283,6 +284,7 @@ func (in *interp) prepareCommand(e *env, c *ast.CodeExpr) (*preparedCommand, err
 			}
 			if v != nil {
 				pc.desc = pc.desc.Merge(v.Security)
+				in.redact.add(text, v.Security)
 			}
 			if literal {
 				pc.segs = append(pc.segs, code.Segment{Literal: text})

@@ -354,6 +354,9 @@ func (in *interp) execRun(e *env, d *ast.RunDirective) (*value.Variable, error) 
 	if err := retryOutsidePipeline(v, d.Pos); err != nil {
 		return nil, err
 	}
+	if err := in.checkRunOutput(v, d.Pos); err != nil {
+		return nil, err
+	}
 	if s := runText(v); s != "" {
 		in.out.both(withNewline(s))
 	}

@@ -47,6 +47,9 @@ type interp struct {
 	// prepared command, so the policy checks the command with its values
 	// as data, not the input's text.
 	runInputs map[*value.Variable]*preparedCommand
+	// redact remembers labelled values that went into commands, to mask
+	// them in policy errors and explanations.
+	redact redactions
 }
 
 func newInterp(ctx context.Context, opts Options) *interp {

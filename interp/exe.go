@@ -5,6 +5,7 @@ import (
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/policy"
 	"github.com/guardrun/guardrun/interp/value"
 	"github.com/guardrun/guardrun/taint"
 )
@@ -257,7 +258,7 @@ func (in *interp) exeOperation(x *exe) *hooks.OperationContext {
 	switch b := x.body.(type) {
 	case *ast.CodeExpr:
 		op.Command = commandText(b)
-		op.OpLabels = codeOpLabels(b.Lang, op.Command)
+		codeOpLabels(op, b.Lang, commandLine(b))
 	case *ast.WhenExpr, *ast.BlockExpr:
 		op.Taint = []string{taint.SrcExe}
 	default:
@@ -266,6 +267,24 @@ func (in *interp) exeOperation(x *exe) *hooks.OperationContext {
 	x.op = op
 	x.bodyFree = scopeFree(x.body)
 	return op
+}
+
+// commandLine is a command body as literal text and values, the values'
+// text unknown: what operation labels are derived from, so that no value
+// can add, hide or rename a command.
+func commandLine(c *ast.CodeExpr) []policy.CommandPart {
+	if c.Command == nil {
+		return []policy.CommandPart{{Text: c.Code}}
+	}
+	parts := make([]policy.CommandPart, 0, len(c.Command.Parts))
+	for _, p := range c.Command.Parts {
+		if t, ok := p.(*ast.TextPart); ok {
+			parts = append(parts, policy.CommandPart{Text: t.Text})
+		} else {
+			parts = append(parts, policy.CommandPart{Value: true})
+		}
+	}
+	return parts
 }
 
 // commandText is the literal text of a command body, interpolations

@@ -37,6 +37,7 @@ func (in *interp) explainPolicy(op *hooks.OperationContext, d *policy.Denial, in
 	if !in.explainOn() {
 		return
 	}
+	d = in.redactDenial(d)
 	x := Explanation{Operation: explainOp(op), Decider: "policy " + guard.PolicyLabel(d), Decision: "deny",
 		Reason: d.Reason, Labels: d.Inputs, Targets: d.Targets}
 	if d.Capability && d.Command != "" {

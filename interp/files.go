@@ -46,6 +46,9 @@ type files struct {
 	mirror    *audit.Ledger
 	private   *audit.Ledger
 	stateRoot *os.Root
+	// writableProtected are the base-relative paths under protected names
+	// (protectedNames) the embedder lets scripts write.
+	writableProtected []string
 }
 
 // baseDir is where a run's relative paths start and commands run: the
@@ -167,6 +170,11 @@ func (f *files) write(fromDir, path, content string, d taint.Descriptor, appendM
 	if f.isLedger(root, rel) {
 		return newError(KindEffect, pos, "write to another file; a script that could write the ledger could forge the labels of any file",
 			"%s is the audit ledger, which scripts may read but not write", path)
+	}
+	if part := f.protectedWrite(rel, abs); part != "" {
+		return newError(KindEffect, pos,
+			fmt.Sprintf("write somewhere else; %s holds repository metadata or tool configuration that other programs execute, so scripts may not write it. An embedder that means to allow it passes WithWritableProtected(%q) (guardrun --allow-protected-write %s)", part, part, part),
+			"%s is protected: scripts may not write under %s", path, part)
 	}
 	if dir := filepath.Dir(rel); dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {

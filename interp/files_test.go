@@ -151,3 +151,50 @@ func TestLoadRestoresMlldRecords(t *testing.T) {
 	require.Equal(t, []string{"secret"}, got[0])
 	require.Equal(t, []string{filepath.Join(dir, "f.txt"), "guard:g"}, got[1])
 }
+
+// TestProtectedPathsAreNotWritten: writes into repository metadata and
+// other files programs execute are refused, with or without code, also
+// through a link and in another case, unless the embedder allows them.
+func TestProtectedPathsAreNotWritten(t *testing.T) {
+	refused := []struct{ setup, script string }{
+		{"", `output "x" to ".git/config"`},
+		{"", `append "x" to ".git/hooks/pre-commit"`},
+		{"", `output "gitdir: /elsewhere" to "sub/.git"`},
+		{"", `output "x" to ".GIT/config"`},
+		{"", `output "x" to "./sub/../.envrc"`},
+		{"", `output "x" to ".vscode/tasks.json"`},
+		{"", `output "x" to ".mlld/other.json"`},
+		{"link", `output "x" to "meta/config"`},
+		{"filelink", `output "x" to "cfg"`},
+	}
+	for _, tt := range refused {
+		dir := t.TempDir()
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "config"), []byte("[core]\n"), 0o644))
+		switch tt.setup {
+		case "link":
+			require.NoError(t, os.Symlink(".git", filepath.Join(dir, "meta")))
+		case "filelink":
+			require.NoError(t, os.Symlink(".git/config", filepath.Join(dir, "cfg")))
+		}
+		_, err := runIn(t, dir, tt.script)
+		var ie *interp.Error
+		require.ErrorAs(t, err, &ie, tt.script)
+		require.Contains(t, ie.Message, "is protected", tt.script)
+		require.Contains(t, ie.Hint, "WithWritableProtected", tt.script)
+		require.Equal(t, 1, ie.Pos.Line, tt.script)
+		b, err := os.ReadFile(filepath.Join(dir, ".git", "config"))
+		require.NoError(t, err)
+		require.Equal(t, "[core]\n", string(b), tt.script)
+	}
+
+	dir := t.TempDir()
+	mustRunIn(t, dir, `output "fine" to "git.txt"
+output "fine" to "docs/.gitignore"`)
+	doc, err := grammar.Parse(filepath.Join(dir, "example.mld"), []byte(`output "x" to ".git/info/exclude"`+"\n"), ast.Strict)
+	require.NoError(t, err)
+	_, err = interp.Run(context.Background(), doc, interp.Options{Dir: dir, Parse: grammar.Parse, DisableCode: true, WritableProtected: []string{".git/info"}})
+	require.NoError(t, err)
+	_, err = interp.Run(context.Background(), doc, interp.Options{Dir: dir, Parse: grammar.Parse, DisableCode: true, WritableProtected: []string{".mlld"}})
+	require.Error(t, err)
+}

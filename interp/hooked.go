@@ -1,11 +1,12 @@
 package interp
 
 import (
-	"strings"
+	"slices"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/policy"
 	"github.com/guardrun/guardrun/interp/value"
 )
 
@@ -136,35 +137,42 @@ func location(p ast.Pos) hooks.Location {
 	return hooks.Location{File: p.File, Line: p.Line, Column: p.Col}
 }
 
-// commandOpLabels are the operation labels of a command: op:cmd, then the
-// command word and its first argument (SPEC §10 P19: `echo @x there` has
-// op:cmd, op:cmd:echo, op:cmd:echo:there).
-func commandOpLabels(command string) []string {
-	labels := []string{"op:cmd"}
-	words := strings.Fields(command)
-	prefix := "op:cmd"
-	for i := 0; i < len(words) && i < 2; i++ {
-		w := words[i]
-		if strings.ContainsAny(w, "|&;<>()$`\\\"'") {
-			break
+// commandOpLabels are the operation labels of a command line (literal
+// text and values, see policy.CommandOpLabels): per simple command
+// (op:cmd, the command word and its first argument, SPEC §10 P19: `echo
+// @x there` has op:cmd, op:cmd:echo, op:cmd:echo:there), and their union
+// in order, which guards match and `@mx.op.labels` shows. Label-flow
+// rules check each command on its own: `echo @key | tee f` is a flow to
+// tee as much as to echo.
+func commandOpLabels(line []policy.CommandPart) (union []string, perCmd [][]string) {
+	perCmd = policy.CommandOpLabels(line)
+	union = []string{"op:cmd"}
+	for _, c := range perCmd {
+		for _, l := range c {
+			if !slices.Contains(union, l) {
+				union = append(union, l)
+			}
 		}
-		prefix += ":" + strings.ToLower(w)
-		labels = append(labels, prefix)
 	}
-	return labels
+	return union, perCmd
 }
 
-// codeOpLabels are the operation labels of a code body.
-func codeOpLabels(lang, command string) []string {
+// codeOpLabels sets the operation labels of an operation running code
+// in lang (line is its command line or body). A shell body shows op:sh, and its commands
+// are label-flow targets like a command line's: `deny: ["op:cmd"]` covers
+// what an sh block runs.
+func codeOpLabels(op *hooks.OperationContext, lang string, line []policy.CommandPart) {
 	switch lang {
 	case "js", "javascript":
-		return []string{"op:js"}
+		op.OpLabels = []string{"op:js"}
 	case "node":
-		return []string{"op:node"}
+		op.OpLabels = []string{"op:node"}
 	case "sh", "bash":
-		return []string{"op:sh"}
+		op.OpLabels = []string{"op:sh"}
+		op.Commands = policy.CommandOpLabels(line)
 	case "py", "python":
-		return []string{"op:py"}
+		op.OpLabels = []string{"op:py"}
+	default:
+		op.OpLabels, op.Commands = commandOpLabels(line)
 	}
-	return commandOpLabels(command)
 }

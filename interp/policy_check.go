@@ -107,16 +107,33 @@ func (in *interp) capabilityPre(c *hooks.Call) *policy.Denial {
 }
 
 // checkFlow runs the label-flow rules for an operation with inputs; extra
-// are further targets (a command's own operation labels).
+// are further targets (a command's own operation labels). An operation
+// running several commands passes only if each of them does.
 func (in *interp) checkFlow(op *hooks.OperationContext, inputs []*value.Variable, extra []string) *policy.Denial {
 	// The check runs on every hooked operation while a policy is active:
 	// small operations build their lists on the stack.
 	var tbuf [16]string
 	targets := in.flowTargets(tbuf[:0], op, extra)
-	if len(targets) == 0 {
-		return nil
+	if op == nil || len(op.Commands) == 0 {
+		if len(targets) == 0 {
+			return nil
+		}
+		return in.checkInputs(targets, inputs)
 	}
-	return in.checkInputs(targets, inputs)
+	return in.checkEachCommand(targets, op.Commands, inputs)
+}
+
+// checkEachCommand checks inputs flowing to the shared targets plus, in
+// turn, each command's operation labels.
+func (in *interp) checkEachCommand(targets []string, commands [][]string, inputs []*value.Variable) *policy.Denial {
+	base := len(targets)
+	for _, cmd := range commands {
+		targets = append(targets[:base], cmd...)
+		if d := in.checkInputs(targets, inputs); d != nil {
+			return d
+		}
+	}
+	return nil
 }
 
 // checkInputs runs the label-flow rules for inputs flowing to targets.
@@ -150,15 +167,29 @@ func (in *interp) flowTargets(out []string, op *hooks.OperationContext, extra []
 				return nil
 			}
 			out = append(out, "op:exe")
-			out = append(out, op.OpLabels...)
+			out = appendOpLabels(out, op)
 			out = append(out, op.Labels...)
 		default:
 			out = append(out, "op:"+op.Type)
-			out = append(out, op.OpLabels...)
+			out = appendOpLabels(out, op)
 		}
 	}
 	out = append(out, extra...)
 	return in.enclosingExeLabels(out, op)
+}
+
+// appendOpLabels appends op's operation labels, except the op:cmd labels
+// of an operation whose commands are checked one by one (checkFlow).
+func appendOpLabels(out []string, op *hooks.OperationContext) []string {
+	if len(op.Commands) == 0 {
+		return append(out, op.OpLabels...)
+	}
+	for _, l := range op.OpLabels {
+		if !strings.HasPrefix(l, "op:cmd") {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // enclosingExeLabels appends to out the labels of the exe calls running
@@ -199,10 +230,17 @@ func (in *interp) checkCommandPolicy(pc *preparedCommand, flowDone bool) error {
 	top, _ := in.mx.Op.Top()
 	if !flowDone && in.policy.HasFlowRules() && !in.flowOverridden() {
 		input := &value.Variable{Data: text, Security: pc.desc}
-		cmdOp := &hooks.OperationContext{Type: "run", Subtype: "runCommand", Command: text, OpLabels: commandOpLabels(text)}
-		targets := append([]string{"op:run"}, cmdOp.OpLabels...)
-		if d := in.checkFlowWith(targets, []*value.Variable{input}); d != nil {
-			in.explainPolicy(top, d, []*value.Variable{input})
+		union, commands := commandOpLabels(pc.parts())
+		cmdOp := &hooks.OperationContext{Type: "run", Subtype: "runCommand", Command: text, OpLabels: union, Commands: commands}
+		inputs := []*value.Variable{input}
+		var d *policy.Denial
+		if len(commands) == 0 {
+			d = in.checkFlowWith(append([]string{"op:run"}, union...), inputs)
+		} else {
+			d = in.checkEachCommand(in.enclosingExeLabels([]string{"op:run"}, nil), commands, inputs)
+		}
+		if d != nil {
+			in.explainPolicy(top, d, inputs)
 			return &guard.Error{Policy: d, Op: opOr(top, cmdOp), Timing: "before", Decision: "deny", Reason: d.Reason, Reasons: []string{d.Reason}, Input: input}
 		}
 	}
@@ -211,6 +249,27 @@ func (in *interp) checkCommandPolicy(pc *preparedCommand, flowDone bool) error {
 		return in.capabilityError(d, top, ast.Pos{})
 	}
 	return nil
+}
+
+// checkRunOutput is the label-flow check of a `/run`'s output on its way
+// into the document (at pos): the document shows it as `show` would, so
+// op:show rules apply, whatever ran (a command, an sh or js block, an
+// exe). The command has run by then; only its output is refused, and no
+// guard can lift that.
+func (in *interp) checkRunOutput(v *value.Variable, pos ast.Pos) error {
+	if v == nil || !in.policy.Active() || !in.policy.HasFlowRules() {
+		return nil
+	}
+	op := &hooks.OperationContext{Type: "show", Subtype: "runOutput", Location: location(pos)}
+	inputs := []*value.Variable{v}
+	d := in.checkFlow(op, inputs, nil)
+	if d == nil {
+		return nil
+	}
+	in.explainPolicy(op, d, inputs)
+	ge := &guard.Error{Policy: d, Op: op, Timing: "after", Decision: "deny", Reason: d.Reason, Reasons: []string{d.Reason}, Input: v}
+	return &Error{Kind: KindPolicy, Pos: pos, Message: ge.Error(), Err: ge,
+		Hint: "the output of this /run carries a label the policy keeps out of the document (op:show); capture it with `var @r = cmd {…}` instead, or change the data's labels or the policy"}
 }
 
 // checkFlowWith is checkFlow for a command that is not an operation of its
@@ -247,6 +306,7 @@ func opOr(op, dflt *hooks.OperationContext) *hooks.OperationContext {
 
 // capabilityError is the final error of a capability denial.
 func (in *interp) capabilityError(d *policy.Denial, op *hooks.OperationContext, pos ast.Pos) *Error {
+	d = in.redactDenial(d)
 	var b strings.Builder
 	b.WriteString(d.Reason)
 	b.WriteString("\n  Policy: " + guard.PolicyLabel(d))

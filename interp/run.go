@@ -46,6 +46,10 @@ type Options struct {
 	// DisableCode makes js/node/cmd/sh blocks and run fail with an error
 	// instead of executing (used by fuzzing and sandboxed embedders).
 	DisableCode bool
+	// WritableProtected are paths, relative to Dir, that scripts may write
+	// although they are under a protected name (.git, .envrc, .mlld, …:
+	// files other programs execute, which are refused by default).
+	WritableProtected []string
 	// Parse parses an imported module file; the facade passes grammar.Parse.
 	Parse func(file string, src []byte, mode ast.Mode) (*ast.Document, error)
 	// RegisterHooks, when set, is called once per run with the run's hook
@@ -100,6 +104,7 @@ func Run(ctx context.Context, doc *ast.Document, opts Options) (res *Result, err
 		in.files.base = baseDir(opts, doc.File)
 	}
 	in.files.stateDir = opts.StateDir
+	in.files.writableProtected = opts.WritableProtected
 	mod := newModule(doc.File, scriptDir(doc.File, in.files.base))
 	in.main = mod
 	err = in.execDocument(in.rootEnv(mod), doc)

@@ -22,7 +22,7 @@ const (
 )
 
 const usage = `usage:
-  guardrun [--json] [--explain] [--dir DIR] [--timeout D] [--command-timeout D] [--no-code] FILE
+  guardrun [--json] [--explain] [--dir DIR] [--timeout D] [--command-timeout D] [--no-code] [--allow-protected-write PATH]... FILE
   guardrun conform [--manifest FILE] [--filter SUBSTR] [-v] [--fail-under PCT] [--strict-errors] [--jobs N] [--timeout D] CASES_DIR
 `
 
@@ -39,12 +39,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmdTimeout := fs.Duration("command-timeout", 0, "limit for one command or code block (0 = the default, 30s)")
 	dir := fs.String("dir", "", "base directory: relative paths start here, file access stays inside it, commands run here (default: the script's directory)")
 	noCode := fs.Bool("no-code", false, "refuse to run js/node/cmd/sh blocks")
+	var writable pathList
+	fs.Var(&writable, "allow-protected-write", "let the script write PATH (relative to the base directory) although it is protected (.git, .envrc, .mlld, …); repeatable")
 	explain := fs.Bool("explain", false, "print, for each denied operation, the policy rule or guard that decided it and the labels that triggered it (stderr; with --json, an \"explain\" list)")
 	file, ok := oneArgument(fs, args, stderr, "guardrun: expected exactly one script file")
 	if !ok {
 		return exitUsage
 	}
-	return runScript(file, scriptFlags{json: *asJSON, timeout: *timeout, commandTimeout: *cmdTimeout, dir: *dir, noCode: *noCode, explain: *explain}, stdout, stderr)
+	return runScript(file, scriptFlags{json: *asJSON, timeout: *timeout, commandTimeout: *cmdTimeout, dir: *dir, noCode: *noCode, explain: *explain, writable: writable}, stdout, stderr)
 }
 
 // oneArgument parses args and returns the single positional argument, or
@@ -89,6 +91,17 @@ type scriptFlags struct {
 	dir            string
 	noCode         bool
 	explain        bool
+	writable       []string
+}
+
+// pathList is a repeatable flag.
+type pathList []string
+
+func (p *pathList) String() string { return strings.Join(*p, ",") }
+
+func (p *pathList) Set(s string) error {
+	*p = append(*p, s)
+	return nil
 }
 
 // jsonResult is the --json output shape.
@@ -128,6 +141,9 @@ func runScript(file string, f scriptFlags, stdout, stderr io.Writer) int {
 	opts := []guardrun.RunOption{guardrun.WithDir(dir), guardrun.WithCommandTimeout(f.commandTimeout)}
 	if f.noCode {
 		opts = append(opts, guardrun.WithoutCode())
+	}
+	if len(f.writable) > 0 {
+		opts = append(opts, guardrun.WithWritableProtected(f.writable...))
 	}
 	var explained []explainJSON
 	if f.explain {

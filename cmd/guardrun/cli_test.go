@@ -148,3 +148,20 @@ func TestDirConfinesFileAccess(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	require.Equal(t, "shared\n", stdout)
 }
+
+// TestProtectedWrites: --no-code scripts cannot plant a git config, unless
+// --allow-protected-write names it.
+func TestProtectedWrites(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "plant.mld")
+	require.NoError(t, os.WriteFile(script, []byte("output \"[core]\" to \".git/config\"\n"), 0o644))
+
+	code, _, stderr := runCLI("--no-code", script)
+	require.Equal(t, exitFail, code)
+	require.Contains(t, stderr, "plant.mld:1:1: .git/config is protected")
+	require.NoFileExists(t, filepath.Join(dir, ".git", "config"))
+
+	code, _, stderr = runCLI("--no-code", "--allow-protected-write", ".git/config", script)
+	require.Equal(t, exitOK, code, stderr)
+	require.FileExists(t, filepath.Join(dir, ".git", "config"))
+}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode"
@@ -29,8 +30,8 @@ type ShellRequest struct {
 	HasStdin bool
 }
 
-// killGrace is how long Wait may block on pipes held open by leftover
-// grandchildren after the process group was killed.
+// killGrace is how long a command's output may still be read after it
+// ended, from processes that escaped the kill and hold its pipes.
 const killGrace = 2 * time.Second
 
 // RunShell runs req and returns its stdout with trailing whitespace
@@ -41,8 +42,10 @@ const killGrace = 2 * time.Second
 // (which wins on a clash); nothing else leaks in, so secrets in the
 // process environment are not visible to scripts. Its stderr goes to
 // Options.Stderr. A non-zero exit, a timeout or more
-// stdout than Options.OutputLimit is an *Error; on timeout or overflow the
-// whole process group is killed.
+// stdout than Options.OutputLimit is an *Error. When the command ends, for
+// whatever reason, the processes it left behind are killed (see
+// Containment): a background job cannot outlive the command, the run or
+// its timeout.
 func (e *Engine) RunShell(ctx context.Context, req ShellRequest) (string, error) {
 	lang := req.Lang
 	if lang == "" {
@@ -57,30 +60,36 @@ func (e *Engine) RunShell(ctx context.Context, req ShellRequest) (string, error)
 			shell = p
 		}
 	}
-	cmd := exec.Command(shell, "-c", req.Script)
-	cmd.Dir = e.opts.Dir
 	env, err := shellEnv(req.Env)
 	if err != nil {
 		return "", &Error{Lang: lang, Message: err.Error()}
 	}
-	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if req.HasStdin {
-		cmd.Stdin = strings.NewReader(req.Stdin)
-	}
-
 	overflow := make(chan struct{})
 	stdout := &limitedBuffer{limit: e.opts.OutputLimit, onOverflow: func() { close(overflow) }}
 	stderr := &limitedBuffer{limit: e.opts.OutputLimit}
-	cmd.Stdout = stdout
+	var errDst io.Writer = stderr
 	if e.opts.Stderr != nil {
-		cmd.Stderr = io.MultiWriter(stderr, e.opts.Stderr)
-	} else {
-		cmd.Stderr = stderr
+		errDst = io.MultiWriter(stderr, e.opts.Stderr)
 	}
-	cmd.WaitDelay = killGrace
-
-	if err := cmd.Start(); err != nil {
+	pipes, err := openPipes(stdout, errDst)
+	if err != nil {
+		return "", &Error{Lang: lang, Message: fmt.Sprintf("cannot start %s: %v", shell, err), ExitCode: 127}
+	}
+	cmd, err := startContained(func(attr *syscall.SysProcAttr) *exec.Cmd {
+		cmd := exec.Command(shell, "-c", req.Script)
+		cmd.Dir = e.opts.Dir
+		cmd.Env = env
+		cmd.SysProcAttr = attr
+		if req.HasStdin {
+			cmd.Stdin = strings.NewReader(req.Stdin)
+		}
+		cmd.Stdout, cmd.Stderr = pipes.outW, pipes.errW
+		cmd.WaitDelay = killGrace
+		return cmd
+	})
+	pipes.started()
+	if err != nil {
+		pipes.finish()
 		return "", &Error{Lang: lang, Message: fmt.Sprintf("cannot start %s: %v", shell, err), ExitCode: 127}
 	}
 	done := make(chan error, 1)
@@ -101,9 +110,16 @@ func (e *Engine) RunShell(ctx context.Context, req ShellRequest) (string, error)
 	case <-ctx.Done():
 		stopped = interruptedError(lang, ctx.Err())
 	}
+	// The command is over, and so is everything it started: background
+	// jobs die now rather than write files later (in a PID namespace the
+	// kernel has killed them all when the shell exited). Its output is
+	// read to the end only then.
+	killGroup(cmd)
 	if stopped != nil {
-		killGroup(cmd)
 		<-done
+	}
+	pipes.finish()
+	if stopped != nil {
 		stopped.Stderr = stderr.String()
 		return "", stopped
 	}
@@ -119,8 +135,7 @@ func (e *Engine) RunShell(ctx context.Context, req ShellRequest) (string, error)
 			code = exit.ExitCode()
 		}
 		if code == 0 {
-			// Exited cleanly but Wait failed (e.g. pipes held open by a
-			// background child past the grace period): keep the output.
+			// Exited cleanly but Wait failed: keep the output.
 			return out, nil
 		}
 		msg := fmt.Sprintf("Command failed with exit code %d", code)
@@ -134,6 +149,63 @@ func (e *Engine) RunShell(ctx context.Context, req ShellRequest) (string, error)
 		return "", &Error{Lang: lang, Message: msg, ExitCode: code, Stderr: stderr.String()}
 	}
 	return out, nil
+}
+
+// outputPipes carry a command's stdout and stderr. They are os pipes
+// rather than writers given to exec, so that Wait returns when the shell
+// exits and not when the last process holding a pipe does: the leftovers
+// can then be killed at once.
+type outputPipes struct {
+	outR, outW, errR, errW *os.File
+	copies                 sync.WaitGroup
+}
+
+func openPipes(stdout, stderr io.Writer) (*outputPipes, error) {
+	p := &outputPipes{}
+	var err error
+	if p.outR, p.outW, err = os.Pipe(); err != nil {
+		return nil, err
+	}
+	if p.errR, p.errW, err = os.Pipe(); err != nil {
+		p.outR.Close()
+		p.outW.Close()
+		return nil, err
+	}
+	p.copies.Add(2)
+	go p.copy(stdout, p.outR)
+	go p.copy(stderr, p.errR)
+	return p, nil
+}
+
+func (p *outputPipes) copy(dst io.Writer, r *os.File) {
+	defer p.copies.Done()
+	_, _ = io.Copy(dst, r)
+}
+
+// started closes this process's ends of the write side: the command has
+// its own copies now.
+func (p *outputPipes) started() {
+	p.outW.Close()
+	p.errW.Close()
+}
+
+// finish waits for the output to be read to its end, or for killGrace
+// when a process that escaped containment still holds a pipe.
+func (p *outputPipes) finish() {
+	read := make(chan struct{})
+	go func() {
+		p.copies.Wait()
+		close(read)
+	}()
+	select {
+	case <-read:
+	case <-time.After(killGrace):
+		_ = p.outR.SetReadDeadline(time.Now())
+		_ = p.errR.SetReadDeadline(time.Now())
+		<-read
+	}
+	p.outR.Close()
+	p.errR.Close()
 }
 
 func killGroup(cmd *exec.Cmd) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -177,4 +178,46 @@ func TestBuildCommandInjection(t *testing.T) {
 	out, err := runShell(t, e, ShellRequest{Script: script, Env: env})
 	require.Nil(t, err)
 	require.Equal(t, "Hello, World!", out)
+}
+
+// TestRunShellLeavesNoProcessesBehind: background jobs die with the command
+// that started them, so none writes a file after it returned. Escapes from
+// the process group (setsid, a double fork under job control) need the PID
+// namespace.
+func TestRunShellLeavesNoProcessesBehind(t *testing.T) {
+	t.Run("contained", testNoProcessesBehind)
+	// Where the kernel refuses namespaces, the process group still goes.
+	saved := containState.Load()
+	containState.Store(containOff)
+	defer containState.Store(saved)
+	t.Run("process-group", testNoProcessesBehind)
+}
+
+func testNoProcessesBehind(t *testing.T) {
+	scripts := map[string]string{
+		"background": "(sleep 1; echo late > %s) >/dev/null 2>&1 &",
+		"nohup":      "nohup sh -c 'sleep 1; echo late > %s' >/dev/null 2>&1 &",
+		"holds-pipe": "(sleep 1; echo late > %s) &",
+	}
+	dir := t.TempDir()
+	e := NewEngine(Options{Dir: dir})
+	// The first command finds out whether the system allows namespaces.
+	_, err := runShell(t, e, ShellRequest{Script: "true"})
+	require.Nil(t, err)
+	if Containment() == "pid-namespace" {
+		scripts["setsid"] = "setsid sh -c 'sleep 1; echo late > %s' >/dev/null 2>&1 < /dev/null &"
+		scripts["job-control"] = "set -m; (sleep 1; echo late > %s) >/dev/null 2>&1 &"
+		scripts["double-fork"] = "( ( setsid sh -c 'sleep 1; echo late > %s' & ) & ) >/dev/null 2>&1"
+	}
+	start := time.Now()
+	for name, script := range scripts {
+		_, err := runShell(t, e, ShellRequest{Script: fmt.Sprintf(script, filepath.Join(dir, name))})
+		require.Nil(t, err, name)
+	}
+	require.Less(t, time.Since(start), 8*time.Second)
+	time.Sleep(1500 * time.Millisecond)
+	for name := range scripts {
+		require.NoFileExists(t, filepath.Join(dir, name), "%s outlived its command (containment: %s)", name, Containment())
+	}
+	t.Logf("containment: %s", Containment())
 }

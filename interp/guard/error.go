@@ -149,13 +149,16 @@ func (s *RetrySignal) Deny(reason string) *Error {
 	return &e
 }
 
-// preview is the text of a value for errors; secrets are redacted.
+// preview is the text of a value for errors; confidential data (secret,
+// sensitive, pii: policy.Set.Confidential) is redacted.
 func preview(v *value.Variable) string {
 	if v == nil {
 		return ""
 	}
-	if v.Security.HasLabel("secret") {
-		return "[REDACTED]"
+	for _, l := range v.Security.Labels() {
+		if (*policy.Set)(nil).Confidential(l) {
+			return "[REDACTED]"
+		}
 	}
 	if v.Text != nil {
 		return *v.Text

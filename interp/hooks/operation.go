@@ -30,6 +30,11 @@ type OperationContext struct {
 	// OpLabels are the operation labels (op:cmd, op:cmd:git, op:js…)
 	// computed for checking. They never reach a value.
 	OpLabels []string
+	// Commands are, for a command line or shell body, the operation labels
+	// of each simple command it runs (op:cmd, op:cmd:tee,
+	// op:cmd:tee:leaked.txt). Label-flow rules check every one on its own,
+	// so an allowed first command does not cover the others.
+	Commands [][]string
 	// Taint is source taint the operation adds to its result after its
 	// labels (src:template for template bodies, src:exe for blocks).
 	Taint []string

@@ -52,6 +52,10 @@ type simpleCmd struct {
 type lexer struct {
 	vals []string
 	out  []simpleCmd
+	// opaque keeps values as placeholders instead of filling their text
+	// in: operation labels are derived from the literal text only, so no
+	// value can add, hide or rename a command.
+	opaque bool
 }
 
 // splitCommands splits a shell command line into every simple command it
@@ -70,7 +74,11 @@ func splitCommands(line string) []simpleCmd {
 // will see it, and its text is filled in afterwards. ok is false when the
 // shell text holds a NUL byte.
 func splitParts(parts []CommandPart) (cmds []simpleCmd, ok bool) {
-	lx := &lexer{}
+	return (&lexer{}).split(parts)
+}
+
+// split lexes parts into lx.out; see splitParts.
+func (lx *lexer) split(parts []CommandPart) (cmds []simpleCmd, ok bool) {
 	var b strings.Builder
 	for _, p := range parts {
 		if !p.Value {
@@ -91,7 +99,7 @@ func splitParts(parts []CommandPart) (cmds []simpleCmd, ok bool) {
 
 // fill replaces the placeholders in w by the values' text.
 func (lx *lexer) fill(w string) string {
-	if strings.IndexByte(w, valueMark) < 0 {
+	if lx.opaque || strings.IndexByte(w, valueMark) < 0 {
 		return w
 	}
 	var b strings.Builder
@@ -495,7 +503,7 @@ func (lx *lexer) emit(words []word, depth int) {
 			c.raw = append(c.raw, raw)
 			c.tokens = append(c.tokens, t)
 			c.dyn = append(c.dyn, w.dyn)
-			c.val = append(c.val, raw != w.text)
+			c.val = append(c.val, strings.IndexByte(w.text, valueMark) >= 0)
 		}
 	}
 	if len(c.tokens) == 0 {
@@ -503,7 +511,7 @@ func (lx *lexer) emit(words []word, depth int) {
 	}
 	c.invs = invocations(&c)
 	for _, inv := range c.invs {
-		if c.val[inv.start] {
+		if c.val[inv.start] && !lx.opaque {
 			// A value where the command name goes (`run { @cmd }`) runs
 			// as one word, but the author meant it as a command line:
 			// check that reading too (first, as mlld does).
