@@ -54,8 +54,10 @@ func jsValue(v *value.Variable) any {
 }
 
 // runCode runs a code block with the innermost exe's parameters bound.
-// stdin, when non-nil, is fed to commands.
-func (in *interp) runCode(e *env, c *ast.CodeExpr, stdin *string) (*value.Variable, error) {
+// stdin, when non-nil, is fed to commands as text; it flows into the
+// command like an interpolated value, so its descriptor is checked with
+// the command and carried by the result.
+func (in *interp) runCode(e *env, c *ast.CodeExpr, stdin *value.Variable) (*value.Variable, error) {
 	if in.opts.DisableCode {
 		return nil, newError(KindCommand, c.Pos, "this embedder runs scripts without code execution",
 			"code execution is disabled: cannot run %s block", c.Lang)
@@ -70,12 +72,15 @@ func (in *interp) runCode(e *env, c *ast.CodeExpr, stdin *string) (*value.Variab
 		lang = "cmd"
 		res, err = in.runCommand(e, c, stdin)
 	case "sh", "bash":
-		res, err = in.runShellBlock(e, c, stdin)
+		res, err = in.runShellBlock(e, c, stdinText(stdin))
 	default:
 		return nil, newError(KindCode, c.Pos, "use js, node, cmd, sh or bash", "unsupported code language: %s", c.Lang)
 	}
 	if err != nil {
 		return nil, codeError(err, c.Pos)
+	}
+	if stdin != nil {
+		res.Security = res.Security.Merge(stdin.Security)
 	}
 	return codeResult(e, res, lang), nil
 }
@@ -210,12 +215,24 @@ func (in *interp) runJS(e *env, c *ast.CodeExpr) (*value.Variable, error) {
 
 // runCommand runs a cmd block: literal text stays shell text, interpolated
 // values reach the shell as data through BuildCommand.
-func (in *interp) runCommand(e *env, c *ast.CodeExpr, stdin *string) (*value.Variable, error) {
+func (in *interp) runCommand(e *env, c *ast.CodeExpr, stdin *value.Variable) (*value.Variable, error) {
 	pc, err := in.prepareCommand(e, c)
 	if err != nil {
 		return nil, err
 	}
-	return in.runPrepared(pc, stdin)
+	if stdin != nil {
+		pc.desc = pc.desc.Merge(stdin.Security)
+	}
+	return in.runPrepared(pc, stdinText(stdin))
+}
+
+// stdinText is the text fed to a command on stdin; nil for none.
+func stdinText(v *value.Variable) *string {
+	if v == nil {
+		return nil
+	}
+	s := rawText(v)
+	return &s
 }
 
 // preparedCommand is a cmd block with its interpolations evaluated but not

@@ -107,7 +107,11 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 			return nil, newError(KindCall, o.pos, "remove the extra arguments or add parameters to the exe",
 				"@%s expects %d argument(s) but got %d", x.name, len(x.params), len(args))
 		}
-		args = args[:len(x.params)]
+		// A stage's surplus arguments are dropped, but never its input
+		// (args[0]): the body reads it as @input and on stdin even
+		// without a parameter, so the hooks, the policy and the guards
+		// must see it as an input of the operation.
+		args = args[:max(len(x.params), 1)]
 	}
 	if x.active > 0 && !hasLabel(x.labels, "recursive") {
 		return nil, newError(KindCall, o.pos, "declare it with `exe recursive @"+x.name+"(…)` if the recursion is intended",
@@ -131,7 +135,7 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 	}
 	// bind makes the call environment; fr is the frame to build it in,
 	// nil for a second binding (a denied handler), which allocates anew.
-	bind := func(args []*value.Variable, fr *exeFrame) (*env, *string) {
+	bind := func(args []*value.Variable, fr *exeFrame) (*env, *value.Variable) {
 		var sc *scope
 		var params []codeParam
 		if fr != nil {
@@ -167,15 +171,13 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 				params = append(params, codeParam{name: p.Name, val: v})
 			}
 		}
-		var stdin *string
 		if o.stageInput != nil {
 			if _, bound := sc.vars["input"]; !bound {
 				sc.vars["input"] = o.stageInput
 				params = append(params, codeParam{name: "input", val: o.stageInput})
 			}
-			s := rawText(o.stageInput)
-			stdin = &s
 		}
+		stdin := o.stageInput
 		if fr != nil {
 			fr.env = env{in: in, sc: sc, mod: x.mod, pipe: e.pipe, params: params}
 			return &fr.env, stdin
@@ -211,7 +213,7 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 }
 
 // runExeBody evaluates an exe's body in its call environment.
-func (in *interp) runExeBody(ce *env, x *exe, stdin *string) (*value.Variable, error) {
+func (in *interp) runExeBody(ce *env, x *exe, stdin *value.Variable) (*value.Variable, error) {
 	switch b := x.body.(type) {
 	case *ast.CodeExpr:
 		if b.Lang == "js" || b.Lang == "node" || b.Lang == "javascript" {

@@ -239,7 +239,7 @@ func isFunctionSource(e *env, src ast.Expr) bool {
 
 // evalSource evaluates a pipeline source. A bare reference to an exe is
 // invoked; code gets stdin from `with { stdin: … }`.
-func (in *interp) evalSource(e *env, src ast.Expr, stdin *string) (*value.Variable, error) {
+func (in *interp) evalSource(e *env, src ast.Expr, stdin *value.Variable) (*value.Variable, error) {
 	switch s := src.(type) {
 	case *ast.CodeExpr:
 		return in.runCode(e, s, stdin)
@@ -251,18 +251,13 @@ func (in *interp) evalSource(e *env, src ast.Expr, stdin *string) (*value.Variab
 	return in.evalExpr(e, src)
 }
 
-func (in *interp) withStdin(e *env, w *ast.WithClause) (*string, error) {
+func (in *interp) withStdin(e *env, w *ast.WithClause) (*value.Variable, error) {
 	if w == nil || w.Options == nil {
 		return nil, nil
 	}
 	for _, en := range w.Options.Entries {
 		if en.Key == "stdin" {
-			v, err := in.evalExpr(e, en.Value)
-			if err != nil {
-				return nil, err
-			}
-			s := rawText(v)
-			return &s, nil
+			return in.evalExpr(e, en.Value)
 		}
 	}
 	return nil, nil
@@ -459,11 +454,7 @@ func (in *interp) runStageKind(e *env, s *ast.Stage, fr *pipeFrame) (*value.Vari
 	case ast.StageCall:
 		return in.runCallStage(se, s, input)
 	case ast.StageCode:
-		ce := se.child()
-		ce.sc.vars["input"] = input
-		ce.params = append(append([]codeParam(nil), se.params...), codeParam{name: "input", val: input})
-		stdin := rawText(input)
-		return in.runCode(ce, s.Code, &stdin)
+		return in.runCodeStage(se, s, input)
 	case ast.StageParallel:
 		return in.runParallel(e, s, fr)
 	case ast.StageEffect:
@@ -473,6 +464,29 @@ func (in *interp) runStageKind(e *env, s *ast.Stage, fr *pipeFrame) (*value.Vari
 		return input, nil
 	}
 	return nil, newError(KindPipeline, s.Pos, "", "unsupported pipeline stage")
+}
+
+// runCodeStage runs an inline code stage (`| cmd { tr a-z A-Z }`) as a
+// pipeline-stage operation whose input is the stage input: the code reads
+// it as `input` and on stdin, so the hooks, the policy and the guards see
+// it like the input of an exe stage.
+func (in *interp) runCodeStage(e *env, s *ast.Stage, input *value.Variable) (*value.Variable, error) {
+	command := commandText(s.Code)
+	op := &hooks.OperationContext{Type: "pipeline-stage", Subtype: s.Code.Lang, Command: command,
+		OpLabels: codeOpLabels(s.Code.Lang, command), Location: location(s.Pos)}
+	var gc *guardCall
+	if fr := e.pipe; fr != nil {
+		gc = &guardCall{opts: guard.Options{Attempt: fr.try, Pipeline: true, Override: e.override},
+			beforeOnly: true, record: fr.st.recorder(fr.stage)}
+	}
+	return in.hookedWith(e, s, op, []*value.Variable{input}, gc, func([]*value.Variable) (*value.Variable, error) {
+		// Guard replacements of a stage input are ignored (SPEC §10 P12),
+		// as for exe stages.
+		ce := e.child()
+		ce.sc.vars["input"] = input
+		ce.params = append(append([]codeParam(nil), e.params...), codeParam{name: "input", val: input})
+		return in.runCode(ce, s.Code, input)
+	})
 }
 
 func (in *interp) runCallStage(e *env, s *ast.Stage, input *value.Variable) (*value.Variable, error) {
