@@ -192,8 +192,10 @@ func (in *interp) runJS(e *env, c *ast.CodeExpr) (*value.Variable, error) {
 		}
 		binds = append(binds, code.Binding{Name: p.name, Value: jsValue(p.val)})
 	}
+	var mx *value.Variable
 	if !hasMx {
-		binds = append(binds, code.Binding{Name: "mx", Value: e.mxObject()})
+		mx = e.mxObject()
+		binds = append(binds, code.Binding{Name: "mx", Value: mx.Data})
 	}
 	eng := in.codeEngine()
 	var out any
@@ -207,10 +209,16 @@ func (in *interp) runJS(e *env, c *ast.CodeExpr) (*value.Variable, error) {
 		return nil, err
 	}
 	out = value.FromGo(out)
+	res := value.New(out)
 	if s, ok := out.(string); ok {
-		return textOutput(s), nil
+		res = textOutput(s)
 	}
-	return value.New(out), nil
+	if mx != nil {
+		// The code can read anything `mx` holds (a stage input, a
+		// guard's arguments), so its result carries all of it.
+		res.Security = res.Security.Merge(mx.Security)
+	}
+	return res, nil
 }
 
 // runCommand runs a cmd block: literal text stays shell text, interpolated

@@ -214,7 +214,7 @@ func (in *interp) runDeniedHandler(ce *env, x *exe, w *ast.WhenExpr, ge *guard.E
 	}
 	if _, ok := de.lookup("output"); !ok {
 		if ge.Input != nil {
-			de.sc.vars["output"] = value.New(rawText(ge.Input))
+			de.sc.vars["output"] = derived(rawText(ge.Input), ge.Input)
 		} else {
 			de.sc.vars["output"] = value.New("")
 		}
@@ -257,48 +257,48 @@ func (in *interp) runDeniedHandler(ce *env, x *exe, w *ast.WhenExpr, ge *guard.E
 }
 
 // deniedFields is `@mx.guard` inside a denied handler.
-func deniedFields(ge *guard.Error) *value.Object {
-	o := value.NewObject()
+func deniedFields(ge *guard.Error) *value.Variable {
+	o := value.NewRecord()
 	if ge.Guard != nil && ge.Guard.Name != "" {
-		o.Set("name", ge.Guard.Name)
+		o.SetData("name", ge.Guard.Name)
 	} else {
-		o.Set("name", nil)
+		o.SetData("name", nil)
 	}
-	o.Set("reason", ge.Reason)
+	o.SetData("reason", ge.Reason)
 	reasons := make([]any, len(ge.Reasons))
 	for i, r := range ge.Reasons {
 		reasons[i] = r
 	}
-	o.Set("reasons", reasons)
-	o.Set("decision", ge.Decision)
+	o.SetData("reasons", reasons)
+	o.SetData("decision", ge.Decision)
 	trace, hints, _ := traceObjects(ge.Results)
-	o.Set("hints", hints)
+	o.SetData("hints", hints)
 	o.Set("trace", trace)
 	setAttempts(o, ge.Try, guard.MaxTries, ge.History)
-	o.Set("timing", ge.Timing)
-	o.Set("filter", ge.Filter())
+	o.SetData("timing", ge.Timing)
+	o.SetData("filter", ge.Filter())
 	if ge.Policy != nil {
-		o.Set("rule", ge.Policy.Rule)
+		o.SetData("rule", ge.Policy.Rule)
 	}
 	if ge.Input != nil {
-		o.Set("input", ge.Input.Data)
+		o.Set("input", ge.Input)
 	}
-	return o
+	return o.Variable()
 }
 
-func deniedAmbient(ge *guard.Error, args []*value.Variable) *value.Object {
-	o := value.NewObject()
+func deniedAmbient(ge *guard.Error, args []*value.Variable) *value.Variable {
+	o := value.NewRecord()
 	var d taintOf
 	if ge.Input != nil {
 		d = taintOf{ge.Input.Security.Labels(), ge.Input.Security.Taint(), ge.Input.Security.Sources()}
 	}
-	o.Set("labels", stringList(d.labels))
-	o.Set("taint", stringList(d.taint))
-	o.Set("sources", stringList(d.sources))
-	o.Set("denied", true)
+	o.SetData("labels", stringList(d.labels))
+	o.SetData("taint", stringList(d.taint))
+	o.SetData("sources", stringList(d.sources))
+	o.SetData("denied", true)
 	c := &hooks.Call{Op: ge.Op, Inputs: args}
 	o.Set("args", argsObject(c))
-	return o
+	return o.Variable()
 }
 
 type taintOf struct{ labels, taint, sources []string }
@@ -321,9 +321,9 @@ func checkGuardRules(d *ast.GuardDirective) error {
 
 // setAttempts sets the retry fields of `@mx.guard`: try and attempt (the
 // current attempt), max, and tries / hintHistory (the earlier ones).
-func setAttempts(o *value.Object, try, max int, history []guard.Attempt) {
-	o.Set("try", float64(try))
-	o.Set("attempt", float64(try))
+func setAttempts(o *value.Record, try, max int, history []guard.Attempt) {
+	o.SetData("try", float64(try))
+	o.SetData("attempt", float64(try))
 	tries := make([]any, 0, len(history))
 	hints := make([]any, 0, len(history))
 	for _, a := range history {
@@ -334,7 +334,7 @@ func setAttempts(o *value.Object, try, max int, history []guard.Attempt) {
 		tries = append(tries, t)
 		hints = append(hints, a.Hint)
 	}
-	o.Set("tries", tries)
-	o.Set("max", float64(max))
-	o.Set("hintHistory", hints)
+	o.SetData("tries", tries)
+	o.SetData("max", float64(max))
+	o.SetData("hintHistory", hints)
 }

@@ -335,91 +335,93 @@ func stringsOf(x any) []string {
 }
 
 // guardFields is `@mx.guard` (SPEC §5.6).
-func guardFields(gx *guardCtx) *value.Object {
+func guardFields(gx *guardCtx) *value.Variable {
 	ev := gx.ev
 	base := gx.base()
 	g := ev.Guard
-	o := value.NewObject()
+	o := value.NewRecord()
 	if g.Name != "" {
-		o.Set("name", g.Name)
+		o.SetData("name", g.Name)
 	} else {
-		o.Set("name", nil)
+		o.SetData("name", nil)
 	}
 	setAttempts(o, ev.Try, ev.Max, ev.History)
 	if ev.Phase == guard.After {
-		o.Set("timing", "after")
+		o.SetData("timing", "after")
 	} else {
-		o.Set("timing", "before")
+		o.SetData("timing", "before")
 	}
-	o.Set("input", gx.input().Data)
-	o.Set("output", guardOutput(ev).Data)
-	o.Set("labels", stringList(base.Security.Labels()))
-	o.Set("taint", stringList(base.Security.Taint()))
-	o.Set("sources", stringList(base.Security.Sources()))
+	o.Set("input", gx.input())
+	o.Set("output", guardOutput(ev))
+	o.SetData("labels", stringList(base.Security.Labels()))
+	o.SetData("taint", stringList(base.Security.Taint()))
+	o.SetData("sources", stringList(base.Security.Sources()))
 	trace, hintObjs, reasons := traceObjects(ev.Trace)
 	o.Set("trace", trace)
-	o.Set("hints", hintObjs)
-	o.Set("reasons", reasons)
+	o.SetData("hints", hintObjs)
+	o.SetData("reasons", reasons)
 	if len(reasons) > 0 {
-		o.Set("reason", reasons[0])
+		o.SetData("reason", reasons[0])
 	} else {
-		o.Set("reason", nil)
+		o.SetData("reason", nil)
 	}
-	o.Set("filter", g.Filter())
+	o.SetData("filter", g.Filter())
 	o.Set("args", argsObject(ev.Call))
-	return o
+	return o.Variable()
 }
 
 // guardAmbient are the `@mx` keys a guard sees besides `guard`.
-func guardAmbient(ev *guard.Evaluation, base *value.Variable) *value.Object {
-	o := value.NewObject()
-	o.Set("labels", stringList(base.Security.Labels()))
-	o.Set("taint", stringList(base.Security.Taint()))
-	o.Set("sources", stringList(base.Security.Sources()))
+func guardAmbient(ev *guard.Evaluation, base *value.Variable) *value.Variable {
+	o := value.NewRecord()
+	o.SetData("labels", stringList(base.Security.Labels()))
+	o.SetData("taint", stringList(base.Security.Taint()))
+	o.SetData("sources", stringList(base.Security.Sources()))
 	o.Set("args", argsObject(ev.Call))
-	return o
+	return o.Variable()
 }
 
 // traceObjects renders guard results as `@mx.guard.trace`, `.hints` and
-// `.reasons`.
-func traceObjects(rs []guard.Result) (trace, hints, reasons []any) {
-	trace, hints, reasons = []any{}, []any{}, []any{}
+// `.reasons`. A trace entry holds the guard's replacement with its
+// descriptor.
+func traceObjects(rs []guard.Result) (trace *value.Variable, hints, reasons []any) {
+	entries := make([]*value.Variable, 0, len(rs))
+	hints, reasons = []any{}, []any{}
 	for _, r := range rs {
-		t := value.NewObject()
+		t := value.NewRecord()
 		name := any(nil)
 		if r.Guard.Name != "" {
 			name = r.Guard.Name
 		}
-		t.Set("guardName", name)
-		t.Set("decision", r.Action.String())
+		t.SetData("guardName", name)
+		t.SetData("decision", r.Action.String())
 		if r.Reason != "" {
-			t.Set("reason", r.Reason)
+			t.SetData("reason", r.Reason)
 		} else {
-			t.Set("reason", nil)
+			t.SetData("reason", nil)
 		}
 		if r.Action == guard.Retry {
 			h := value.NewObject()
 			h.Set("guardName", name)
 			h.Set("hint", r.Hint)
-			t.Set("hint", h)
+			t.SetData("hint", h)
 			hints = append(hints, h)
 			reasons = append(reasons, r.Hint)
 		} else {
-			t.Set("hint", nil)
+			t.SetData("hint", nil)
 		}
 		if r.Action == guard.Deny {
 			reasons = append(reasons, r.Reason)
 		}
 		if r.Replacement != nil {
-			t.Set("replacement", r.Replacement.Data)
+			t.Set("replacement", r.Replacement)
 		} else {
-			t.Set("replacement", nil)
+			t.SetData("replacement", nil)
 		}
-		t.Set("timing", timingText(r.Timing))
-		t.Set("scope", r.Scope.String())
-		trace = append(trace, t)
+		t.SetData("timing", timingText(r.Timing))
+		t.SetData("scope", r.Scope.String())
+		entries = append(entries, t.Variable())
 	}
-	return trace, hints, reasons
+	return value.ListOf(entries), hints, reasons
 }
 
 func timingText(t guard.Timing) string {
@@ -429,10 +431,10 @@ func timingText(t guard.Timing) string {
 	return "before"
 }
 
-// argsObject is `@mx.args`: the operation's inputs by parameter name, and
-// `names`.
-func argsObject(c *hooks.Call) *value.Object {
-	o := value.NewObject()
+// argsObject is `@mx.args`: the operation's inputs by parameter name,
+// each with its descriptor, and `names`.
+func argsObject(c *hooks.Call) *value.Variable {
+	o := value.NewRecord()
 	var names []any
 	if c.Op != nil && c.Op.Metadata != nil {
 		if ps, ok := c.Op.Metadata["params"].([]any); ok {
@@ -444,13 +446,13 @@ func argsObject(c *hooks.Call) *value.Object {
 		if name == "" || i >= len(c.Inputs) || c.Inputs[i] == nil {
 			continue
 		}
-		o.Set(name, c.Inputs[i].Data)
+		o.Set(name, c.Inputs[i])
 	}
 	if names == nil {
 		names = []any{}
 	}
 	if _, taken := o.Get("names"); !taken {
-		o.Set("names", names)
+		o.SetData("names", names)
 	}
-	return o
+	return o.Variable()
 }

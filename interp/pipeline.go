@@ -29,7 +29,7 @@ type retryCtx struct {
 	requester int
 	try       int
 	hint      *value.Variable
-	outputs   []any
+	outputs   []*value.Variable
 }
 
 // pipeState is the state of one pipeline run.
@@ -44,29 +44,29 @@ type pipeState struct {
 	active           []*retryCtx
 	// guards is the guard history of the pipeline (`@p.guards`): one
 	// entry per guard phase evaluated at a stage.
-	guards []any
+	guards []*value.Variable
 }
 
 // recorder returns the function guard hooks call to append a stage's
 // guard evaluation to `@p.guards` (SPEC §5.13).
 func (s *pipeState) recorder(stage int) func(phase string, op *hooks.OperationContext, d guard.Decision) {
 	return func(phase string, opc *hooks.OperationContext, d guard.Decision) {
-		o := value.NewObject()
-		o.Set("stage", float64(stage))
+		o := value.NewRecord()
+		o.SetData("stage", float64(stage))
 		op := value.NewObject()
 		if opc != nil {
 			op.Set("type", opc.Type)
 			op.Set("subtype", opc.Subtype)
 			op.Set("name", opc.Name)
 		}
-		o.Set("operation", op)
-		o.Set("decision", d.Action.String())
-		o.Set("timing", phase)
+		o.SetData("operation", op)
+		o.SetData("decision", d.Action.String())
+		o.SetData("timing", phase)
 		trace, hints, reasons := traceObjects(d.Results)
 		o.Set("trace", trace)
-		o.Set("hints", hints)
-		o.Set("reasons", reasons)
-		s.guards = append(s.guards, o)
+		o.SetData("hints", hints)
+		o.SetData("reasons", reasons)
+		s.guards = append(s.guards, o.Variable())
 	}
 }
 
@@ -130,93 +130,84 @@ func (s *pipeState) top() *retryCtx {
 }
 
 // contextObject is `@p` / `@pipeline`: `[0]` is the source output, `[i]`
-// stage i's output, negative indexes count back over stage outputs.
-func (f *pipeFrame) contextObject() *value.Object {
-	o := value.NewObject()
+// stage i's output, negative indexes count back over stage outputs. It is
+// assembled from the outputs themselves, so each keeps its descriptor.
+func (f *pipeFrame) contextObject() *value.Variable {
+	o := value.NewRecord()
 	outs := f.st.outputs
 	if len(outs) > 0 && outs[0] != nil {
-		o.Set("0", outs[0].Data)
+		o.Set("0", outs[0])
 	}
 	for j := 1; j < f.stage && j < len(outs); j++ {
 		if outs[j] != nil {
-			o.Set(strconv.Itoa(j), outs[j].Data)
+			o.Set(strconv.Itoa(j), outs[j])
 		}
 	}
 	for k := 1; k < f.stage && f.stage-k < len(outs); k++ {
 		if v := outs[f.stage-k]; v != nil {
-			o.Set(strconv.Itoa(-k), v.Data)
+			o.Set(strconv.Itoa(-k), v)
 		}
 	}
-	o.Set("stage", float64(f.stage))
-	o.Set("try", float64(f.try))
+	o.SetData("stage", float64(f.stage))
+	o.SetData("try", float64(f.try))
 	length := f.stage - 1
 	if length < 0 {
 		length = 0
 	}
-	o.Set("length", float64(length))
-	all := make([]any, 0, len(f.st.all))
+	o.SetData("length", float64(length))
+	all := make([]*value.Variable, 0, len(f.st.all))
 	for _, c := range f.st.all {
-		all = append(all, append([]any{}, c.outputs...))
+		all = append(all, value.ListOf(c.outputs))
 	}
 	if c := f.st.ctxFor(f.stage); c != nil {
-		o.Set("tries", append([]any{}, c.outputs...))
+		o.Set("tries", value.ListOf(c.outputs))
 	} else {
-		o.Set("tries", all)
+		o.Set("tries", value.ListOf(all))
 	}
-	guards := f.st.guards
-	if guards == nil {
-		guards = []any{}
-	}
-	o.Set("guards", append([]any(nil), guards...))
-	retries := value.NewObject()
-	retries.Set("all", all)
-	o.Set("retries", retries)
-	return o
+	o.Set("guards", value.ListOf(f.st.guards))
+	retries := value.NewRecord()
+	retries.Set("all", value.ListOf(all))
+	o.Set("retries", retries.Variable())
+	return o.Variable()
 }
 
-// mxObject is the ambient `@mx`.
-func (e *env) mxObject() *value.Object {
-	o := value.NewObject()
+// mxObject is the ambient `@mx`. It is assembled from the values it
+// shows (the stage input, the retry hint, the errors of a parallel group,
+// a guard's input and arguments), so that each field read carries the
+// descriptor of what it holds and the whole object the union of them.
+func (e *env) mxObject() *value.Variable {
+	o := value.NewRecord()
 	f := e.pipe
 	if f == nil {
-		o.Set("try", float64(1))
-		o.Set("stage", float64(0))
-		o.Set("input", value.Undefined{})
-		o.Set("hint", nil)
-		o.Set("isPipeline", false)
+		o.SetData("try", float64(1))
+		o.SetData("stage", float64(0))
+		o.SetData("input", value.Undefined{})
+		o.SetData("hint", nil)
+		o.SetData("isPipeline", false)
 	} else {
-		o.Set("try", float64(f.try))
-		o.Set("stage", float64(f.stage))
+		o.SetData("try", float64(f.try))
+		o.SetData("stage", float64(f.stage))
+		o.Set("input", f.input)
 		if f.input != nil {
-			o.Set("input", f.input.Data)
-			o.Set("lastOutput", f.input.Data)
-		} else {
-			o.Set("input", value.Undefined{})
+			o.Set("lastOutput", f.input)
 		}
 		if f.hint != nil {
-			o.Set("hint", f.hint.Data)
+			o.Set("hint", f.hint)
 		} else {
-			o.Set("hint", nil)
+			o.SetData("hint", nil)
 		}
-		o.Set("isPipeline", true)
+		o.SetData("isPipeline", true)
 	}
-	errs := []any{}
-	if e.in != nil && e.in.lastErrors != nil {
+	var errs []*value.Variable
+	if e.in != nil {
 		errs = e.in.lastErrors
 	}
-	o.Set("errors", errs)
+	o.Set("errors", value.ListOf(errs))
 	if e.in != nil {
-		o.Set("policy", e.in.policyObject())
+		o.SetData("policy", e.in.policyObject())
 		e.in.mx.AddTo(o)
 	}
-	if f != nil {
-		// `@mx.pipe.guards` is the pipeline's live guard history, the same
-		// list as `@p.guards`.
-		if po, ok := o.Values["pipe"].(*value.Object); ok {
-			po.Set("guards", append([]any{}, f.st.guards...))
-		}
-	}
-	return o
+	return o.Variable()
 }
 
 // isFunctionSource reports whether a pipeline source is re-evaluated on
@@ -373,7 +364,7 @@ func (in *interp) evalPipelineFrom(e *env, pe *ast.PipelineExpr, preset *value.V
 					}
 				}
 				st.outputs[0] = v
-				c.outputs = append(c.outputs, v.Data)
+				c.outputs = append(c.outputs, v)
 				if err := in.runEffects(e, srcEffects, &pipeFrame{st: st, stage: 0, try: c.try, hint: hint}, v); err != nil {
 					return nil, err
 				}
@@ -384,7 +375,7 @@ func (in *interp) evalPipelineFrom(e *env, pe *ast.PipelineExpr, preset *value.V
 		}
 		st.outputs[i] = res
 		if c := st.top(); c != nil && c.requester == i+1 && c.try > 1 {
-			c.outputs = append(c.outputs, res.Data)
+			c.outputs = append(c.outputs, res)
 		}
 		if c := st.top(); c != nil && c.requester == i {
 			st.active = st.active[:len(st.active)-1]
@@ -435,7 +426,7 @@ func (in *interp) runEffects(e *env, effects []*ast.Stage, fr *pipeFrame, cur *v
 
 // runStage runs one stage on the frame's input.
 func (in *interp) runStage(e *env, s *ast.Stage, fr *pipeFrame) (*value.Variable, error) {
-	in.mx.Pipe.Push(hooks.PipeFrame{Stage: fr.stage, Try: fr.try, Input: fr.input, Hint: fr.hint})
+	in.mx.Pipe.Push(hooks.PipeFrame{Stage: fr.stage, Try: fr.try, Input: fr.input, Hint: fr.hint, Guards: &fr.st.guards})
 	res, err := in.runStageKind(e, s, fr)
 	in.mx.Pipe.Pop()
 	if err != nil || res == nil || fr.st.invocationSource || s.Kind == ast.StageEffect {
@@ -535,7 +526,7 @@ func (in *interp) runCallStage(e *env, s *ast.Stage, input *value.Variable) (*va
 // contributes an error object and is listed in @mx.errors.
 func (in *interp) runParallel(e *env, s *ast.Stage, fr *pipeFrame) (*value.Variable, error) {
 	results := make([]any, 0, len(s.Parallel))
-	errs := []any{}
+	errs := []*value.Variable{}
 	res := derived(nil, fr.input)
 	for i, sub := range s.Parallel {
 		v, err := in.runStage(e, sub, fr)
@@ -543,15 +534,18 @@ func (in *interp) runParallel(e *env, s *ast.Stage, fr *pipeFrame) (*value.Varia
 			if ie, ok := err.(*Error); ok && ie.Kind == KindInterrupt {
 				return nil, err
 			}
-			msg := errorMessage(err)
-			eo := value.NewObject()
-			eo.Set("index", float64(i))
-			eo.Set("key", float64(i))
+			// The branch failed on the input: its message may quote it,
+			// so the message carries the input's descriptor too.
+			msg := derived(errorMessage(err), fr.input)
+			eo := value.NewRecord()
+			eo.SetData("index", float64(i))
+			eo.SetData("key", float64(i))
 			eo.Set("message", msg)
 			eo.Set("error", msg)
-			eo.Set("value", fr.input.Data)
-			results = append(results, eo)
-			errs = append(errs, eo)
+			eo.Set("value", fr.input)
+			ev := eo.Variable()
+			results = append(results, ev.Data)
+			errs = append(errs, ev)
 			continue
 		}
 		res.Security = res.Security.Merge(v.Security)
