@@ -5,6 +5,7 @@ import (
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/policy"
 	"github.com/guardrun/guardrun/interp/value"
 	"github.com/guardrun/guardrun/taint"
 )
@@ -209,7 +210,23 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 		}
 		return nil, atPos(err, KindCall, o.pos)
 	}
+	if err := in.checkExeTrust(x, res, o.pos); err != nil {
+		return nil, err
+	}
 	return res, nil
+}
+
+// checkExeTrust refuses the result of an exe whose labels grant trust
+// (`exe known @approve(…)`) when the result is untrusted data: exe labels
+// become data labels of the result, and vouching for untrusted data takes
+// a privileged guard.
+func (in *interp) checkExeTrust(x *exe, res *value.Variable, pos ast.Pos) error {
+	for _, l := range x.labels {
+		if policy.GrantsTrust(l) && in.policy.CountsUntrusted(res.Security.Taint()) {
+			return labelError(trustError("", l), pos)
+		}
+	}
+	return nil
 }
 
 // runExeBody evaluates an exe's body in its call environment.

@@ -266,7 +266,7 @@ func (in *interp) guardAction(ge *env, ev *guard.Evaluation, base *value.Variabl
 							rep = ev.Output
 						}
 					}
-					d, err := applyLabelMods(rep.Security, mods, ev.Guard.Privileged, who)
+					d, err := applyLabelMods(rep.Security, mods, labelAuthority{privileged: ev.Guard.Privileged, who: who, policy: &in.policy})
 					if err != nil {
 						return out, err
 					}
@@ -296,7 +296,7 @@ func (in *interp) guardAction(ge *env, ev *guard.Evaluation, base *value.Variabl
 			return guard.Outcome{}, err
 		}
 		rep := replacementOf(base, v, ev)
-		d, err := applyLabelMods(rep.Security, a.Labels, ev.Guard.Privileged, who)
+		d, err := applyLabelMods(rep.Security, a.Labels, labelAuthority{privileged: ev.Guard.Privileged, who: who, policy: &in.policy})
 		if err != nil {
 			return guard.Outcome{}, err
 		}
