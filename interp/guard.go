@@ -7,6 +7,7 @@ import (
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
 )
 
 // KindGuard is the error kind of a guard denial.
@@ -21,7 +22,7 @@ type guardCall struct {
 	// effect marks operations that can never be retried.
 	effect bool
 	// record receives every phase's results (`@p.guards`).
-	record func(phase string, op *hooks.OperationContext, d guard.Decision)
+	record func(phase string, op *hooks.OperationContext, saw taint.Descriptor, d guard.Decision)
 }
 
 // setupGuards creates the run's guard registry and engine and registers
@@ -74,7 +75,7 @@ func (in *interp) guardPreHook(c *hooks.Call) (hooks.Decision, error) {
 	}
 	gc := guardCallOf(c)
 	d := in.guards.Before(c, gc.opts)
-	in.afterPhase(gc, "before", c.Op, d)
+	in.afterPhase(gc, "before", c, nil, d)
 	if flow != nil {
 		// A non-locked label-flow denial stands unless a privileged guard
 		// explicitly allowed the operation (SPEC §5.15).
@@ -105,14 +106,14 @@ func (in *interp) guardPostHook(c *hooks.Call, res *value.Variable) (*value.Vari
 		return res, nil
 	}
 	d := in.guards.After(c, res, gc.opts)
-	in.afterPhase(gc, "after", c.Op, d)
+	in.afterPhase(gc, "after", c, res, d)
 	switch d.Action {
 	case guard.Deny:
 		in.explainGuard(c, d.Err)
 		return nil, d.Err
 	case guard.Retry:
 		in.explainGuard(c, d.Err)
-		sig := &guard.RetrySignal{Err: d.Err}
+		sig := &guard.RetrySignal{Err: d.Err, From: guardSaw(c.Inputs, res)}
 		if gc.effect {
 			return nil, sig.Deny("Guard retry not supported for effects: " + sig.Hint())
 		}
@@ -125,13 +126,29 @@ func (in *interp) guardPostHook(c *hooks.Call, res *value.Variable) (*value.Vari
 }
 
 // afterPhase writes allow warnings and records the phase for pipelines.
-func (in *interp) afterPhase(gc *guardCall, phase string, op *hooks.OperationContext, d guard.Decision) {
+func (in *interp) afterPhase(gc *guardCall, phase string, c *hooks.Call, res *value.Variable, d guard.Decision) {
 	for _, w := range d.Warnings {
 		in.out.writeStderr("[Guard Warning] " + w + "\n")
 	}
 	if gc.record != nil && len(d.Results) > 0 {
-		gc.record(phase, op, d)
+		gc.record(phase, c.Op, guardSaw(c.Inputs, res), d)
 	}
+}
+
+// guardSaw is the union of what the guards of an operation saw: its
+// inputs and, after it ran, its output. The hints a guard computes may
+// quote any of it, so a hint that becomes a value carries it all.
+func guardSaw(inputs []*value.Variable, output *value.Variable) taint.Descriptor {
+	var c taint.Collector
+	for _, v := range inputs {
+		if v != nil {
+			c.Add(v.Security)
+		}
+	}
+	if output != nil {
+		c.Add(output.Security)
+	}
+	return c.Descriptor()
 }
 
 // guardFailure converts what a hooked operation's guards returned into the
@@ -259,6 +276,10 @@ func (in *interp) runDeniedHandler(ce *env, x *exe, w *ast.WhenExpr, ge *guard.E
 // deniedFields is `@mx.guard` inside a denied handler.
 func deniedFields(ge *guard.Error) *value.Variable {
 	o := value.NewRecord()
+	var saw taint.Descriptor
+	if ge.Input != nil {
+		saw = ge.Input.Security
+	}
 	if ge.Guard != nil && ge.Guard.Name != "" {
 		o.SetData("name", ge.Guard.Name)
 	} else {
@@ -269,12 +290,13 @@ func deniedFields(ge *guard.Error) *value.Variable {
 	for i, r := range ge.Reasons {
 		reasons[i] = r
 	}
-	o.SetData("reasons", reasons)
+	// Reasons include retry hints, which guards compute.
+	o.Set("reasons", &value.Variable{Data: reasons, Security: saw})
 	o.SetData("decision", ge.Decision)
-	trace, hints, _ := traceObjects(ge.Results)
-	o.SetData("hints", hints)
+	trace, hints, _ := traceObjects(ge.Results, saw)
+	o.Set("hints", hints)
 	o.Set("trace", trace)
-	setAttempts(o, ge.Try, guard.MaxTries, ge.History)
+	setAttempts(o, ge.Try, guard.MaxTries, ge.History, saw)
 	o.SetData("timing", ge.Timing)
 	o.SetData("filter", ge.Filter())
 	if ge.Policy != nil {
@@ -321,7 +343,7 @@ func checkGuardRules(d *ast.GuardDirective) error {
 
 // setAttempts sets the retry fields of `@mx.guard`: try and attempt (the
 // current attempt), max, and tries / hintHistory (the earlier ones).
-func setAttempts(o *value.Record, try, max int, history []guard.Attempt) {
+func setAttempts(o *value.Record, try, max int, history []guard.Attempt, saw taint.Descriptor) {
 	o.SetData("try", float64(try))
 	o.SetData("attempt", float64(try))
 	tries := make([]any, 0, len(history))
@@ -334,7 +356,7 @@ func setAttempts(o *value.Record, try, max int, history []guard.Attempt) {
 		tries = append(tries, t)
 		hints = append(hints, a.Hint)
 	}
-	o.SetData("tries", tries)
+	o.Set("tries", &value.Variable{Data: tries, Security: saw})
 	o.SetData("max", float64(max))
-	o.SetData("hintHistory", hints)
+	o.Set("hintHistory", &value.Variable{Data: hints, Security: saw})
 }

@@ -345,7 +345,11 @@ func guardFields(gx *guardCtx) *value.Variable {
 	} else {
 		o.SetData("name", nil)
 	}
-	setAttempts(o, ev.Try, ev.Max, ev.History)
+	saw := guardSaw(ev.Inputs, ev.Output)
+	if ev.Input != nil {
+		saw = saw.Merge(ev.Input.Security)
+	}
+	setAttempts(o, ev.Try, ev.Max, ev.History, saw)
 	if ev.Phase == guard.After {
 		o.SetData("timing", "after")
 	} else {
@@ -356,12 +360,12 @@ func guardFields(gx *guardCtx) *value.Variable {
 	o.SetData("labels", stringList(base.Security.Labels()))
 	o.SetData("taint", stringList(base.Security.Taint()))
 	o.SetData("sources", stringList(base.Security.Sources()))
-	trace, hintObjs, reasons := traceObjects(ev.Trace)
+	trace, hintObjs, reasons := traceObjects(ev.Trace, saw)
 	o.Set("trace", trace)
-	o.SetData("hints", hintObjs)
-	o.SetData("reasons", reasons)
-	if len(reasons) > 0 {
-		o.SetData("reason", reasons[0])
+	o.Set("hints", hintObjs)
+	o.Set("reasons", reasons)
+	if r, ok := reasons.Member("0"); ok {
+		o.Set("reason", r)
 	} else {
 		o.SetData("reason", nil)
 	}
@@ -382,10 +386,11 @@ func guardAmbient(ev *guard.Evaluation, base *value.Variable) *value.Variable {
 
 // traceObjects renders guard results as `@mx.guard.trace`, `.hints` and
 // `.reasons`. A trace entry holds the guard's replacement with its
-// descriptor.
-func traceObjects(rs []guard.Result) (trace *value.Variable, hints, reasons []any) {
+// descriptor; hints (and the reasons, which include them) are computed by
+// guards that saw saw, and carry it.
+func traceObjects(rs []guard.Result, saw taint.Descriptor) (trace, hints, reasons *value.Variable) {
 	entries := make([]*value.Variable, 0, len(rs))
-	hints, reasons = []any{}, []any{}
+	var hintList, reasonList []*value.Variable
 	for _, r := range rs {
 		t := value.NewRecord()
 		name := any(nil)
@@ -400,17 +405,18 @@ func traceObjects(rs []guard.Result) (trace *value.Variable, hints, reasons []an
 			t.SetData("reason", nil)
 		}
 		if r.Action == guard.Retry {
-			h := value.NewObject()
-			h.Set("guardName", name)
-			h.Set("hint", r.Hint)
-			t.SetData("hint", h)
-			hints = append(hints, h)
-			reasons = append(reasons, r.Hint)
+			h := value.NewRecord()
+			h.SetData("guardName", name)
+			h.Set("hint", &value.Variable{Data: r.Hint, Security: saw})
+			hv := h.Variable()
+			t.Set("hint", hv)
+			hintList = append(hintList, hv)
+			reasonList = append(reasonList, &value.Variable{Data: r.Hint, Security: saw})
 		} else {
 			t.SetData("hint", nil)
 		}
 		if r.Action == guard.Deny {
-			reasons = append(reasons, r.Reason)
+			reasonList = append(reasonList, value.New(r.Reason))
 		}
 		if r.Replacement != nil {
 			t.Set("replacement", r.Replacement)
@@ -421,7 +427,7 @@ func traceObjects(rs []guard.Result) (trace *value.Variable, hints, reasons []an
 		t.SetData("scope", r.Scope.String())
 		entries = append(entries, t.Variable())
 	}
-	return value.ListOf(entries), hints, reasons
+	return value.ListOf(entries), value.ListOf(hintList), value.ListOf(reasonList)
 }
 
 func timingText(t guard.Timing) string {

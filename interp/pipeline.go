@@ -8,6 +8,7 @@ import (
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
 )
 
 // Retry budgets (SPEC §3.7).
@@ -49,8 +50,8 @@ type pipeState struct {
 
 // recorder returns the function guard hooks call to append a stage's
 // guard evaluation to `@p.guards` (SPEC §5.13).
-func (s *pipeState) recorder(stage int) func(phase string, op *hooks.OperationContext, d guard.Decision) {
-	return func(phase string, opc *hooks.OperationContext, d guard.Decision) {
+func (s *pipeState) recorder(stage int) func(phase string, op *hooks.OperationContext, saw taint.Descriptor, d guard.Decision) {
+	return func(phase string, opc *hooks.OperationContext, saw taint.Descriptor, d guard.Decision) {
 		o := value.NewRecord()
 		o.SetData("stage", float64(stage))
 		op := value.NewObject()
@@ -62,10 +63,10 @@ func (s *pipeState) recorder(stage int) func(phase string, op *hooks.OperationCo
 		o.SetData("operation", op)
 		o.SetData("decision", d.Action.String())
 		o.SetData("timing", phase)
-		trace, hints, reasons := traceObjects(d.Results)
+		trace, hints, reasons := traceObjects(d.Results, saw)
 		o.Set("trace", trace)
-		o.SetData("hints", hints)
-		o.SetData("reasons", reasons)
+		o.Set("hints", hints)
+		o.Set("reasons", reasons)
 		s.guards = append(s.guards, o.Variable())
 	}
 }
@@ -333,7 +334,7 @@ func (in *interp) evalPipelineFrom(e *env, pe *ast.PipelineExpr, preset *value.V
 			if rs == nil || rs.Err.Timing != "before" {
 				return nil, err
 			}
-			res = value.New(retrySignal{hint: value.New(rs.Hint())})
+			res = value.New(retrySignal{hint: &value.Variable{Data: rs.Hint(), Security: rs.From}})
 		}
 		if hint, retry := retryOf(res); retry {
 			c := st.top()
