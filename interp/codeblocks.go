@@ -55,8 +55,10 @@ func jsValue(v *value.Variable) any {
 }
 
 // runCode runs a code block with the innermost exe's parameters bound.
-// stdin, when non-nil, is fed to commands.
-func (in *interp) runCode(e *env, c *ast.CodeExpr, stdin *string) (*value.Variable, error) {
+// stdin, when non-nil, is fed to commands as text; it flows into the
+// command like an interpolated value, so its descriptor is checked with
+// the command and carried by the result.
+func (in *interp) runCode(e *env, c *ast.CodeExpr, stdin *value.Variable) (*value.Variable, error) {
 	if in.opts.DisableCode {
 		return nil, newError(KindCommand, c.Pos, "this embedder runs scripts without code execution",
 			"code execution is disabled: cannot run %s block", c.Lang)
@@ -71,12 +73,15 @@ func (in *interp) runCode(e *env, c *ast.CodeExpr, stdin *string) (*value.Variab
 		lang = "cmd"
 		res, err = in.runCommand(e, c, stdin)
 	case "sh", "bash":
-		res, err = in.runShellBlock(e, c, stdin)
+		res, err = in.runShellBlock(e, c, stdinText(stdin))
 	default:
 		return nil, newError(KindCode, c.Pos, "use js, node, cmd, sh or bash", "unsupported code language: %s", c.Lang)
 	}
 	if err != nil {
 		return nil, codeError(err, c.Pos)
+	}
+	if stdin != nil {
+		res.Security = res.Security.Merge(stdin.Security)
 	}
 	return codeResult(e, res, lang), nil
 }
@@ -192,8 +197,10 @@ func (in *interp) runJS(e *env, c *ast.CodeExpr) (*value.Variable, error) {
 		}
 		binds = append(binds, code.Binding{Name: p.name, Value: jsValue(p.val)})
 	}
+	var mx *value.Variable
 	if !hasMx {
-		binds = append(binds, code.Binding{Name: "mx", Value: e.mxObject()})
+		mx = e.mxObject()
+		binds = append(binds, code.Binding{Name: "mx", Value: mx.Data})
 	}
 	eng := in.codeEngine()
 	var out any
@@ -207,21 +214,39 @@ func (in *interp) runJS(e *env, c *ast.CodeExpr) (*value.Variable, error) {
 		return nil, err
 	}
 	out = value.FromGo(out)
+	res := value.New(out)
 	if s, ok := out.(string); ok {
-		return textOutput(s), nil
+		res = textOutput(s)
 	}
-	return value.New(out), nil
+	if mx != nil {
+		// The code can read anything `mx` holds (a stage input, a
+		// guard's arguments), so its result carries all of it.
+		res.Security = res.Security.Merge(mx.Security)
+	}
+	return res, nil
 }
 
 // runCommand runs a cmd block: literal text stays shell text, interpolated
 // values reach the shell as data through BuildCommand.
-func (in *interp) runCommand(e *env, c *ast.CodeExpr, stdin *string) (*value.Variable, error) {
+func (in *interp) runCommand(e *env, c *ast.CodeExpr, stdin *value.Variable) (*value.Variable, error) {
 	pc, err := in.prepareCommand(e, c)
 	if err != nil {
 		return nil, err
 	}
 	pc.ambient = paramsDescriptor(e)
-	return in.runPrepared(pc, stdin)
+	if stdin != nil {
+		pc.desc = pc.desc.Merge(stdin.Security)
+	}
+	return in.runPrepared(pc, stdinText(stdin))
+}
+
+// stdinText is the text fed to a command on stdin; nil for none.
+func stdinText(v *value.Variable) *string {
+	if v == nil {
+		return nil
+	}
+	s := rawText(v)
+	return &s
 }
 
 // preparedCommand is a cmd block with its interpolations evaluated but not

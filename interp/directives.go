@@ -108,7 +108,10 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 		if err != nil {
 			return nil, atPos(err, KindUnexpected, d.Pos)
 		}
-		v = withLabels(v, d.Labels)
+		v, err = in.declaredLabels(v, d.Labels, d.Pos)
+		if err != nil {
+			return nil, err
+		}
 		if e.sc == e.mod.root {
 			in.out.both(withNewline(displayText(v)))
 		}
@@ -121,15 +124,6 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 		return v, nil
 	}
 	return nil, newError(KindUnexpected, d.Position(), "", "unsupported directive %T", d)
-}
-
-func withLabels(v *value.Variable, labels []string) *value.Variable {
-	if len(labels) == 0 {
-		return v
-	}
-	c := *v
-	c.Security = v.Security.WithLabels(labels...)
-	return &c
 }
 
 func redefinitionError(name string, pos ast.Pos) error {
@@ -160,8 +154,12 @@ func (in *interp) execVar(e *env, d *ast.VarDirective) error {
 	if isSkip(v) {
 		v = undefined()
 	}
-	c := *v
-	c.Security = v.Security.WithLabels(d.Labels...)
+	labelled, err := in.declaredLabels(v, d.Labels, d.Pos)
+	if err != nil {
+		return err
+	}
+	// The variable is a value of its own, not an alias of its source.
+	c := *labelled
 	op := &hooks.OperationContext{Type: "var", Subtype: "var", Name: d.Name, Labels: d.Labels, Location: location(d.Pos)}
 	stored, err := in.hooked(e, d, op, []*value.Variable{&c}, firstInput)
 	if err != nil {

@@ -31,8 +31,8 @@ type interp struct {
 	// modules caches imported modules by absolute path.
 	modules map[string]*module
 	// lastErrors is the error list of the most recent parallel group
-	// (`@mx.errors`).
-	lastErrors []any
+	// (`@mx.errors`), each error assembled from members (value.Record).
+	lastErrors []*value.Variable
 	// hooks runs the pre- and post-hooks around hooked operations; mx keeps
 	// the `@mx.op`, `@mx.pipe` and `@mx.guard` stacks.
 	hooks *hooks.Manager
@@ -197,10 +197,10 @@ func (e *env) lookup(name string) (*value.Variable, bool) {
 func (e *env) ambient(name string) (*value.Variable, bool) {
 	switch name {
 	case "mx":
-		return value.New(e.mxObject()), true
+		return e.mxObject(), true
 	case "p", "pipeline":
 		if e.pipe != nil {
-			return value.New(e.pipe.contextObject()), true
+			return e.pipe.contextObject(), true
 		}
 	}
 	return nil, false

@@ -108,7 +108,11 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 			return nil, newError(KindCall, o.pos, "remove the extra arguments or add parameters to the exe",
 				"@%s expects %d argument(s) but got %d", x.name, len(x.params), len(args))
 		}
-		args = args[:len(x.params)]
+		// A stage's surplus arguments are dropped, but never its input
+		// (args[0]): the body reads it as @input and on stdin even
+		// without a parameter, so the hooks, the policy and the guards
+		// must see it as an input of the operation.
+		args = args[:max(len(x.params), 1)]
 	}
 	if x.active > 0 && !hasLabel(x.labels, "recursive") {
 		return nil, newError(KindCall, o.pos, "declare it with `exe recursive @"+x.name+"(…)` if the recursion is intended",
@@ -132,7 +136,7 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 	}
 	// bind makes the call environment; fr is the frame to build it in,
 	// nil for a second binding (a denied handler), which allocates anew.
-	bind := func(args []*value.Variable, fr *exeFrame) (*env, *string) {
+	bind := func(args []*value.Variable, fr *exeFrame) (*env, *value.Variable) {
 		var sc *scope
 		var params []codeParam
 		if fr != nil {
@@ -168,15 +172,13 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 				params = append(params, codeParam{name: p.Name, val: v})
 			}
 		}
-		var stdin *string
 		if o.stageInput != nil {
 			if _, bound := sc.vars["input"]; !bound {
 				sc.vars["input"] = o.stageInput
 				params = append(params, codeParam{name: "input", val: o.stageInput})
 			}
-			s := rawText(o.stageInput)
-			stdin = &s
 		}
+		stdin := o.stageInput
 		if fr != nil {
 			fr.env = env{in: in, sc: sc, mod: x.mod, pipe: e.pipe, params: params}
 			return &fr.env, stdin
@@ -208,11 +210,27 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 		}
 		return nil, atPos(err, KindCall, o.pos)
 	}
+	if err := in.checkExeTrust(x, res, o.pos); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
+// checkExeTrust refuses the result of an exe whose labels grant trust
+// (`exe known @approve(…)`) when the result is untrusted data: exe labels
+// become data labels of the result, and vouching for untrusted data takes
+// a privileged guard.
+func (in *interp) checkExeTrust(x *exe, res *value.Variable, pos ast.Pos) error {
+	for _, l := range x.labels {
+		if policy.GrantsTrust(l) && in.policy.CountsUntrusted(res.Security.Taint()) {
+			return labelError(trustError("", l), pos)
+		}
+	}
+	return nil
+}
+
 // runExeBody evaluates an exe's body in its call environment.
-func (in *interp) runExeBody(ce *env, x *exe, stdin *string) (*value.Variable, error) {
+func (in *interp) runExeBody(ce *env, x *exe, stdin *value.Variable) (*value.Variable, error) {
 	switch b := x.body.(type) {
 	case *ast.CodeExpr:
 		if b.Lang == "js" || b.Lang == "node" || b.Lang == "javascript" {

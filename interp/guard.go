@@ -7,6 +7,7 @@ import (
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
 )
 
 // KindGuard is the error kind of a guard denial.
@@ -21,7 +22,7 @@ type guardCall struct {
 	// effect marks operations that can never be retried.
 	effect bool
 	// record receives every phase's results (`@p.guards`).
-	record func(phase string, op *hooks.OperationContext, d guard.Decision)
+	record func(phase string, op *hooks.OperationContext, saw taint.Descriptor, d guard.Decision)
 }
 
 // setupGuards creates the run's guard registry and engine and registers
@@ -102,7 +103,7 @@ func (in *interp) guardPreHook(c *hooks.Call) (hooks.Decision, error) {
 	}
 	gc := guardCallOf(c)
 	d := in.guards.Before(c, gc.opts)
-	in.afterPhase(gc, "before", c.Op, d)
+	in.afterPhase(gc, "before", c, nil, d)
 	if flow != nil {
 		// A non-locked label-flow denial stands unless a privileged guard
 		// explicitly allowed the operation (SPEC §5.15).
@@ -133,14 +134,14 @@ func (in *interp) guardPostHook(c *hooks.Call, res *value.Variable) (*value.Vari
 		return res, nil
 	}
 	d := in.guards.After(c, res, gc.opts)
-	in.afterPhase(gc, "after", c.Op, d)
+	in.afterPhase(gc, "after", c, res, d)
 	switch d.Action {
 	case guard.Deny:
 		in.explainGuard(c, d.Err)
 		return nil, d.Err
 	case guard.Retry:
 		in.explainGuard(c, d.Err)
-		sig := &guard.RetrySignal{Err: d.Err}
+		sig := &guard.RetrySignal{Err: d.Err, From: guardSaw(c.Inputs, res)}
 		if gc.effect {
 			return nil, sig.Deny("Guard retry not supported for effects: " + sig.Hint())
 		}
@@ -153,13 +154,29 @@ func (in *interp) guardPostHook(c *hooks.Call, res *value.Variable) (*value.Vari
 }
 
 // afterPhase writes allow warnings and records the phase for pipelines.
-func (in *interp) afterPhase(gc *guardCall, phase string, op *hooks.OperationContext, d guard.Decision) {
+func (in *interp) afterPhase(gc *guardCall, phase string, c *hooks.Call, res *value.Variable, d guard.Decision) {
 	for _, w := range d.Warnings {
 		in.out.writeStderr("[Guard Warning] " + w + "\n")
 	}
 	if gc.record != nil && len(d.Results) > 0 {
-		gc.record(phase, op, d)
+		gc.record(phase, c.Op, guardSaw(c.Inputs, res), d)
 	}
+}
+
+// guardSaw is the union of what the guards of an operation saw: its
+// inputs and, after it ran, its output. The hints a guard computes may
+// quote any of it, so a hint that becomes a value carries it all.
+func guardSaw(inputs []*value.Variable, output *value.Variable) taint.Descriptor {
+	var c taint.Collector
+	for _, v := range inputs {
+		if v != nil {
+			c.Add(v.Security)
+		}
+	}
+	if output != nil {
+		c.Add(output.Security)
+	}
+	return c.Descriptor()
 }
 
 // guardFailure converts what a hooked operation's guards returned into the
@@ -242,7 +259,7 @@ func (in *interp) runDeniedHandler(ce *env, x *exe, w *ast.WhenExpr, ge *guard.E
 	}
 	if _, ok := de.lookup("output"); !ok {
 		if ge.Input != nil {
-			de.sc.vars["output"] = value.New(rawText(ge.Input))
+			de.sc.vars["output"] = derived(rawText(ge.Input), ge.Input)
 		} else {
 			de.sc.vars["output"] = value.New("")
 		}
@@ -285,48 +302,53 @@ func (in *interp) runDeniedHandler(ce *env, x *exe, w *ast.WhenExpr, ge *guard.E
 }
 
 // deniedFields is `@mx.guard` inside a denied handler.
-func deniedFields(ge *guard.Error) *value.Object {
-	o := value.NewObject()
-	if ge.Guard != nil && ge.Guard.Name != "" {
-		o.Set("name", ge.Guard.Name)
-	} else {
-		o.Set("name", nil)
+func deniedFields(ge *guard.Error) *value.Variable {
+	o := value.NewRecord()
+	var saw taint.Descriptor
+	if ge.Input != nil {
+		saw = ge.Input.Security
 	}
-	o.Set("reason", ge.Reason)
+	if ge.Guard != nil && ge.Guard.Name != "" {
+		o.SetData("name", ge.Guard.Name)
+	} else {
+		o.SetData("name", nil)
+	}
+	o.SetData("reason", ge.Reason)
 	reasons := make([]any, len(ge.Reasons))
 	for i, r := range ge.Reasons {
 		reasons[i] = r
 	}
-	o.Set("reasons", reasons)
-	o.Set("decision", ge.Decision)
-	trace, hints, _ := traceObjects(ge.Results)
+	// Reasons include retry hints, which guards compute.
+	o.Set("reasons", &value.Variable{Data: reasons, Security: saw})
+	o.SetData("decision", ge.Decision)
+	trace, hints, _ := traceObjects(ge.Results, saw)
 	o.Set("hints", hints)
 	o.Set("trace", trace)
-	setAttempts(o, ge.Try, guard.MaxTries, ge.History)
-	o.Set("timing", ge.Timing)
-	o.Set("filter", ge.Filter())
+	setAttempts(o, ge.Try, guard.MaxTries, ge.History, saw)
+	o.SetData("timing", ge.Timing)
+	o.SetData("filter", ge.Filter())
 	if ge.Policy != nil {
-		o.Set("rule", ge.Policy.Rule)
+		o.SetData("rule", ge.Policy.Rule)
 	}
 	if ge.Input != nil {
-		o.Set("input", ge.Input.Data)
+		o.Set("input", ge.Input)
 	}
-	return o
+	return o.Variable()
 }
 
-func deniedAmbient(ge *guard.Error, args []*value.Variable) *value.Object {
-	o := value.NewObject()
+func deniedAmbient(ge *guard.Error, args []*value.Variable) *value.Variable {
+	o := value.NewRecord()
 	var d taintOf
 	if ge.Input != nil {
 		d = taintOf{ge.Input.Security.Labels(), ge.Input.Security.Taint(), ge.Input.Security.Sources()}
 	}
-	o.Set("labels", stringList(d.labels))
-	o.Set("taint", stringList(d.taint))
-	o.Set("sources", stringList(d.sources))
-	o.Set("denied", true)
+	o.SetData("labels", stringList(d.labels))
+	o.SetData("taint", stringList(d.taint))
+	o.SetData("sources", stringList(d.sources))
+	o.SetData("denied", true)
 	c := &hooks.Call{Op: ge.Op, Inputs: args}
 	o.Set("args", argsObject(c))
-	return o
+	return o.Variable()
 }
 
 type taintOf struct{ labels, taint, sources []string }
@@ -349,9 +371,9 @@ func checkGuardRules(d *ast.GuardDirective) error {
 
 // setAttempts sets the retry fields of `@mx.guard`: try and attempt (the
 // current attempt), max, and tries / hintHistory (the earlier ones).
-func setAttempts(o *value.Object, try, max int, history []guard.Attempt) {
-	o.Set("try", float64(try))
-	o.Set("attempt", float64(try))
+func setAttempts(o *value.Record, try, max int, history []guard.Attempt, saw taint.Descriptor) {
+	o.SetData("try", float64(try))
+	o.SetData("attempt", float64(try))
 	tries := make([]any, 0, len(history))
 	hints := make([]any, 0, len(history))
 	for _, a := range history {
@@ -362,7 +384,7 @@ func setAttempts(o *value.Object, try, max int, history []guard.Attempt) {
 		tries = append(tries, t)
 		hints = append(hints, a.Hint)
 	}
-	o.Set("tries", tries)
-	o.Set("max", float64(max))
-	o.Set("hintHistory", hints)
+	o.Set("tries", &value.Variable{Data: tries, Security: saw})
+	o.SetData("max", float64(max))
+	o.Set("hintHistory", &value.Variable{Data: hints, Security: saw})
 }

@@ -262,7 +262,7 @@ func (in *interp) guardAction(ge *env, ev *guard.Evaluation, base *value.Variabl
 							rep = ev.Output
 						}
 					}
-					d, err := applyLabelMods(rep.Security, mods, ev.Guard.Privileged, who)
+					d, err := applyLabelMods(rep.Security, mods, labelAuthority{privileged: ev.Guard.Privileged, who: who, policy: &in.policy})
 					if err != nil {
 						return out, err
 					}
@@ -292,7 +292,7 @@ func (in *interp) guardAction(ge *env, ev *guard.Evaluation, base *value.Variabl
 			return guard.Outcome{}, err
 		}
 		rep := replacementOf(base, v, ev)
-		d, err := applyLabelMods(rep.Security, a.Labels, ev.Guard.Privileged, who)
+		d, err := applyLabelMods(rep.Security, a.Labels, labelAuthority{privileged: ev.Guard.Privileged, who: who, policy: &in.policy})
 		if err != nil {
 			return guard.Outcome{}, err
 		}
@@ -331,91 +331,99 @@ func stringsOf(x any) []string {
 }
 
 // guardFields is `@mx.guard` (SPEC §5.6).
-func guardFields(gx *guardCtx) *value.Object {
+func guardFields(gx *guardCtx) *value.Variable {
 	ev := gx.ev
 	base := gx.base()
 	g := ev.Guard
-	o := value.NewObject()
+	o := value.NewRecord()
 	if g.Name != "" {
-		o.Set("name", g.Name)
+		o.SetData("name", g.Name)
 	} else {
-		o.Set("name", nil)
+		o.SetData("name", nil)
 	}
-	setAttempts(o, ev.Try, ev.Max, ev.History)
+	saw := guardSaw(ev.Inputs, ev.Output)
+	if ev.Input != nil {
+		saw = saw.Merge(ev.Input.Security)
+	}
+	setAttempts(o, ev.Try, ev.Max, ev.History, saw)
 	if ev.Phase == guard.After {
-		o.Set("timing", "after")
+		o.SetData("timing", "after")
 	} else {
-		o.Set("timing", "before")
+		o.SetData("timing", "before")
 	}
-	o.Set("input", gx.input().Data)
-	o.Set("output", guardOutput(ev).Data)
-	o.Set("labels", stringList(base.Security.Labels()))
-	o.Set("taint", stringList(base.Security.Taint()))
-	o.Set("sources", stringList(base.Security.Sources()))
-	trace, hintObjs, reasons := traceObjects(ev.Trace)
+	o.Set("input", gx.input())
+	o.Set("output", guardOutput(ev))
+	o.SetData("labels", stringList(base.Security.Labels()))
+	o.SetData("taint", stringList(base.Security.Taint()))
+	o.SetData("sources", stringList(base.Security.Sources()))
+	trace, hintObjs, reasons := traceObjects(ev.Trace, saw)
 	o.Set("trace", trace)
 	o.Set("hints", hintObjs)
 	o.Set("reasons", reasons)
-	if len(reasons) > 0 {
-		o.Set("reason", reasons[0])
+	if r, ok := reasons.Member("0"); ok {
+		o.Set("reason", r)
 	} else {
-		o.Set("reason", nil)
+		o.SetData("reason", nil)
 	}
-	o.Set("filter", g.Filter())
+	o.SetData("filter", g.Filter())
 	o.Set("args", argsObject(ev.Call))
-	return o
+	return o.Variable()
 }
 
 // guardAmbient are the `@mx` keys a guard sees besides `guard`.
-func guardAmbient(ev *guard.Evaluation, base *value.Variable) *value.Object {
-	o := value.NewObject()
-	o.Set("labels", stringList(base.Security.Labels()))
-	o.Set("taint", stringList(base.Security.Taint()))
-	o.Set("sources", stringList(base.Security.Sources()))
+func guardAmbient(ev *guard.Evaluation, base *value.Variable) *value.Variable {
+	o := value.NewRecord()
+	o.SetData("labels", stringList(base.Security.Labels()))
+	o.SetData("taint", stringList(base.Security.Taint()))
+	o.SetData("sources", stringList(base.Security.Sources()))
 	o.Set("args", argsObject(ev.Call))
-	return o
+	return o.Variable()
 }
 
 // traceObjects renders guard results as `@mx.guard.trace`, `.hints` and
-// `.reasons`.
-func traceObjects(rs []guard.Result) (trace, hints, reasons []any) {
-	trace, hints, reasons = []any{}, []any{}, []any{}
+// `.reasons`. A trace entry holds the guard's replacement with its
+// descriptor; hints (and the reasons, which include them) are computed by
+// guards that saw saw, and carry it.
+func traceObjects(rs []guard.Result, saw taint.Descriptor) (trace, hints, reasons *value.Variable) {
+	entries := make([]*value.Variable, 0, len(rs))
+	var hintList, reasonList []*value.Variable
 	for _, r := range rs {
-		t := value.NewObject()
+		t := value.NewRecord()
 		name := any(nil)
 		if r.Guard.Name != "" {
 			name = r.Guard.Name
 		}
-		t.Set("guardName", name)
-		t.Set("decision", r.Action.String())
+		t.SetData("guardName", name)
+		t.SetData("decision", r.Action.String())
 		if r.Reason != "" {
-			t.Set("reason", r.Reason)
+			t.SetData("reason", r.Reason)
 		} else {
-			t.Set("reason", nil)
+			t.SetData("reason", nil)
 		}
 		if r.Action == guard.Retry {
-			h := value.NewObject()
-			h.Set("guardName", name)
-			h.Set("hint", r.Hint)
-			t.Set("hint", h)
-			hints = append(hints, h)
-			reasons = append(reasons, r.Hint)
+			h := value.NewRecord()
+			h.SetData("guardName", name)
+			h.Set("hint", &value.Variable{Data: r.Hint, Security: saw})
+			hv := h.Variable()
+			t.Set("hint", hv)
+			hintList = append(hintList, hv)
+			reasonList = append(reasonList, &value.Variable{Data: r.Hint, Security: saw})
 		} else {
-			t.Set("hint", nil)
+			t.SetData("hint", nil)
 		}
 		if r.Action == guard.Deny {
-			reasons = append(reasons, r.Reason)
+			reasonList = append(reasonList, value.New(r.Reason))
 		}
 		if r.Replacement != nil {
-			t.Set("replacement", r.Replacement.Data)
+			t.Set("replacement", r.Replacement)
 		} else {
-			t.Set("replacement", nil)
+			t.SetData("replacement", nil)
 		}
-		t.Set("timing", timingText(r.Timing))
-		t.Set("scope", r.Scope.String())
-		trace = append(trace, t)
+		t.SetData("timing", timingText(r.Timing))
+		t.SetData("scope", r.Scope.String())
+		entries = append(entries, t.Variable())
 	}
-	return trace, hints, reasons
+	return value.ListOf(entries), value.ListOf(hintList), value.ListOf(reasonList)
 }
 
 func timingText(t guard.Timing) string {
@@ -425,10 +433,10 @@ func timingText(t guard.Timing) string {
 	return "before"
 }
 
-// argsObject is `@mx.args`: the operation's inputs by parameter name, and
-// `names`.
-func argsObject(c *hooks.Call) *value.Object {
-	o := value.NewObject()
+// argsObject is `@mx.args`: the operation's inputs by parameter name,
+// each with its descriptor, and `names`.
+func argsObject(c *hooks.Call) *value.Variable {
+	o := value.NewRecord()
 	var names []any
 	if c.Op != nil && c.Op.Metadata != nil {
 		if ps, ok := c.Op.Metadata["params"].([]any); ok {
@@ -440,13 +448,13 @@ func argsObject(c *hooks.Call) *value.Object {
 		if name == "" || i >= len(c.Inputs) || c.Inputs[i] == nil {
 			continue
 		}
-		o.Set(name, c.Inputs[i].Data)
+		o.Set(name, c.Inputs[i])
 	}
 	if names == nil {
 		names = []any{}
 	}
 	if _, taken := o.Get("names"); !taken {
-		o.Set("names", names)
+		o.SetData("names", names)
 	}
-	return o
+	return o.Variable()
 }

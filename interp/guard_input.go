@@ -27,9 +27,9 @@ func (in *interp) listAccess(e *env, cur *value.Variable, path []ast.Accessor, i
 		if k < 0 || k >= len(cur.Items) || float64(k) != n {
 			// Past the end of the inputs is null, as mlld shows it
 			// (SPEC §8 item 2).
-			return value.New(nil), i + 1, false, true, nil
+			return keyed(value.New(nil), idx), i + 1, false, true, nil
 		}
-		return cur.Items[k], i + 1, false, true, nil
+		return keyed(cur.Items[k], idx), i + 1, false, true, nil
 	case ast.AccessField:
 		call := i+1 < len(path) && path[i+1].Kind == ast.AccessCall
 		switch acc.Name {

@@ -73,7 +73,7 @@ func (in *interp) runHooked(e *env, node ast.Node, call *hooks.Call, gc *guardCa
 			}
 			if ge, ok := d.Err.(*guard.Error); ok {
 				if d.Action == hooks.Retry {
-					return nil, &guard.RetrySignal{Err: ge}
+					return nil, &guard.RetrySignal{Err: ge, From: guardSaw(call.Inputs, nil)}
 				}
 				return nil, guardFailure(ge, pos)
 			}

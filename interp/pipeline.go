@@ -8,6 +8,7 @@ import (
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
 )
 
 // Retry budgets (SPEC §3.7).
@@ -29,7 +30,7 @@ type retryCtx struct {
 	requester int
 	try       int
 	hint      *value.Variable
-	outputs   []any
+	outputs   []*value.Variable
 }
 
 // pipeState is the state of one pipeline run.
@@ -44,29 +45,29 @@ type pipeState struct {
 	active           []*retryCtx
 	// guards is the guard history of the pipeline (`@p.guards`): one
 	// entry per guard phase evaluated at a stage.
-	guards []any
+	guards []*value.Variable
 }
 
 // recorder returns the function guard hooks call to append a stage's
 // guard evaluation to `@p.guards` (SPEC §5.13).
-func (s *pipeState) recorder(stage int) func(phase string, op *hooks.OperationContext, d guard.Decision) {
-	return func(phase string, opc *hooks.OperationContext, d guard.Decision) {
-		o := value.NewObject()
-		o.Set("stage", float64(stage))
+func (s *pipeState) recorder(stage int) func(phase string, op *hooks.OperationContext, saw taint.Descriptor, d guard.Decision) {
+	return func(phase string, opc *hooks.OperationContext, saw taint.Descriptor, d guard.Decision) {
+		o := value.NewRecord()
+		o.SetData("stage", float64(stage))
 		op := value.NewObject()
 		if opc != nil {
 			op.Set("type", opc.Type)
 			op.Set("subtype", opc.Subtype)
 			op.Set("name", opc.Name)
 		}
-		o.Set("operation", op)
-		o.Set("decision", d.Action.String())
-		o.Set("timing", phase)
-		trace, hints, reasons := traceObjects(d.Results)
+		o.SetData("operation", op)
+		o.SetData("decision", d.Action.String())
+		o.SetData("timing", phase)
+		trace, hints, reasons := traceObjects(d.Results, saw)
 		o.Set("trace", trace)
 		o.Set("hints", hints)
 		o.Set("reasons", reasons)
-		s.guards = append(s.guards, o)
+		s.guards = append(s.guards, o.Variable())
 	}
 }
 
@@ -130,93 +131,84 @@ func (s *pipeState) top() *retryCtx {
 }
 
 // contextObject is `@p` / `@pipeline`: `[0]` is the source output, `[i]`
-// stage i's output, negative indexes count back over stage outputs.
-func (f *pipeFrame) contextObject() *value.Object {
-	o := value.NewObject()
+// stage i's output, negative indexes count back over stage outputs. It is
+// assembled from the outputs themselves, so each keeps its descriptor.
+func (f *pipeFrame) contextObject() *value.Variable {
+	o := value.NewRecord()
 	outs := f.st.outputs
 	if len(outs) > 0 && outs[0] != nil {
-		o.Set("0", outs[0].Data)
+		o.Set("0", outs[0])
 	}
 	for j := 1; j < f.stage && j < len(outs); j++ {
 		if outs[j] != nil {
-			o.Set(strconv.Itoa(j), outs[j].Data)
+			o.Set(strconv.Itoa(j), outs[j])
 		}
 	}
 	for k := 1; k < f.stage && f.stage-k < len(outs); k++ {
 		if v := outs[f.stage-k]; v != nil {
-			o.Set(strconv.Itoa(-k), v.Data)
+			o.Set(strconv.Itoa(-k), v)
 		}
 	}
-	o.Set("stage", float64(f.stage))
-	o.Set("try", float64(f.try))
+	o.SetData("stage", float64(f.stage))
+	o.SetData("try", float64(f.try))
 	length := f.stage - 1
 	if length < 0 {
 		length = 0
 	}
-	o.Set("length", float64(length))
-	all := make([]any, 0, len(f.st.all))
+	o.SetData("length", float64(length))
+	all := make([]*value.Variable, 0, len(f.st.all))
 	for _, c := range f.st.all {
-		all = append(all, append([]any{}, c.outputs...))
+		all = append(all, value.ListOf(c.outputs))
 	}
 	if c := f.st.ctxFor(f.stage); c != nil {
-		o.Set("tries", append([]any{}, c.outputs...))
+		o.Set("tries", value.ListOf(c.outputs))
 	} else {
-		o.Set("tries", all)
+		o.Set("tries", value.ListOf(all))
 	}
-	guards := f.st.guards
-	if guards == nil {
-		guards = []any{}
-	}
-	o.Set("guards", append([]any(nil), guards...))
-	retries := value.NewObject()
-	retries.Set("all", all)
-	o.Set("retries", retries)
-	return o
+	o.Set("guards", value.ListOf(f.st.guards))
+	retries := value.NewRecord()
+	retries.Set("all", value.ListOf(all))
+	o.Set("retries", retries.Variable())
+	return o.Variable()
 }
 
-// mxObject is the ambient `@mx`.
-func (e *env) mxObject() *value.Object {
-	o := value.NewObject()
+// mxObject is the ambient `@mx`. It is assembled from the values it
+// shows (the stage input, the retry hint, the errors of a parallel group,
+// a guard's input and arguments), so that each field read carries the
+// descriptor of what it holds and the whole object the union of them.
+func (e *env) mxObject() *value.Variable {
+	o := value.NewRecord()
 	f := e.pipe
 	if f == nil {
-		o.Set("try", float64(1))
-		o.Set("stage", float64(0))
-		o.Set("input", value.Undefined{})
-		o.Set("hint", nil)
-		o.Set("isPipeline", false)
+		o.SetData("try", float64(1))
+		o.SetData("stage", float64(0))
+		o.SetData("input", value.Undefined{})
+		o.SetData("hint", nil)
+		o.SetData("isPipeline", false)
 	} else {
-		o.Set("try", float64(f.try))
-		o.Set("stage", float64(f.stage))
+		o.SetData("try", float64(f.try))
+		o.SetData("stage", float64(f.stage))
+		o.Set("input", f.input)
 		if f.input != nil {
-			o.Set("input", f.input.Data)
-			o.Set("lastOutput", f.input.Data)
-		} else {
-			o.Set("input", value.Undefined{})
+			o.Set("lastOutput", f.input)
 		}
 		if f.hint != nil {
-			o.Set("hint", f.hint.Data)
+			o.Set("hint", f.hint)
 		} else {
-			o.Set("hint", nil)
+			o.SetData("hint", nil)
 		}
-		o.Set("isPipeline", true)
+		o.SetData("isPipeline", true)
 	}
-	errs := []any{}
-	if e.in != nil && e.in.lastErrors != nil {
+	var errs []*value.Variable
+	if e.in != nil {
 		errs = e.in.lastErrors
 	}
-	o.Set("errors", errs)
+	o.Set("errors", value.ListOf(errs))
 	if e.in != nil {
-		o.Set("policy", e.in.policyObject())
+		o.SetData("policy", e.in.policyObject())
 		e.in.mx.AddTo(o)
 	}
-	if f != nil {
-		// `@mx.pipe.guards` is the pipeline's live guard history, the same
-		// list as `@p.guards`.
-		if po, ok := o.Values["pipe"].(*value.Object); ok {
-			po.Set("guards", append([]any{}, f.st.guards...))
-		}
-	}
-	return o
+	return o.Variable()
 }
 
 // isFunctionSource reports whether a pipeline source is re-evaluated on
@@ -239,7 +231,7 @@ func isFunctionSource(e *env, src ast.Expr) bool {
 
 // evalSource evaluates a pipeline source. A bare reference to an exe is
 // invoked; code gets stdin from `with { stdin: … }`.
-func (in *interp) evalSource(e *env, src ast.Expr, stdin *string) (*value.Variable, error) {
+func (in *interp) evalSource(e *env, src ast.Expr, stdin *value.Variable) (*value.Variable, error) {
 	switch s := src.(type) {
 	case *ast.CodeExpr:
 		return in.runCode(e, s, stdin)
@@ -251,18 +243,13 @@ func (in *interp) evalSource(e *env, src ast.Expr, stdin *string) (*value.Variab
 	return in.evalExpr(e, src)
 }
 
-func (in *interp) withStdin(e *env, w *ast.WithClause) (*string, error) {
+func (in *interp) withStdin(e *env, w *ast.WithClause) (*value.Variable, error) {
 	if w == nil || w.Options == nil {
 		return nil, nil
 	}
 	for _, en := range w.Options.Entries {
 		if en.Key == "stdin" {
-			v, err := in.evalExpr(e, en.Value)
-			if err != nil {
-				return nil, err
-			}
-			s := rawText(v)
-			return &s, nil
+			return in.evalExpr(e, en.Value)
 		}
 	}
 	return nil, nil
@@ -347,7 +334,7 @@ func (in *interp) evalPipelineFrom(e *env, pe *ast.PipelineExpr, preset *value.V
 			if rs == nil || rs.Err.Timing != "before" {
 				return nil, err
 			}
-			res = value.New(retrySignal{hint: value.New(rs.Hint())})
+			res = value.New(retrySignal{hint: &value.Variable{Data: rs.Hint(), Security: rs.From}})
 		}
 		if hint, retry := retryOf(res); retry {
 			c := st.top()
@@ -378,7 +365,7 @@ func (in *interp) evalPipelineFrom(e *env, pe *ast.PipelineExpr, preset *value.V
 					}
 				}
 				st.outputs[0] = v
-				c.outputs = append(c.outputs, v.Data)
+				c.outputs = append(c.outputs, v)
 				if err := in.runEffects(e, srcEffects, &pipeFrame{st: st, stage: 0, try: c.try, hint: hint}, v); err != nil {
 					return nil, err
 				}
@@ -389,7 +376,7 @@ func (in *interp) evalPipelineFrom(e *env, pe *ast.PipelineExpr, preset *value.V
 		}
 		st.outputs[i] = res
 		if c := st.top(); c != nil && c.requester == i+1 && c.try > 1 {
-			c.outputs = append(c.outputs, res.Data)
+			c.outputs = append(c.outputs, res)
 		}
 		if c := st.top(); c != nil && c.requester == i {
 			st.active = st.active[:len(st.active)-1]
@@ -440,7 +427,7 @@ func (in *interp) runEffects(e *env, effects []*ast.Stage, fr *pipeFrame, cur *v
 
 // runStage runs one stage on the frame's input.
 func (in *interp) runStage(e *env, s *ast.Stage, fr *pipeFrame) (*value.Variable, error) {
-	in.mx.Pipe.Push(hooks.PipeFrame{Stage: fr.stage, Try: fr.try, Input: fr.input, Hint: fr.hint})
+	in.mx.Pipe.Push(hooks.PipeFrame{Stage: fr.stage, Try: fr.try, Input: fr.input, Hint: fr.hint, Guards: &fr.st.guards})
 	res, err := in.runStageKind(e, s, fr)
 	in.mx.Pipe.Pop()
 	if err != nil || res == nil || fr.st.invocationSource || s.Kind == ast.StageEffect {
@@ -459,11 +446,7 @@ func (in *interp) runStageKind(e *env, s *ast.Stage, fr *pipeFrame) (*value.Vari
 	case ast.StageCall:
 		return in.runCallStage(se, s, input)
 	case ast.StageCode:
-		ce := se.child()
-		ce.sc.vars["input"] = input
-		ce.params = append(append([]codeParam(nil), se.params...), codeParam{name: "input", val: input})
-		stdin := rawText(input)
-		return in.runCode(ce, s.Code, &stdin)
+		return in.runCodeStage(se, s, input)
 	case ast.StageParallel:
 		return in.runParallel(e, s, fr)
 	case ast.StageEffect:
@@ -473,6 +456,30 @@ func (in *interp) runStageKind(e *env, s *ast.Stage, fr *pipeFrame) (*value.Vari
 		return input, nil
 	}
 	return nil, newError(KindPipeline, s.Pos, "", "unsupported pipeline stage")
+}
+
+// runCodeStage runs an inline code stage (`| cmd { tr a-z A-Z }`) as a
+// pipeline-stage operation whose input is the stage input: the code reads
+// it as `input` and on stdin, so the hooks, the policy and the guards see
+// it like the input of an exe stage.
+func (in *interp) runCodeStage(e *env, s *ast.Stage, input *value.Variable) (*value.Variable, error) {
+	command := commandText(s.Code)
+	op := &hooks.OperationContext{Type: "pipeline-stage", Subtype: s.Code.Lang, Command: command,
+		Location: location(s.Pos)}
+	codeOpLabels(op, s.Code.Lang, commandLine(s.Code))
+	var gc *guardCall
+	if fr := e.pipe; fr != nil {
+		gc = &guardCall{opts: guard.Options{Attempt: fr.try, Pipeline: true, Override: e.override},
+			beforeOnly: true, record: fr.st.recorder(fr.stage)}
+	}
+	return in.hookedWith(e, s, op, []*value.Variable{input}, gc, func([]*value.Variable) (*value.Variable, error) {
+		// Guard replacements of a stage input are ignored (SPEC §10 P12),
+		// as for exe stages.
+		ce := e.child()
+		ce.sc.vars["input"] = input
+		ce.params = append(append([]codeParam(nil), e.params...), codeParam{name: "input", val: input})
+		return in.runCode(ce, s.Code, input)
+	})
 }
 
 func (in *interp) runCallStage(e *env, s *ast.Stage, input *value.Variable) (*value.Variable, error) {
@@ -521,7 +528,7 @@ func (in *interp) runCallStage(e *env, s *ast.Stage, input *value.Variable) (*va
 // contributes an error object and is listed in @mx.errors.
 func (in *interp) runParallel(e *env, s *ast.Stage, fr *pipeFrame) (*value.Variable, error) {
 	results := make([]any, 0, len(s.Parallel))
-	errs := []any{}
+	errs := []*value.Variable{}
 	res := derived(nil, fr.input)
 	for i, sub := range s.Parallel {
 		v, err := in.runStage(e, sub, fr)
@@ -529,15 +536,18 @@ func (in *interp) runParallel(e *env, s *ast.Stage, fr *pipeFrame) (*value.Varia
 			if ie, ok := err.(*Error); ok && ie.Kind == KindInterrupt {
 				return nil, err
 			}
-			msg := errorMessage(err)
-			eo := value.NewObject()
-			eo.Set("index", float64(i))
-			eo.Set("key", float64(i))
+			// The branch failed on the input: its message may quote it,
+			// so the message carries the input's descriptor too.
+			msg := derived(errorMessage(err), fr.input)
+			eo := value.NewRecord()
+			eo.SetData("index", float64(i))
+			eo.SetData("key", float64(i))
 			eo.Set("message", msg)
 			eo.Set("error", msg)
-			eo.Set("value", fr.input.Data)
-			results = append(results, eo)
-			errs = append(errs, eo)
+			eo.Set("value", fr.input)
+			ev := eo.Variable()
+			results = append(results, ev.Data)
+			errs = append(errs, ev)
 			continue
 		}
 		res.Security = res.Security.Merge(v.Security)

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
@@ -120,7 +121,7 @@ func (in *interp) applyPath(e *env, cur *value.Variable, path []ast.Accessor, r 
 			if err != nil {
 				return nil, err
 			}
-			cur = indexOf(cur, idx.Data)
+			cur = keyed(indexOf(cur, idx.Data), idx)
 		case ast.AccessWildcard:
 			arr, ok := structuredData(cur.Data).([]any)
 			if !ok {
@@ -183,8 +184,13 @@ func calleeName(v *value.Variable, r *ast.Ref) string {
 	return "?"
 }
 
-// fieldOf reads `.name`; the result carries the container's descriptor.
+// fieldOf reads `.name`; the result carries the container's descriptor,
+// or, for a container assembled from members (`@mx`, `@p`), the
+// descriptor of the member read.
 func fieldOf(cur *value.Variable, name string) *value.Variable {
+	if m, ok := cur.Member(name); ok {
+		return m
+	}
 	switch cur.Data.(type) {
 	case nil:
 		return derived(nil, cur)
@@ -198,7 +204,13 @@ func fieldOf(cur *value.Variable, name string) *value.Variable {
 	return derived(d, cur)
 }
 
+// indexOf reads `[idx]` like fieldOf.
 func indexOf(cur *value.Variable, idx any) *value.Variable {
+	if cur.Members != nil {
+		if m, ok := cur.Member(memberKey(cur.Data, idx)); ok {
+			return m
+		}
+	}
 	switch cur.Data.(type) {
 	case nil:
 		return derived(nil, cur)
@@ -210,6 +222,39 @@ func indexOf(cur *value.Variable, idx any) *value.Variable {
 		return derived(value.Undefined{}, cur)
 	}
 	return derived(d, cur)
+}
+
+// keyed gives the result of a lookup the descriptor of its key too: which
+// value a computed index selects depends on the key, so `@t[@secret]`
+// over a table is as secret as the key itself.
+func keyed(res, key *value.Variable) *value.Variable {
+	if key == nil || key.Security.IsZero() || res.Security.Contains(key.Security) {
+		return res
+	}
+	c := *res
+	c.Security = res.Security.Merge(key.Security)
+	return &c
+}
+
+// memberKey is the Members key `[idx]` reads in data: an object's key, or
+// an array position in decimal (negative positions count from the end);
+// "" when no member can match.
+func memberKey(data, idx any) string {
+	switch d := data.(type) {
+	case *value.Object:
+		return value.Text(idx)
+	case []any:
+		if k, ok := idx.(float64); ok && k == float64(int(k)) {
+			i := int(k)
+			if i < 0 {
+				i += len(d)
+			}
+			if i >= 0 {
+				return strconv.Itoa(i)
+			}
+		}
+	}
+	return ""
 }
 
 // evalArgs evaluates call arguments. A bare reference to an unknown
@@ -408,5 +453,5 @@ func (in *interp) pipelineIndex(e *env, r *ast.Ref) (*value.Variable, []ast.Acce
 	if !ok {
 		return nil, nil, false, nil
 	}
-	return e.pipe.output(int(n)), r.Path[1:], true, nil
+	return keyed(e.pipe.output(int(n)), idx), r.Path[1:], true, nil
 }

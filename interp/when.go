@@ -171,7 +171,8 @@ func (in *interp) runBlock(e *env, b *ast.BlockExpr, stmt bool) (v *value.Variab
 			if err != nil {
 				return nil, false, atPos(err, KindUnexpected, s.Pos)
 			}
-			return withLabels(v, s.Labels), true, nil
+			v, err = in.declaredLabels(v, s.Labels, s.Pos)
+			return v, err == nil, err
 		case *ast.WhenDirective:
 			v, matched, isValue, err := in.evalWhen(be, s.When, false)
 			if err != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/policy"
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
 )
 
 // Error is a guard denial (SPEC §5.16): the operation did not run, or its
@@ -127,6 +128,10 @@ func OpLabel(op *hooks.OperationContext) string {
 // that cannot re-run converts it with Convert.
 type RetrySignal struct {
 	Err *Error
+	// From is the union of what the guards saw (the operation's inputs,
+	// and its output after it ran): the hint a guard computed may quote
+	// it, so a hint that becomes a value (`@mx.hint`) carries it.
+	From taint.Descriptor
 }
 
 func (s *RetrySignal) Error() string { return s.Err.Error() }

@@ -42,18 +42,21 @@ type PipeFrame struct {
 	// Input is the stage's input and Hint the last retry hint, if any.
 	Input *value.Variable
 	Hint  *value.Variable
-	// Guards is the guard history of the pipeline (filled by guards).
-	Guards []any
+	// Guards is the guard history of the pipeline (`@p.guards`), which
+	// the guards of its stages keep appending to; nil for none.
+	Guards *[]*value.Variable
 }
 
 // GuardFrame is what `@mx.guard` shows while a guard or denied handler
 // runs. The guard package fills Fields; this package only scopes it.
+// Both are assembled from members (value.Record), so that what they hold
+// keeps its descriptor.
 type GuardFrame struct {
-	Fields *value.Object
+	Fields *value.Variable
 	// Ambient holds the other `@mx` keys a guard sees (labels, taint,
 	// sources, args, denied); they are set on `@mx` while the frame is
 	// active.
-	Ambient *value.Object
+	Ambient *value.Variable
 }
 
 // Context keeps the `@mx` namespaces that follow the dynamic extent of an
@@ -77,43 +80,46 @@ func (c *Context) WithOp(op *OperationContext, f func() (*value.Variable, error)
 // `@mx.guard` exist.
 func (c *Context) InGuard() bool { return c.Guard.Len() > 0 }
 
-// AddTo sets the stacked namespaces on the ambient `@mx` object o: `op`
+// AddTo sets the stacked namespaces on the ambient `@mx` record r: `op`
 // (and its alias `operation`) when an operation is running, `pipe` inside
-// a pipeline stage, `guard` inside a guard.
-func (c *Context) AddTo(o *value.Object) {
+// a pipeline stage, `guard` inside a guard. The values they hold (a
+// stage's input, a guard's input and arguments) keep their descriptors.
+func (c *Context) AddTo(r *value.Record) {
 	if op, ok := c.Op.Top(); ok && op != nil {
-		obj := op.Object()
-		o.Set("op", obj)
-		o.Set("operation", obj)
+		obj := value.New(op.Object())
+		r.Set("op", obj)
+		r.Set("operation", obj)
 	}
 	if p, ok := c.Pipe.Top(); ok {
-		po := value.NewObject()
-		po.Set("stage", float64(p.Stage))
-		po.Set("try", float64(p.Try))
-		if p.Input != nil {
-			po.Set("input", p.Input.Data)
-		} else {
-			po.Set("input", value.Undefined{})
-		}
+		po := value.NewRecord()
+		po.SetData("stage", float64(p.Stage))
+		po.SetData("try", float64(p.Try))
+		po.Set("input", p.Input)
 		if p.Hint != nil {
-			po.Set("hint", p.Hint.Data)
+			po.Set("hint", p.Hint)
 		} else {
-			po.Set("hint", nil)
+			po.SetData("hint", nil)
 		}
-		guards := p.Guards
-		if guards == nil {
-			guards = []any{}
+		var guards []*value.Variable
+		if p.Guards != nil {
+			guards = *p.Guards
 		}
-		po.Set("guards", guards)
-		o.Set("pipe", po)
+		po.Set("guards", value.ListOf(guards))
+		r.Set("pipe", po.Variable())
 	}
 	if g, ok := c.Guard.Top(); ok {
 		if g.Fields != nil {
-			o.Set("guard", g.Fields)
+			r.Set("guard", g.Fields)
 		}
 		if g.Ambient != nil {
-			for _, k := range g.Ambient.Keys {
-				o.Set(k, g.Ambient.Values[k])
+			if o, ok := g.Ambient.Data.(*value.Object); ok {
+				for _, k := range o.Keys {
+					m, ok := g.Ambient.Member(k)
+					if !ok {
+						m = &value.Variable{Data: o.Values[k], Security: g.Ambient.Security}
+					}
+					r.Set(k, m)
+				}
 			}
 		}
 	}

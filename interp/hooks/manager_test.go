@@ -137,9 +137,9 @@ func TestNonReentrant(t *testing.T) {
 
 func TestContextStacks(t *testing.T) {
 	var c hooks.Context
-	o := value.NewObject()
-	c.AddTo(o)
-	_, hasOp := o.Get("op")
+	r := value.NewRecord()
+	c.AddTo(r)
+	_, hasOp := r.Get("op")
 	require.False(t, hasOp)
 	require.False(t, c.InGuard())
 
@@ -147,23 +147,23 @@ func TestContextStacks(t *testing.T) {
 	inner := &hooks.OperationContext{Type: "show", Subtype: "showVariable"}
 	_, _ = c.WithOp(outer, func() (*value.Variable, error) {
 		_, _ = c.WithOp(inner, func() (*value.Variable, error) {
-			o := value.NewObject()
-			c.AddTo(o)
-			op, _ := o.Get("op")
-			require.Equal(t, "show", op.(*value.Object).Values["type"])
+			r := value.NewRecord()
+			c.AddTo(r)
+			op, _ := r.Get("op")
+			require.Equal(t, "show", op.Data.(*value.Object).Values["type"])
 			return nil, nil
 		})
-		o := value.NewObject()
-		c.AddTo(o)
-		op, _ := o.Get("op")
-		require.Equal(t, "outer", op.(*value.Object).Values["name"])
+		r := value.NewRecord()
+		c.AddTo(r)
+		op, _ := r.Get("op")
+		require.Equal(t, "outer", op.Data.(*value.Object).Values["name"])
 		return nil, nil
 	})
 	require.Equal(t, 0, c.Op.Len())
 
-	g := value.NewObject()
-	g.Set("name", "g")
-	c.Guard.Push(hooks.GuardFrame{Fields: g})
+	g := value.NewRecord()
+	g.SetData("name", "g")
+	c.Guard.Push(hooks.GuardFrame{Fields: g.Variable()})
 	require.True(t, c.InGuard())
 	c.Guard.Pop()
 	require.False(t, c.InGuard())

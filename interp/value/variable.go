@@ -60,6 +60,10 @@ type Variable struct {
 	// input list (`@input` of an operation guard): each keeps its own
 	// descriptor while Data holds their data and Security their union.
 	Items []*Variable
+	// Members, when non-nil, are the values an object or array was
+	// assembled from (Record, ListOf): a read of one field or index gives
+	// that member's descriptor rather than Security, the union of all.
+	Members *Members
 }
 
 // New wraps data in a Variable with an empty descriptor.
