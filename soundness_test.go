@@ -167,6 +167,8 @@ type soundProgram struct {
 	// variant maps an output produced by a label channel production to
 	// the production ("js/fetch"); counts counts the productions.
 	variant map[string]string
+	prod    map[string]string // channel output → the production that made it
+	probes  map[string]bool   // channel outputs shown as their value
 	counts  map[string]int
 }
 
