@@ -1020,6 +1020,7 @@ func TestTaintSoundness(t *testing.T) {
 		counts                            = map[string]int{} // production → times generated
 		byChan                            = map[string]int{} // channel → violating outputs (-soundness.all)
 		progsByChan                       = map[string]int{} // channel → programs with a violation
+		byKind                            = map[string]int{} // channel output kind → violations
 		failed, errored                   int
 	)
 	workers := runtime.GOMAXPROCS(0)
@@ -1067,6 +1068,11 @@ func TestTaintSoundness(t *testing.T) {
 					failed++
 					seen := map[string]bool{}
 					for _, v := range vs {
+						// By kind, only where no other channel is upstream:
+						// the loss happened in this channel.
+						if k := p.variant[v.name]; k != "" && slices.Equal(violationChannels(v), []string{strings.SplitN(k, "/", 2)[0]}) {
+							byKind[k]++
+						}
 						for _, ch := range violationChannels(v) {
 							byChan[ch]++
 							if !seen[ch] {
@@ -1089,8 +1095,8 @@ func TestTaintSoundness(t *testing.T) {
 	figures := fmt.Sprintf("programs=%d outputs_checked=%d (with required labels: %d) (seed %d, n %d, channels %v)\nproductions: %s",
 		programs.Load(), checked.Load(), labelled.Load(), base, n, *soundnessChannels, countList(counts))
 	if *soundnessAll {
-		t.Logf("soundness: %s\nprograms failing: %d (run errors: %d); violating outputs by channel: %s; programs by channel: %s",
-			figures, failed, errored, countList(byChan), countList(progsByChan))
+		t.Logf("soundness: %s\nprograms failing: %d (run errors: %d)\nviolating outputs by channel they went through: %s\nprograms by channel: %s\nviolations of channel outputs with no other channel upstream, by kind: %s",
+			figures, failed, errored, countList(byChan), countList(progsByChan), countList(byKind))
 	}
 	if first != nil {
 		f := first
