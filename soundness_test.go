@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand"
+	"os"
 	"regexp"
 	"runtime"
 	"slices"
@@ -19,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/guardrun/guardrun"
+	"github.com/guardrun/guardrun/interp/hooks"
 )
 
 // The soundness property (issue 3): every value's labels contain the labels
@@ -32,6 +34,7 @@ import (
 var (
 	soundnessN    = flag.Int("soundness.n", 300, "number of random programs TestTaintSoundness runs")
 	soundnessSeed = flag.Int64("soundness.seed", 20250301, "seed of the first program; program i uses seed+i")
+	soundnessAll  = flag.Bool("soundness.all", false, "run all programs after a violation and count violations per channel")
 )
 
 // Generator switches: each excludes one construct from the generated
@@ -158,6 +161,15 @@ type soundProgram struct {
 	order []string            // variable names in show order
 	want  map[string][]string // variable → labels it must carry (sorted)
 	why   map[string][]string // variable → origins that reach it (sorted)
+	// observe names the exes whose operation inputs the run records (see
+	// soundness_channels_test.go); each is an output like a variable.
+	observe map[string]bool
+	// variant maps an output produced by a label channel production to
+	// the production ("js/fetch"); counts counts the productions.
+	variant map[string]string
+	prod    map[string]string // channel output → the production that made it
+	probes  map[string]bool   // channel outputs shown as their value
+	counts  map[string]int
 }
 
 type gen struct {
@@ -170,14 +182,23 @@ type gen struct {
 	nExe    int
 	nDer    int
 	nSource int
+	ch      chanGen
 }
 
-func generate(seed int64) *soundProgram {
+// generate is the program for seed, with the label channel productions
+// when -soundness.channels is on.
+func generate(seed int64) *soundProgram { return generateWith(seed, *soundnessChannels) }
+
+func generateWith(seed int64, channels bool) *soundProgram {
 	g := &gen{r: rand.New(rand.NewSource(seed)), labels: map[string][]string{}}
 	for n := 2 + g.r.Intn(3); n > 0; n-- {
 		g.source()
 	}
 	for n := 4 + g.r.Intn(9); n > 0; n-- {
+		if channels && g.chance(chanPct) {
+			g.channel()
+			continue
+		}
 		if len(g.exes) == 0 || g.r.Intn(4) == 0 {
 			g.exeDef()
 			continue
@@ -190,6 +211,7 @@ func generate(seed int64) *soundProgram {
 		p.order = append(p.order, v.name)
 		p.want[v.name], p.why[v.name] = g.expected(v.reach)
 	}
+	g.finishChannels(p)
 	p.src = strings.Join(g.lines, "\n") + "\n"
 	return p
 }
@@ -956,15 +978,29 @@ func checkLabels(doc string, p *soundProgram) []violation {
 	return out
 }
 
-func runSound(ctx context.Context, name, src string) (string, error) {
+// runSound runs src in a fresh base directory (channel productions write
+// files) and appends to the document one `=name [labels]` line per
+// observed exe that ran (see observer). drop, when not nil, registers a
+// label-dropping configuration for the negative control.
+func runSound(ctx context.Context, name, src string, observe map[string]bool, drop *dropper) (string, error) {
 	prg, err := guardrun.Compile(name, []byte(src))
 	if err != nil {
 		return "", err
 	}
+	dir, err := os.MkdirTemp("", "soundness-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	res, err := prg.Run(ctx, guardrun.WithCommandTimeout(10*time.Second))
-	return res.Document, err
+	obs := newObserver(observe)
+	res, err := prg.Run(ctx, guardrun.WithCommandTimeout(10*time.Second), guardrun.WithDir(dir),
+		guardrun.WithHooks(func(m *hooks.Manager) {
+			drop.register(m)
+			obs.register(m)
+		}))
+	return res.Document + obs.lines(), err
 }
 
 // soundFailure is the first problem found, kept for the report.
@@ -981,6 +1017,11 @@ func TestTaintSoundness(t *testing.T) {
 		next, checked, labelled, programs atomic.Int64
 		mu                                sync.Mutex
 		first                             *soundFailure
+		counts                            = map[string]int{} // production → times generated
+		byChan                            = map[string]int{} // channel → violating outputs (-soundness.all)
+		progsByChan                       = map[string]int{} // channel → programs with a violation
+		byKind                            = map[string]int{} // channel output kind → violations
+		failed, errored                   int
 	)
 	workers := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
@@ -994,13 +1035,13 @@ func TestTaintSoundness(t *testing.T) {
 					return
 				}
 				mu.Lock()
-				stop := first != nil
+				stop := first != nil && !*soundnessAll
 				mu.Unlock()
 				if stop {
 					return
 				}
 				p := generate(base + i)
-				doc, err := runSound(context.Background(), fmt.Sprintf("soundness-%d.mld", p.seed), p.src)
+				doc, err := runSound(context.Background(), fmt.Sprintf("soundness-%d.mld", p.seed), p.src, p.observe, nil)
 				var vs []violation
 				if err == nil {
 					vs = checkLabels(doc, p)
@@ -1016,17 +1057,47 @@ func TestTaintSoundness(t *testing.T) {
 						labelled.Add(1)
 					}
 				}
+				mu.Lock()
+				for k, c := range p.counts {
+					counts[k] += c
+				}
+				if err != nil {
+					errored++
+				}
+				if len(vs) > 0 {
+					failed++
+					seen := map[string]bool{}
+					for _, v := range vs {
+						// By kind, only where no other channel is upstream:
+						// the loss happened in this channel.
+						if k := p.variant[v.name]; k != "" && slices.Equal(violationChannels(v), []string{strings.SplitN(k, "/", 2)[0]}) {
+							byKind[k]++
+						}
+						for _, ch := range violationChannels(v) {
+							byChan[ch]++
+							if !seen[ch] {
+								seen[ch] = true
+								progsByChan[ch]++
+							}
+						}
+					}
+				}
 				if err != nil || len(vs) > 0 {
-					mu.Lock()
 					if first == nil || p.seed < first.p.seed {
 						first = &soundFailure{p: p, doc: doc, err: err, vs: vs}
 					}
-					mu.Unlock()
 				}
+				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
+	figures := fmt.Sprintf("programs=%d outputs_checked=%d (with required labels: %d) (seed %d, n %d, channels %v)\nproductions: %s",
+		programs.Load(), checked.Load(), labelled.Load(), base, n, *soundnessChannels, countList(counts))
+	if *soundnessAll {
+		t.Logf("soundness: %s\nprograms failing: %d (run errors: %d)\nviolating outputs by channel they went through: %s\nprograms by channel: %s\nviolations of channel outputs with no other channel upstream, by kind: %s",
+			figures, failed, errored, countList(byChan), countList(progsByChan), countList(byKind))
+	}
 	if first != nil {
 		f := first
 		repro := fmt.Sprintf("go test -run TestTaintSoundness -soundness.seed=%d -soundness.n=1 .", f.p.seed)
@@ -1042,8 +1113,24 @@ func TestTaintSoundness(t *testing.T) {
 		t.Fatalf("seed %d: %d label-loss violation(s):\n  %s\nreproduce: %s\n--- script\n%s--- output\n%s--- minimised (for @%s)\n%s",
 			f.p.seed, len(f.vs), strings.Join(lines, "\n  "), repro, f.p.src, f.doc, f.vs[0].name, small)
 	}
-	t.Logf("soundness: programs=%d outputs_checked=%d (with required labels: %d) violations=0 (seed %d, n %d)",
-		programs.Load(), checked.Load(), labelled.Load(), base, n)
+	t.Logf("soundness: %s\nviolations=0", figures)
+}
+
+// countList renders counts as `k=v` pairs in key order.
+func countList(m map[string]int) string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " ")
 }
 
 // minimise drops directives (a `var`/`exe` with its continuation lines, or
@@ -1053,7 +1140,7 @@ func minimise(p *soundProgram, name string) string {
 	blocks := splitDirectives(p.src)
 	stillFails := func(bs []string) bool {
 		src := strings.Join(bs, "")
-		doc, err := runSound(context.Background(), "minimise.mld", src)
+		doc, err := runSound(context.Background(), "minimise.mld", src, p.observe, nil)
 		if err != nil {
 			return false
 		}
@@ -1123,7 +1210,9 @@ func TestTaintSoundnessCheckerCatchesLoss(t *testing.T) {
 	var p *soundProgram
 	var victim string
 	for seed := int64(1); p == nil; seed++ {
-		cand := generate(seed)
+		// Without channel productions: this control must not depend on
+		// whether the channels' propagation bugs are fixed.
+		cand := generateWith(seed, false)
 		for _, name := range cand.order {
 			if len(cand.want[name]) > 0 {
 				p, victim = cand, name
@@ -1131,7 +1220,7 @@ func TestTaintSoundnessCheckerCatchesLoss(t *testing.T) {
 			}
 		}
 	}
-	doc, err := runSound(context.Background(), "control.mld", p.src)
+	doc, err := runSound(context.Background(), "control.mld", p.src, p.observe, nil)
 	require.NoError(t, err, p.src)
 	require.Empty(t, checkLabels(doc, p), "the generated program itself must pass:\n%s", p.src)
 
@@ -1170,6 +1259,10 @@ func TestTaintSoundnessCheckerCatchesLoss(t *testing.T) {
 // reproduces the same script.
 func TestTaintSoundnessGeneratorDeterministic(t *testing.T) {
 	for seed := int64(0); seed < 20; seed++ {
-		require.Equal(t, generate(seed).src, generate(seed).src)
+		for _, channels := range []bool{false, true} {
+			a, b := generateWith(seed, channels), generateWith(seed, channels)
+			require.Equal(t, a.src, b.src)
+			require.Equal(t, a.order, b.order)
+		}
 	}
 }
