@@ -217,14 +217,17 @@ func (g *gen) chanMx() string {
 	a := g.labelledArg()
 	switch g.r.Intn(11) {
 	case 0, 1:
-		// `@mx.args.<param>` inside an exe reaches an observed call.
-		o, f := g.fresh("o"), g.fresh("mf")
+		// `@mx.args.<param>` inside a guard reaches an observed call made
+		// by the guard's condition. (@mx.args exists only inside guards
+		// and denied handlers, SPEC §5.6: in an exe body it holds nothing.)
+		o, f, gd := g.fresh("o"), g.fresh("mf"), g.fresh("gd")
 		g.lines = append(g.lines, fmt.Sprintf("exe @%s(x) = `o @x`", o))
 		param := g.pick([]string{"a", "val", "q"})
-		g.lines = append(g.lines, fmt.Sprintf("exe @%s(%s) = [ => @%s(@mx.args.%s) ]", f, param, o, param))
-		g.observeExe(o, "mx/args-exe", a.reach)
-		g.chanVar(g.fresh("c"), "mx/args-exe", fmt.Sprintf("@%s(%s)", f, a.text), scalar(kindStr), a.reach)
-		return "mx/args-exe"
+		g.lines = append(g.lines, fmt.Sprintf("exe @%s(%s) = `@%s`", f, param, param))
+		g.lines = append(g.lines, fmt.Sprintf("guard @%s before op:exe = when [ @mx.op.name == %q && @%s(@mx.args.%s) != \"\" => allow ]", gd, f, o, param))
+		g.observeExe(o, "mx/args-guard-call", a.reach)
+		g.chanVar(g.fresh("c"), "mx/args-guard-call", fmt.Sprintf("@%s(%s)", f, a.text), scalar(kindStr), a.reach)
+		return "mx/args-guard-call"
 	case 2, 3:
 		// `@mx.args.v` / `@mx.guard.input` inside a guard: the guard
 		// replaces the input by the labels it sees there.
