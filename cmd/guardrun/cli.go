@@ -23,13 +23,19 @@ const (
 
 const usage = `usage:
   guardrun [--json] [--explain] [--dir DIR] [--timeout D] [--command-timeout D] [--no-code] FILE
+  guardrun fmt [-w | -d | --check] FILE...
   guardrun conform [--manifest FILE] [--filter SUBSTR] [-v] [--fail-under PCT] [--strict-errors] [--jobs N] [--timeout D] CASES_DIR
 `
 
 // run is main without os.Exit, so tests can drive the whole command.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "conform" {
-		return runConform(args[1:], stdout, stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "conform":
+			return runConform(args[1:], stdout, stderr)
+		case "fmt":
+			return runFmt(args[1:], stdout, stderr)
+		}
 	}
 	fs := flag.NewFlagSet("guardrun", flag.ContinueOnError)
 	fs.SetOutput(stderr)
