@@ -24,6 +24,7 @@ const (
 const usage = `usage:
   guardrun [--json] [--explain] [--dir DIR] [--timeout D] [--command-timeout D] [--no-code] FILE
   guardrun fmt [-w | -d | --check] FILE...
+  guardrun check [--json] FILE...
   guardrun conform [--manifest FILE] [--filter SUBSTR] [-v] [--fail-under PCT] [--strict-errors] [--jobs N] [--timeout D] CASES_DIR
 `
 
@@ -35,6 +36,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runConform(args[1:], stdout, stderr)
 		case "fmt":
 			return runFmt(args[1:], stdout, stderr)
+		case "check":
+			return runCheck(args[1:], stdout, stderr)
 		}
 	}
 	fs := flag.NewFlagSet("guardrun", flag.ContinueOnError)
