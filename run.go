@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/grammar"
 	"github.com/guardrun/guardrun/interp"
 	"github.com/guardrun/guardrun/interp/hooks"
@@ -97,6 +98,13 @@ type Explanation = interp.Explanation
 // overrides. `guardrun --explain` prints them.
 func WithExplain(explain func(Explanation)) RunOption {
 	return func(c *runConfig) { c.opts.Explain = explain }
+}
+
+// WithCoverage calls cover, as the run goes, with the position of every
+// guard evaluated and every when arm (guard rules included) taken;
+// `guardrun test --coverage` builds its listing from it.
+func WithCoverage(cover func(ast.Pos)) RunOption {
+	return func(c *runConfig) { c.opts.Cover = cover }
 }
 
 // Result is what one Run produced. On failure it still holds the output
