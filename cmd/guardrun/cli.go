@@ -25,6 +25,7 @@ const usage = `usage:
   guardrun [--json] [--explain] [--dir DIR] [--timeout D] [--command-timeout D] [--no-code] FILE
   guardrun fmt [-w | -d | --check] FILE...
   guardrun check [--json] FILE...
+  guardrun test [--run PATTERN] [-v] [--json] [--coverage] [--timeout D] [PATH...]
   guardrun conform [--manifest FILE] [--filter SUBSTR] [-v] [--fail-under PCT] [--strict-errors] [--jobs N] [--timeout D] CASES_DIR
 `
 
@@ -38,6 +39,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runFmt(args[1:], stdout, stderr)
 		case "check":
 			return runCheck(args[1:], stdout, stderr)
+		case "test":
+			return runTest(args[1:], stdout, stderr)
 		}
 	}
 	fs := flag.NewFlagSet("guardrun", flag.ContinueOnError)
