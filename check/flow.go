@@ -58,6 +58,22 @@ func (fs facts) through(step string) facts {
 	return out
 }
 
+// throughCall records that the value is a call's result; a value that
+// entered the call through a parameter already says so.
+func (fs facts) throughCall(name string) facts {
+	out := facts{}
+	for k, f := range fs {
+		if n := len(f.via); n > 0 && strings.HasPrefix(f.via[n-1], "@"+name+"(") {
+			out[k] = f
+			continue
+		}
+		for k2, g := range (facts{k: f}).through("@" + name + "()") {
+			out[k2] = g
+		}
+	}
+	return out
+}
+
 // env is a local scope of the analysis (exe parameters, lets, for
 // variables); the top level uses flow.vars.
 type env struct {
@@ -101,12 +117,19 @@ type flow struct {
 	// site is the top-level position a sink inside an exe is reported at.
 	site  ast.Pos
 	inner []string
+	// arrived, when set, sees every value reaching an operation (sinks,
+	// every exe call, show and log), covered or not: lineage uses it.
+	arrived func(at ast.Pos, v facts, desc string)
 }
 
 // flow runs the label-flow analysis to a fixpoint (values only grow, so
 // a second pass picks up files written after they are read).
 func (c *checker) flow() {
-	fl := &flow{c: c, vars: map[string]facts{}, files: map[string]facts{}}
+	c.runFlow(nil)
+}
+
+func (c *checker) runFlow(arrived func(ast.Pos, facts, string)) {
+	fl := &flow{c: c, vars: map[string]facts{}, files: map[string]facts{}, arrived: arrived}
 	for pass := 0; pass < 3; pass++ {
 		for _, n := range c.doc.Body {
 			fl.site = ast.Pos{}
@@ -159,9 +182,9 @@ func (fl *flow) exec(n ast.Node, en *env) facts {
 		return fl.eval(d, en)
 	case *ast.ExeDirective, *ast.GuardDirective, *ast.PolicyDirective, *ast.ImportDirective, *ast.ExportDirective, *ast.Prose:
 	case *ast.ShowDirective:
-		fl.eval(d.Value, en)
+		fl.arrive(d.Pos, fl.eval(d.Value, en), "show")
 	case *ast.LogDirective:
-		fl.eval(d.Value, en)
+		fl.arrive(d.Pos, fl.eval(d.Value, en), "log")
 	case *ast.RunDirective:
 		return fl.eval(d.Value, en)
 	case *ast.WhenDirective:
@@ -313,6 +336,12 @@ func (fl *flow) ref(r *ast.Ref, en *env) facts {
 // the body see them, and the result may carry any of them plus the
 // exe's data labels.
 func (fl *flow) call(exe *ast.ExeDirective, args []facts, at ast.Pos) facts {
+	return fl.callAs(exe, args, at, "exe")
+}
+
+// callAs is call with the operation type the call has: "exe", or
+// "pipeline-stage" for a stage, which `op:exe` guards do not see.
+func (fl *flow) callAs(exe *ast.ExeDirective, args []facts, at ast.Pos, opType string) facts {
 	if fl.site.Line == 0 {
 		fl.site = at
 		defer func() { fl.site = ast.Pos{} }()
@@ -323,6 +352,7 @@ func (fl *flow) call(exe *ast.ExeDirective, args []facts, at ast.Pos) facts {
 	}
 	fl.depth++
 	defer func() { fl.depth-- }()
+	fl.arrive(at, all, "@"+exe.Name)
 	var risk []string
 	for _, l := range exe.Labels {
 		if !fl.isData(l) {
@@ -330,7 +360,7 @@ func (fl *flow) call(exe *ast.ExeDirective, args []facts, at ast.Pos) facts {
 		}
 	}
 	if len(risk) > 0 {
-		keys := set("exe")
+		keys := set(opType, strings.ToLower(exe.Name))
 		for _, l := range risk {
 			keys[strings.ToLower(l)] = true
 		}
@@ -339,13 +369,14 @@ func (fl *flow) call(exe *ast.ExeDirective, args []facts, at ast.Pos) facts {
 	in := &env{vars: map[string]facts{}}
 	for i, p := range exe.Params {
 		if i < len(args) {
-			in.vars[strings.TrimPrefix(p.Name, "@")] = args[i]
+			name := strings.TrimPrefix(p.Name, "@")
+			in.vars[name] = args[i].through("@" + exe.Name + "(" + name + ")")
 		}
 	}
 	fl.inner = append(fl.inner, "@"+exe.Name+"()")
 	out := fl.eval(exe.Body, in)
 	fl.inner = fl.inner[:len(fl.inner)-1]
-	out = out.through("@" + exe.Name + "()")
+	out = out.throughCall(exe.Name)
 	for _, l := range exe.Labels {
 		if fl.isData(l) {
 			out.add(&fact{label: l, source: "@" + exe.Name + "() result", line: exe.Pos.Line})
@@ -402,7 +433,7 @@ func (fl *flow) stage(st *ast.Stage, cur facts, en *env) facts {
 					args = append(args, fl.eval(a, en))
 				}
 			}
-			return fl.call(exe, args, st.Pos)
+			return fl.callAs(exe, args, st.Pos, "pipeline-stage")
 		}
 		return union(cur, fl.ref(r, en))
 	case ast.StageCode:
@@ -429,6 +460,7 @@ func (fl *flow) stage(st *ast.Stage, cur facts, en *env) facts {
 // sink reports each fact that reaches s with no guard or policy rule
 // covering it.
 func (fl *flow) sink(v facts, s sink, at ast.Pos) {
+	fl.arrive(at, v, s.desc)
 	where := at
 	if fl.site.Line != 0 {
 		where = fl.site
@@ -454,6 +486,18 @@ func (fl *flow) sink(v facts, s sink, at ast.Pos) {
 		}
 		msg += "; no guard or policy rule covers this path"
 		fl.c.report(Finding{Pos: where, Severity: Warning, Kind: KindLabelFlow, Message: msg, Path: path})
+	}
+}
+
+// arrive records, for lineage, that v reaches an operation at at (and at
+// the top-level call site it is inside of).
+func (fl *flow) arrive(at ast.Pos, v facts, desc string) {
+	if fl.arrived == nil {
+		return
+	}
+	fl.arrived(at, v, desc)
+	if fl.site.Line != 0 && fl.site != at {
+		fl.arrived(fl.site, v, desc)
 	}
 }
 

@@ -124,6 +124,7 @@ type explainJSON struct {
 	Labels    []string `json:"labels"`
 	Targets   []string `json:"targets,omitempty"`
 	By        string   `json:"by,omitempty"`
+	Lineage   []string `json:"lineage,omitempty"`
 }
 
 func runScript(file string, f scriptFlags, stdout, stderr io.Writer) int {
@@ -147,7 +148,7 @@ func runScript(file string, f scriptFlags, stdout, stderr io.Writer) int {
 			if f.json {
 				explained = append(explained, explainJSON{File: x.Pos.File, Line: x.Pos.Line, Column: x.Pos.Col,
 					Operation: x.Operation, Decider: x.Decider, Decision: x.Decision, Reason: x.Reason,
-					Labels: nonNil(x.Labels), Targets: x.Targets, By: x.By})
+					Labels: nonNil(x.Labels), Targets: x.Targets, By: x.By, Lineage: x.Lineage})
 				return
 			}
 			fmt.Fprint(stderr, renderExplanation(x))
@@ -210,6 +211,9 @@ func renderExplanation(x guardrun.Explanation) string {
 	b.WriteString("    labels: " + labels + "\n")
 	if len(x.Targets) > 0 {
 		b.WriteString("    flows to: " + strings.Join(x.Targets, ", ") + "\n")
+	}
+	for _, l := range x.Lineage {
+		b.WriteString("    lineage: " + l + "\n")
 	}
 	return b.String()
 }
