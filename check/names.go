@@ -43,6 +43,9 @@ var mxFields = set("op", "operation", "labels", "taint", "sources", "tokens", "a
 	"try", "tries", "hint", "hints", "input", "errors", "guards", "isPipeline", "lastOutput",
 	"pipe", "policy", "stage", "text", "metadata")
 
+// valueMxFields are the fields of any value's `.mx` metadata.
+var valueMxFields = set("labels", "taint", "sources", "text", "data", "type", "tokens", "tokest", "length")
+
 // opFields are the fields of @mx.op.
 var opFields = set("type", "subtype", "name", "labels", "opLabels", "command", "target", "metadata")
 
@@ -190,6 +193,15 @@ func (c *checker) ref(r *ast.Ref, sc *scope, x context) {
 			return "", false // a method
 		}
 		return r.Path[i].Name, true
+	}
+	for i := range r.Path {
+		if i == 0 && r.Name == "mx" || r.Path[i].Kind != ast.AccessField || r.Path[i].Name != "mx" {
+			continue
+		}
+		if f, ok := field(i + 1); ok && !valueMxFields[f] {
+			c.unknownField(r, i+1, "a value's .mx", f, valueMxFields, x)
+		}
+		break
 	}
 	if sc.has(r.Name) {
 		return
