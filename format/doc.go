@@ -5,10 +5,12 @@
 // one it cannot print faithfully is kept as written.
 //
 // What is kept byte for byte: markdown prose, the frontmatter, string
-// and template literals (as written, quotes and escapes included), code
-// block bodies, and any directive that holds a comment (the lexer drops
-// comments inside a directive, so reprinting one would lose it). Comment
-// lines between directives are kept in place.
+// and template literals (as written, quotes and escapes included) and
+// code block bodies. The lexer drops comments inside a directive, so the
+// tree does not hold them: comment lines between directives stay in
+// place, a comment line right before a when arm or a block statement is
+// put back before it, and a directive with any other comment is kept as
+// written.
 //
 // format imports only ast and grammar.
 package format

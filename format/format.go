@@ -146,8 +146,14 @@ func (f *formatter) directive(d ast.Directive, orig string) {
 		f.out.WriteString(orig)
 		return
 	}
-	if !hasComment(orig) {
-		if text, ok := Directive(d, f.mode); ok {
+	var comments map[int][]string
+	want := 0
+	ok := true
+	if hasComment(orig) {
+		comments, want, ok = leadingComments(d, orig, d.Position().Offset)
+	}
+	if ok {
+		if text, ok := printDirective(d, f.mode, comments, want); ok {
 			f.write(text)
 			return
 		}
@@ -167,9 +173,8 @@ func (f *formatter) write(text string) {
 	f.out.WriteString(text)
 }
 
-// hasComment reports whether a directive's text may hold a comment. It
-// is conservative: `>>` inside a string also counts, and such a
-// directive is then merely kept as written.
+// hasComment reports whether a directive's text may hold a comment (or
+// `>>` inside a string, which leadingComments then tells apart).
 func hasComment(text string) bool {
 	return strings.Contains(text, ">>") || strings.Contains(text, "<<")
 }
@@ -178,9 +183,16 @@ func hasComment(text string) bool {
 // slash in markdown mode, and reports whether the text parses back to
 // the same tree.
 func Directive(d ast.Directive, mode ast.Mode) (string, bool) {
-	p := &printer{}
+	return printDirective(d, mode, nil, 0)
+}
+
+// printDirective is Directive with comment lines to place (keyed by the
+// file offset of the node they precede); it fails unless all want of
+// them find their node.
+func printDirective(d ast.Directive, mode ast.Mode, comments map[int][]string, want int) (string, bool) {
+	p := &printer{comments: comments}
 	text := p.directive(d)
-	if p.failed {
+	if p.failed || p.placed != want {
 		return "", false
 	}
 	if mode == ast.Markdown {

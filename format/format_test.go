@@ -52,12 +52,26 @@ func TestMarkdownProseKept(t *testing.T) {
 	require.Equal(t, want, string(res.Text))
 }
 
-func TestDirectiveWithCommentKeptAsWritten(t *testing.T) {
-	src := "guard @g before secret = when [\n  >> why: secrets stay home\n  *   => deny \"no\"\n]\n"
+func TestCommentLinesBeforeArmsAndStatementsAreKept(t *testing.T) {
+	src := "guard @g before secret = when [\n    >> why: secrets stay home\n  >> (two lines)\n  *   => deny \"no\"\n]\nexe @f(x) = [\n      >> a note\n  let @y = `>> not a comment @x`\n  => @y\n]\n"
+	want := "guard @g before secret = when [\n  >> why: secrets stay home\n  >> (two lines)\n  * => deny \"no\"\n]\nexe @f(x) = [\n  >> a note\n  let @y = `>> not a comment @x`\n  => @y\n]\n"
 	res, err := format.Source("p.mld", []byte(src), ast.Strict)
 	require.NoError(t, err)
-	require.Equal(t, src, string(res.Text))
-	require.Equal(t, 1, res.Kept)
+	require.Equal(t, want, string(res.Text))
+	require.Zero(t, res.Kept)
+}
+
+func TestOtherCommentsKeepTheDirectiveAsWritten(t *testing.T) {
+	for _, src := range []string{
+		"guard @g before secret = when [\n  *   => deny \"no\" >> trailing\n]\n",
+		"guard @g before secret = when [\n  *   => deny \"no\"\n  >> at the end\n]\n",
+		"var @o = {\n  >> in an object\n  a:   1\n}\n",
+	} {
+		res, err := format.Source("p.mld", []byte(src), ast.Strict)
+		require.NoError(t, err)
+		require.Equal(t, src, string(res.Text))
+		require.Equal(t, 1, res.Kept)
+	}
 }
 
 func TestParseErrorReturned(t *testing.T) {

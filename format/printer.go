@@ -19,6 +19,26 @@ const lineWidth = 80
 type printer struct {
 	depth  int
 	failed bool
+	// comments are the comment lines to print before the node starting at
+	// a file offset; placed counts those printed.
+	comments map[int][]string
+	placed   int
+}
+
+// leading prints the comments that go before the node at pos, one per
+// line at the current indentation.
+func (p *printer) leading(pos ast.Pos) string {
+	cs := p.comments[pos.Offset]
+	if len(cs) == 0 {
+		return ""
+	}
+	delete(p.comments, pos.Offset)
+	p.placed += len(cs)
+	var b strings.Builder
+	for _, c := range cs {
+		b.WriteString(p.nl() + c)
+	}
+	return b.String()
 }
 
 func (p *printer) nl() string { return "\n" + strings.Repeat(indentUnit, p.depth) }
@@ -483,7 +503,7 @@ func (p *printer) when(w *ast.WhenExpr) string {
 	var b strings.Builder
 	b.WriteString(s + "[")
 	for _, arm := range w.Arms {
-		b.WriteString(p.nl() + p.arm(arm))
+		b.WriteString(p.leading(arm.Pos) + p.nl() + p.arm(arm))
 	}
 	p.depth--
 	b.WriteString(p.nl() + "]")
@@ -545,7 +565,7 @@ func (p *printer) block(b *ast.BlockExpr) string {
 	var s strings.Builder
 	s.WriteString("[")
 	for _, st := range b.Stmts {
-		s.WriteString(p.nl() + p.directive(st))
+		s.WriteString(p.leading(st.Position()) + p.nl() + p.directive(st))
 	}
 	p.depth--
 	s.WriteString(p.nl() + "]")
