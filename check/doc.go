@@ -17,8 +17,10 @@
 // back through literal paths. It does not follow: implicit flows through
 // conditions, imported modules (their exes, guards and policies are not
 // read), the inside of js/sh code (a result is assumed to depend on every
-// parameter), computed references (`@obj[@k]()`), label removal (a value
-// keeps every label it may have had) or what a covering guard does with
-// the value (a guard that can deny, retry or transform on the path counts
-// as covering it).
+// parameter), computed references (`@obj[@k]()`), labels a guard adds
+// to the values it sees (`trusted @input`, addLabels), label removal (a
+// value keeps every label it may have had) or what a covering guard does
+// with the value (a guard that can deny, retry or transform on the path
+// counts as covering it). TestLabelFlowSoundOnCorpora checks the claim
+// against real runs of the fixtures and corpora.
 package check

@@ -376,11 +376,11 @@ func (fl *flow) callAs(exe *ast.ExeDirective, args []facts, at ast.Pos, opType s
 	fl.inner = append(fl.inner, "@"+exe.Name+"()")
 	out := fl.eval(exe.Body, in)
 	fl.inner = fl.inner[:len(fl.inner)-1]
-	out = out.throughCall(exe.Name)
+	// A call's result carries its arguments' labels whatever the body
+	// does with them, and the exe's labels (SPEC §4.2).
+	out = union(out, all).throughCall(exe.Name)
 	for _, l := range exe.Labels {
-		if fl.isData(l) {
-			out.add(&fact{label: l, source: "@" + exe.Name + "() result", line: exe.Pos.Line})
-		}
+		out.add(&fact{label: l, source: "@" + exe.Name + "() result", line: exe.Pos.Line})
 	}
 	return out
 }
