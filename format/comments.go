@@ -13,6 +13,10 @@ import (
 // a guard rule with a note above it); the directive is kept as written
 // when it has any other comment.
 
+// trailingKey holds, in leadingComments' map, the comment that ends a
+// one-line directive.
+const trailingKey = -1
+
 // leadingComments finds the comments in a directive's text (orig, which
 // starts at offset base in the file) and maps each to the file offset of
 // the token after it. ok is false when a comment is not on a line of its
@@ -32,12 +36,19 @@ func leadingComments(d ast.Directive, orig string, base int) (before map[int][]s
 		}
 		if strings.HasPrefix(orig[i:], ">>") || strings.HasPrefix(orig[i:], "<<") {
 			lineStart := strings.LastIndexByte(orig[:i], '\n') + 1
-			if strings.TrimSpace(orig[lineStart:i]) != "" {
-				return nil, 0, false // a trailing comment
-			}
 			end := strings.IndexByte(orig[i:], '\n')
 			if end < 0 {
 				end = len(orig) - i
+			}
+			if strings.TrimSpace(orig[lineStart:i]) != "" {
+				if lineStart == 0 && i+end == len(orig) {
+					// The one line's trailing comment.
+					before[trailingKey] = []string{strings.TrimRight(orig[i:], " \t\r")}
+					n++
+					i = len(orig)
+					continue
+				}
+				return nil, 0, false // a trailing comment inside
 			}
 			pending = append(pending, strings.TrimRight(orig[i:i+end], " \t\r"))
 			n++

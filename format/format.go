@@ -192,6 +192,10 @@ func Directive(d ast.Directive, mode ast.Mode) (string, bool) {
 func printDirective(d ast.Directive, mode ast.Mode, comments map[int][]string, want int) (string, bool) {
 	p := &printer{comments: comments}
 	text := p.directive(d)
+	if c := comments[trailingKey]; len(c) == 1 && !strings.Contains(text, "\n") {
+		text += "  " + c[0]
+		p.placed++
+	}
 	if p.failed || p.placed != want {
 		return "", false
 	}

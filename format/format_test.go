@@ -61,9 +61,16 @@ func TestCommentLinesBeforeArmsAndStatementsAreKept(t *testing.T) {
 	require.Zero(t, res.Kept)
 }
 
+func TestTrailingCommentOfAOneLineDirective(t *testing.T) {
+	res, err := format.Source("p.mld", []byte("var   @x=1 >> why\nshow @x\n"), ast.Strict)
+	require.NoError(t, err)
+	require.Equal(t, "var @x = 1  >> why\nshow @x\n", string(res.Text))
+}
+
 func TestOtherCommentsKeepTheDirectiveAsWritten(t *testing.T) {
 	for _, src := range []string{
 		"guard @g before secret = when [\n  *   => deny \"no\" >> trailing\n]\n",
+		"guard @g before secret = when [ *   => deny \"no\" ]  >> becomes several lines\n",
 		"guard @g before secret = when [\n  *   => deny \"no\"\n  >> at the end\n]\n",
 		"var @o = {\n  >> in an object\n  a:   1\n}\n",
 	} {
