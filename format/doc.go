@@ -9,8 +9,8 @@
 // code block bodies. The lexer drops comments inside a directive, so the
 // tree does not hold them: comment lines between directives stay in
 // place, a comment line right before a when arm or a block statement is
-// put back before it, and a directive with any other comment is kept as
-// written.
+// put back before it, as is the comment ending a one-line directive, and
+// a directive with any other comment is kept as written.
 //
 // format imports only ast and grammar.
 package format
