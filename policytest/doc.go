@@ -36,7 +36,8 @@
 //	expect allow | deny | retry        the decision: deny or retry when a
 //	                                   guard or policy decided so (also
 //	                                   when a denied => arm handled it),
-//	                                   allow when nothing did
+//	                                   allow when nothing did and the
+//	                                   run succeeded
 //	expect reason "text" | /regexp/    a denial's reason
 //	expect decider "text"              the guard or rule that decided
 //	                                   ("@noSecretToNet", "no-secret-exfil")
