@@ -38,6 +38,7 @@ bench:
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./grammar
 	$(GO) test -run '^$$' -fuzz '^FuzzRun$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s .
+	$(GO) test -run '^$$' -fuzz '^FuzzFormat$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./format
 
 # Taint soundness property test over N random programs (issue 3). With -v
 # the test prints the final figures line (programs, outputs checked,

@@ -41,7 +41,11 @@ func BenchmarkRun(b *testing.B) {
 
 // BenchmarkCompile measures parsing alone.
 func BenchmarkCompile(b *testing.B) {
-	paths, _ := filepath.Glob("examples/*")
+	var paths []string
+	for _, pat := range []string{"examples/*.md", "examples/*.mld"} {
+		m, _ := filepath.Glob(pat)
+		paths = append(paths, m...)
+	}
 	for _, p := range paths {
 		b.Run(filepath.Base(p), func(b *testing.B) {
 			prg, err := CompileFile(p)

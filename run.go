@@ -3,8 +3,11 @@ package guardrun
 import (
 	"context"
 	"io"
+	"sync"
 	"time"
 
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/check"
 	"github.com/guardrun/guardrun/grammar"
 	"github.com/guardrun/guardrun/interp"
 	"github.com/guardrun/guardrun/interp/hooks"
@@ -116,9 +119,35 @@ type Explanation = interp.Explanation
 // WithExplain calls explain, as the run goes, for every decision that
 // denies an operation (a guard's deny or retry, a policy's label-flow or
 // capability denial) and for every policy denial a privileged guard
-// overrides. `guardrun --explain` prints them.
+// overrides. `guardrun --explain` prints them. Each explanation's Lineage
+// comes from a static label-flow analysis of the script (package check):
+// it lists every path by which the triggering labels may have reached the
+// operation, not only the one taken; operations in imported modules have
+// none.
 func WithExplain(explain func(Explanation)) RunOption {
 	return func(c *runConfig) { c.opts.Explain = explain }
+}
+
+// WithCoverage calls cover, as the run goes, with the position of every
+// guard evaluated and every when arm (guard rules included) taken;
+// `guardrun test --coverage` builds its listing from it.
+func WithCoverage(cover func(ast.Pos)) RunOption {
+	return func(c *runConfig) { c.opts.Cover = cover }
+}
+
+// withLineage fills in each explanation's lineage from the static
+// label-flow analysis of the script (package check), run once, at the
+// first denial: runs without --explain, or without denials, pay nothing.
+func withLineage(doc *ast.Document, explain func(Explanation)) func(Explanation) {
+	var (
+		once sync.Once
+		ix   *check.LineageIndex
+	)
+	return func(x Explanation) {
+		once.Do(func() { ix = check.Lineage(doc) })
+		x.Lineage = ix.At(x.Pos, x.Labels)
+		explain(x)
+	}
 }
 
 // Result is what one Run produced. On failure it still holds the output
@@ -148,6 +177,9 @@ func (p *Program) Run(ctx context.Context, opts ...RunOption) (res *Result, err 
 	if o.Dir == "" {
 		o.Dir = p.dir
 		o.NoBaseDir = p.dir == ""
+	}
+	if o.Explain != nil {
+		o.Explain = withLineage(p.doc, o.Explain)
 	}
 	res = &Result{}
 	defer func() {

@@ -43,6 +43,11 @@ type Document struct {
 	Body []Node // *Prose or a Directive
 	// Frontmatter is the raw YAML between leading --- fences, if any.
 	Frontmatter string
+	// Ends maps each top-level directive in Body to the byte offset where
+	// its own text ends in the source (before any blank lines a show
+	// swallows). Its start is its Pos.Offset. Tools that rewrite a file in
+	// place (the formatter) need both ends; evaluation ignores it.
+	Ends map[Node]int
 }
 
 // Position implements Node.

@@ -47,6 +47,10 @@ type StringLit struct {
 	Pos   Pos
 	Kind  QuoteKind
 	Parts []TemplatePart
+	// Raw is the literal as written, delimiters included (for a <path>,
+	// the text between the angle brackets), so that tools can reprint it
+	// without re-deriving its escapes.
+	Raw string
 }
 
 // PlainText returns the string's text when it has no interpolation.

@@ -255,6 +255,10 @@ func (p *docParser) directive(start, body int) (int, error) {
 		return 0, err
 	}
 	p.doc.Body = append(p.doc.Body, node)
+	if p.doc.Ends == nil {
+		p.doc.Ends = map[ast.Node]int{}
+	}
+	p.doc.Ends[node] = res.end
 	return res.end, nil
 }
 

@@ -281,7 +281,7 @@ func (l *lowerer) literalOrExpr(t *ternary) ast.Expr {
 	if t.Then == nil && len(t.Rest) == 0 {
 		if s := t.First.Str; s != nil && (s.DQ || s.SQ != nil) {
 			raw := l.rawString(s)
-			return &ast.StringLit{Pos: l.pos(s.Pos), Kind: ast.DoubleQuote, Parts: []ast.TemplatePart{&ast.TextPart{Pos: l.pos(s.Pos), Text: raw}}}
+			return &ast.StringLit{Pos: l.pos(s.Pos), Kind: ast.DoubleQuote, Parts: []ast.TemplatePart{&ast.TextPart{Pos: l.pos(s.Pos), Text: raw}}, Raw: l.strRaw(s)}
 		}
 	}
 	return l.ternary(t)

@@ -8,6 +8,23 @@ import (
 )
 
 func (l *lowerer) str(s *strLit) *ast.StringLit {
+	lit := l.strParts(s)
+	lit.Raw = l.strRaw(s)
+	return lit
+}
+
+// strRaw is a literal's source text, delimiters included.
+func (l *lowerer) strRaw(s *strLit) string {
+	n := len(s.Tokens)
+	if n == 0 {
+		return ""
+	}
+	last := s.Tokens[n-1]
+	// The first token may be an elided line break before the literal.
+	return strings.TrimLeft(l.text[s.Tokens[0].Pos.Offset:last.Pos.Offset+len(last.Value)], " \t\r\n")
+}
+
+func (l *lowerer) strParts(s *strLit) *ast.StringLit {
 	at := l.pos(s.Pos)
 	switch {
 	case s.SQ != nil:
@@ -120,7 +137,7 @@ func (l *lowerer) interp(in *interp) *ast.InterpPart {
 // cmdTemplate parses text (a cmd body or a <path>) as a command template.
 // l.base must be the offset of text in the file.
 func (l *lowerer) cmdTemplate(text string, at lexer.Position) *ast.StringLit {
-	lit := &ast.StringLit{Pos: l.src.posAt(l.base), Kind: ast.Backtick, Parts: []ast.TemplatePart{}}
+	lit := &ast.StringLit{Pos: l.src.posAt(l.base), Kind: ast.Backtick, Parts: []ast.TemplatePart{}, Raw: text}
 	tree, err := parseCmdText(text)
 	if err != nil {
 		l.err = convertParseError(l.src, l.base, text, scanResult{}, err)

@@ -28,6 +28,10 @@ type Explanation struct {
 	Targets []string
 	// By is the privileged guard of an override.
 	By string
+	// Lineage says, one line per labelled source, where the labels came
+	// from: `secret from @k (line 3) → @summary → @post`. The facade fills
+	// it in (guardrun.WithExplain); the interpreter leaves it empty.
+	Lineage []string
 }
 
 func (in *interp) explainOn() bool { return in.opts.Explain != nil }

@@ -286,6 +286,9 @@ func (in *interp) runDeniedHandler(ce *env, x *exe, w *ast.WhenExpr, ge *guard.E
 			continue
 		}
 		in.out.writeStderr("[Guard Warning] " + ge.Reason + "\n")
+		if cover := in.opts.Cover; cover != nil {
+			cover(arm.Pos)
+		}
 		v, isValue, err := in.evalAction(de, arm.Action, false)
 		if err != nil {
 			return nil, atPos(err, KindUnexpected, arm.Pos)

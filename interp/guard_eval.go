@@ -25,7 +25,10 @@ func (in *interp) evalGuard(ev *guard.Evaluation) (out guard.Outcome, err error)
 		p = planGuard(ev.Guard.Rules)
 		ev.Guard.Plan = p
 	}
-	if p.arms != nil && guardCompileEnabled {
+	if cover := in.opts.Cover; cover != nil {
+		cover(ev.Guard.Pos)
+	}
+	if p.arms != nil && guardCompileEnabled && in.opts.Cover == nil {
 		if out, ok, err := in.runCompiled(p, ev); ok {
 			return out, err
 		}
@@ -85,6 +88,9 @@ func (in *interp) evalGuard(ev *guard.Evaluation) (out guard.Outcome, err error)
 			if !ok {
 				continue
 			}
+		}
+		if cover := in.opts.Cover; cover != nil {
+			cover(arm.Pos)
 		}
 		return in.guardAction(ge, ev, gx.base(), arm.Action)
 	}

@@ -59,6 +59,11 @@ type Options struct {
 	// denied an operation (guard or policy) and per policy denial a
 	// privileged guard overrode, as it happens.
 	Explain func(Explanation)
+	// Cover, when set, is called with the position of every guard that is
+	// evaluated and of every when arm (guard rules included) that is
+	// taken, for `guardrun test --coverage`. Guards then always take the
+	// interpreted path, which decides as the compiled one does.
+	Cover func(ast.Pos)
 }
 
 // Result is what a run produced.

@@ -44,6 +44,9 @@ func (in *interp) evalWhen(e *env, w *ast.WhenExpr, stmt bool) (v *value.Variabl
 		if !ok {
 			continue
 		}
+		if cover := in.opts.Cover; cover != nil {
+			cover(arm.Pos)
+		}
 		v, isValue, err = in.evalAction(we, arm.Action, stmt)
 		if err != nil {
 			return nil, true, false, atPos(err, KindUnexpected, arm.Pos)

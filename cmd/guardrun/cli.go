@@ -23,13 +23,25 @@ const (
 
 const usage = `usage:
   guardrun [--json] [--explain] [--dir DIR] [--timeout D] [--command-timeout D] [--no-code] [--allow-protected-write PATH]... FILE
+  guardrun fmt [-w | -d | --check] FILE...
+  guardrun check [--json] FILE...
+  guardrun test [--run PATTERN] [-v] [--json] [--coverage] [--timeout D] [PATH...]
   guardrun conform [--manifest FILE] [--filter SUBSTR] [-v] [--fail-under PCT] [--strict-errors] [--jobs N] [--timeout D] CASES_DIR
 `
 
 // run is main without os.Exit, so tests can drive the whole command.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "conform" {
-		return runConform(args[1:], stdout, stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "conform":
+			return runConform(args[1:], stdout, stderr)
+		case "fmt":
+			return runFmt(args[1:], stdout, stderr)
+		case "check":
+			return runCheck(args[1:], stdout, stderr)
+		case "test":
+			return runTest(args[1:], stdout, stderr)
+		}
 	}
 	fs := flag.NewFlagSet("guardrun", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -125,6 +137,7 @@ type explainJSON struct {
 	Labels    []string `json:"labels"`
 	Targets   []string `json:"targets,omitempty"`
 	By        string   `json:"by,omitempty"`
+	Lineage   []string `json:"lineage,omitempty"`
 }
 
 func runScript(file string, f scriptFlags, stdout, stderr io.Writer) int {
@@ -151,7 +164,7 @@ func runScript(file string, f scriptFlags, stdout, stderr io.Writer) int {
 			if f.json {
 				explained = append(explained, explainJSON{File: x.Pos.File, Line: x.Pos.Line, Column: x.Pos.Col,
 					Operation: x.Operation, Decider: x.Decider, Decision: x.Decision, Reason: x.Reason,
-					Labels: nonNil(x.Labels), Targets: x.Targets, By: x.By})
+					Labels: nonNil(x.Labels), Targets: x.Targets, By: x.By, Lineage: x.Lineage})
 				return
 			}
 			fmt.Fprint(stderr, renderExplanation(x))
@@ -214,6 +227,9 @@ func renderExplanation(x guardrun.Explanation) string {
 	b.WriteString("    labels: " + labels + "\n")
 	if len(x.Targets) > 0 {
 		b.WriteString("    flows to: " + strings.Join(x.Targets, ", ") + "\n")
+	}
+	for _, l := range x.Lineage {
+		b.WriteString("    lineage: " + l + "\n")
 	}
 	return b.String()
 }

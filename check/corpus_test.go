@@ -1,0 +1,54 @@
+package check_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/check"
+	"github.com/guardrun/guardrun/grammar"
+)
+
+// TestCheckCorpora runs the checker over every script of the fixtures,
+// the examples and the conformance corpora: it must not panic, and the
+// examples (which are meant to be clean) have no errors.
+func TestCheckCorpora(t *testing.T) {
+	for _, root := range []string{"../fixtures", "../examples", "../../shared/conformance/mlld/cases", "../../shared/conformance/mlld-more/cases"} {
+		if _, err := os.Stat(root); err != nil {
+			t.Logf("skipping %s: %v", root, err)
+			continue
+		}
+		scripts, findings := 0, 0
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".mld") && !(strings.HasSuffix(path, ".md") && strings.HasPrefix(d.Name(), "example")) {
+				return err
+			}
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			mode := ast.Markdown
+			if strings.HasSuffix(path, ".mld") {
+				mode = ast.Strict
+			}
+			doc, err := grammar.Parse(path, src, mode)
+			if err != nil {
+				return nil
+			}
+			scripts++
+			fs := check.Document(doc)
+			findings += len(fs)
+			if root == "../examples" && check.HasErrors(fs) {
+				t.Errorf("%s: %v", path, fs)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d scripts checked, %d findings", root, scripts, findings)
+	}
+}

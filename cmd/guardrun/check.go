@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/guardrun/guardrun/check"
+	"github.com/guardrun/guardrun/format"
+)
+
+const checkUsage = `usage: guardrun check [--json] FILE...
+`
+
+// checkJSON is one finding in `guardrun check --json` output.
+type checkJSON struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+	check.Finding
+}
+
+// runCheck is `guardrun check`: static findings for each file, exit 1
+// when any is an error (or a file does not parse).
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("guardrun check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, checkUsage); fs.PrintDefaults() }
+	asJSON := fs.Bool("json", false, "print the findings as one JSON array")
+	files, ok := parseInterspersed(fs, args)
+	if !ok {
+		return exitUsage
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "guardrun check: expected at least one FILE")
+		fs.Usage()
+		return exitUsage
+	}
+	status := exitOK
+	out := []checkJSON{}
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			fmt.Fprintf(stderr, "guardrun check: %v\n", err)
+			status = exitFail
+			continue
+		}
+		findings, err := check.Source(file, src, format.ModeFor(file))
+		if err != nil {
+			fmt.Fprintf(stderr, "%v\n", err)
+			status = exitFail
+			continue
+		}
+		if check.HasErrors(findings) {
+			status = exitFail
+		}
+		for _, f := range findings {
+			if *asJSON {
+				out = append(out, checkJSON{File: f.Pos.File, Line: f.Pos.Line, Column: f.Pos.Col, Finding: f})
+				continue
+			}
+			fmt.Fprintln(stdout, f)
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(stderr, "guardrun check: %v\n", err)
+			return exitFail
+		}
+	}
+	return status
+}

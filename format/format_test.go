@@ -1,0 +1,88 @@
+package format_test
+
+import (
+	"testing"
+
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/format"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCanonicalLayout(t *testing.T) {
+	src := `>> a policy
+var secret   @k="sk"
+   >> indented comment
+
+
+exe net:w @post(body)=when [
+      denied => ` + "`refused: @mx.guard.reason`" + `
+  *=>` + "`posted @body`" + `
+]
+guard @g before secret = when [ @mx.op.labels.includes("net:w") => deny "no"
+ * => allow ]
+var @o = {a:1,"b-c":[1,2,  3], d: (1 + 2) * 3}
+show @post(@k)   
+`
+	want := `>> a policy
+var secret @k = "sk"
+>> indented comment
+
+exe net:w @post(body) = when [
+  denied => ` + "`refused: @mx.guard.reason`" + `
+  * => ` + "`posted @body`" + `
+]
+guard @g before secret = when [
+  @mx.op.labels.includes("net:w") => deny "no"
+  * => allow
+]
+var @o = { a: 1, "b-c": [1, 2, 3], d: (1 + 2) * 3 }
+show @post(@k)
+`
+	res, err := format.Source("p.mld", []byte(src), ast.Strict)
+	require.NoError(t, err)
+	require.Equal(t, want, string(res.Text))
+	require.Zero(t, res.Kept)
+}
+
+func TestMarkdownProseKept(t *testing.T) {
+	src := "# Title  \n\nSome *prose*   with @at signs.\n>> a comment\n/var   @x=1\n\n```\n/var @notadirective\n```\n/show   @x\ntail\n"
+	want := "# Title  \n\nSome *prose*   with @at signs.\n>> a comment\n/var @x = 1\n\n```\n/var @notadirective\n```\n/show @x\ntail\n"
+	res, err := format.Source("p.md", []byte(src), ast.Markdown)
+	require.NoError(t, err)
+	require.Equal(t, want, string(res.Text))
+}
+
+func TestCommentLinesBeforeArmsAndStatementsAreKept(t *testing.T) {
+	src := "guard @g before secret = when [\n    >> why: secrets stay home\n  >> (two lines)\n  *   => deny \"no\"\n]\nexe @f(x) = [\n      >> a note\n  let @y = `>> not a comment @x`\n  => @y\n]\n"
+	want := "guard @g before secret = when [\n  >> why: secrets stay home\n  >> (two lines)\n  * => deny \"no\"\n]\nexe @f(x) = [\n  >> a note\n  let @y = `>> not a comment @x`\n  => @y\n]\n"
+	res, err := format.Source("p.mld", []byte(src), ast.Strict)
+	require.NoError(t, err)
+	require.Equal(t, want, string(res.Text))
+	require.Zero(t, res.Kept)
+}
+
+func TestTrailingCommentOfAOneLineDirective(t *testing.T) {
+	res, err := format.Source("p.mld", []byte("var   @x=1 >> why\nshow @x\n"), ast.Strict)
+	require.NoError(t, err)
+	require.Equal(t, "var @x = 1  >> why\nshow @x\n", string(res.Text))
+}
+
+func TestOtherCommentsKeepTheDirectiveAsWritten(t *testing.T) {
+	for _, src := range []string{
+		"guard @g before secret = when [\n  *   => deny \"no\" >> trailing\n]\n",
+		"guard @g before secret = when [ *   => deny \"no\" ]  >> becomes several lines\n",
+		"guard @g before secret = when [\n  *   => deny \"no\"\n  >> at the end\n]\n",
+		"var @o = {\n  >> in an object\n  a:   1\n}\n",
+	} {
+		res, err := format.Source("p.mld", []byte(src), ast.Strict)
+		require.NoError(t, err)
+		require.Equal(t, src, string(res.Text))
+		require.Equal(t, 1, res.Kept)
+	}
+}
+
+func TestParseErrorReturned(t *testing.T) {
+	_, err := format.Source("p.mld", []byte("var @x = \n"), ast.Strict)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "p.mld:1")
+}
