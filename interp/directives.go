@@ -110,7 +110,7 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 		}
 		v = withLabels(v, d.Labels)
 		if e.sc == e.mod.root {
-			in.out.both(withNewline(displayText(v)))
+			in.out.both(withNewline(in.displayText(v)))
 		}
 		return v, nil
 	case *ast.ExprStmt:
@@ -226,7 +226,7 @@ func (in *interp) execShow(e *env, d *ast.ShowDirective) (*value.Variable, error
 	}
 	// After-guards may still refuse the value, so it is printed only once
 	// they passed; their transforms do not change what is shown (§10 P6).
-	in.out.both(withNewline(displayText(shown)))
+	in.out.both(withNewline(in.displayText(shown)))
 	return shown, nil
 }
 
@@ -257,7 +257,7 @@ func (in *interp) showPiped(e *env, d *ast.ShowDirective, pe *ast.PipelineExpr, 
 	if err != nil {
 		return nil, atPos(err, KindUnexpected, d.Pos)
 	}
-	in.out.both(withNewline(displayText(shown)))
+	in.out.both(withNewline(in.displayText(shown)))
 	return shown, nil
 }
 

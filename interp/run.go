@@ -8,6 +8,7 @@ import (
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/value"
 )
 
 // Options configure one run of a document.
@@ -58,6 +59,26 @@ type Result struct {
 	Stderr string
 }
 
+// panicError turns a panic recovered by Run into the run's error.
+func (in *interp) panicError(r any) error {
+	if ie, ok := r.(*value.InterruptedError); ok {
+		return &Error{Kind: KindInterrupt, Pos: in.curPos, Message: ie.Error(), Hint: "the run was cancelled or hit its deadline", Err: ie}
+	}
+	if le, ok := r.(*value.LimitError); ok {
+		// A writer without an error return (Text, ToJSON) hit a size
+		// limit: the script's fault, not a bug.
+		return &Error{Kind: KindLimit, Pos: in.curPos, Message: le.Message, Hint: le.Hint, Err: le}
+	}
+	p := &PanicError{Value: r, Stack: debug.Stack()}
+	return &Error{
+		Kind:    KindUnexpected,
+		Pos:     in.curPos,
+		Message: p.Error(),
+		Hint:    "this is a bug in guardrun; please report it with the script that triggered it",
+		Err:     p,
+	}
+}
+
 // Run evaluates doc. On error the Result still holds what was produced up to
 // the failure.
 func Run(ctx context.Context, doc *ast.Document, opts Options) (res *Result, err error) {
@@ -68,14 +89,7 @@ func Run(ctx context.Context, doc *ast.Document, opts Options) (res *Result, err
 	res = &Result{}
 	defer func() {
 		if r := recover(); r != nil {
-			p := &PanicError{Value: r, Stack: debug.Stack()}
-			err = &Error{
-				Kind:    KindUnexpected,
-				Pos:     in.curPos,
-				Message: p.Error(),
-				Hint:    "this is a bug in guardrun; please report it with the script that triggered it",
-				Err:     p,
-			}
+			err = in.panicError(r)
 		}
 		in.close()
 		res.Document = in.out.document()
