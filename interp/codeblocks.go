@@ -32,7 +32,12 @@ func (in *interp) codeEngine() *code.Engine {
 type stderrWriter struct{ o *output }
 
 func (w stderrWriter) Write(p []byte) (int, error) {
-	w.o.writeStderr(string(p))
+	// Commands write from os/exec's copying goroutine, where the panic of
+	// writeStderr would end the process: fail the write instead.
+	if err := w.o.reserve(len(p)); err != nil {
+		return 0, err
+	}
+	w.o.writeStderrTaken(string(p))
 	return len(p), nil
 }
 

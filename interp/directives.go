@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"context"
+
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
@@ -33,6 +35,9 @@ func (in *interp) execDocument(e *env, doc *ast.Document) error {
 
 func (in *interp) checkCtx(pos ast.Pos) error {
 	if err := in.ctx.Err(); err != nil {
+		if context.Cause(in.ctx) == errMemoryBudget {
+			return in.overBudget(pos)
+		}
 		return &Error{Kind: KindInterrupt, Pos: pos, Message: "run interrupted: " + err.Error(), Hint: "the run was cancelled or hit its deadline", Err: err}
 	}
 	return nil

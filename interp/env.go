@@ -18,6 +18,8 @@ type interp struct {
 	opts   Options
 	out    *output
 	engine *code.Engine
+	// budget is the run's memory budget.
+	budget *budget
 	// files confines file access to the base directory.
 	files files
 	main  *module
@@ -50,6 +52,8 @@ func newInterp(ctx context.Context, opts Options) *interp {
 		out:     &output{outW: opts.Stdout, errW: opts.Stderr, live: docStream{w: opts.Document}},
 		modules: map[string]*module{},
 	}
+	in.budget, in.ctx = newBudget(ctx, opts.MemoryLimit)
+	in.out.limit = in.budget.outputCap
 	in.hooks = hooks.NewManager()
 	in.hooks.RegisterPostAlways("taint", taintPostHook)
 	in.hooks.RegisterPostAlways("policy-labels", in.policyPostHook)
@@ -61,7 +65,10 @@ func newInterp(ctx context.Context, opts Options) *interp {
 }
 
 // close releases what the run opened.
-func (in *interp) close() { in.files.close() }
+func (in *interp) close() {
+	in.files.close()
+	in.budget.stop()
+}
 
 // module is one script file: its scope, directory and exports.
 type module struct {

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"io"
 	"runtime/debug"
 	"time"
@@ -29,8 +30,13 @@ type Options struct {
 	Document io.Writer
 	// CommandTimeout bounds one command or code block (0 = default 30s).
 	CommandTimeout time.Duration
-	// MemoryLimit caps how much a JS block may grow the heap, in bytes
-	// (0 = 512 MiB, negative = no cap).
+	// MemoryLimit is the run's memory budget in bytes (0 =
+	// DefaultMemoryLimit, negative = none): one JS block may grow the heap
+	// by at most this much, the whole run likewise (a watch over the
+	// process's heap, so other goroutines' allocations count too), the
+	// collected output may reach half of it, and one built string an
+	// eighth (at most value.MaxString in any case). A breach ends the run
+	// with a positioned LimitError.
 	MemoryLimit int64
 	// OutputLimit caps one command's captured output in bytes (0 = 4 MiB).
 	OutputLimit int
@@ -104,5 +110,15 @@ func Run(ctx context.Context, doc *ast.Document, opts Options) (res *Result, err
 	mod := newModule(doc.File, scriptDir(doc.File, in.files.base))
 	in.main = mod
 	err = in.execDocument(in.rootEnv(mod), doc)
+	if err != nil && context.Cause(in.ctx) == errMemoryBudget {
+		// A command or JS block stopped by the heap watch reports an
+		// interruption; say why.
+		pos := in.curPos
+		var e *Error
+		if errors.As(err, &e) && e.Pos.Line > 0 {
+			pos = e.Pos
+		}
+		err = in.overBudget(pos)
+	}
 	return res, err
 }

@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,7 +24,7 @@ const (
 )
 
 const usage = `usage:
-  guardrun [--json] [--explain] [--dir DIR] [--timeout D] [--command-timeout D] [--no-code] FILE
+  guardrun [--json] [--explain] [--dir DIR] [--timeout D] [--command-timeout D] [--memory-limit N] [--no-code] FILE
   guardrun conform [--manifest FILE] [--filter SUBSTR] [-v] [--fail-under PCT] [--strict-errors] [--jobs N] [--timeout D] CASES_DIR
 `
 
@@ -39,12 +41,39 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmdTimeout := fs.Duration("command-timeout", 0, "limit for one command or code block (0 = the default, 30s)")
 	dir := fs.String("dir", "", "base directory: relative paths start here, file access stays inside it, commands run here (default: the script's directory)")
 	noCode := fs.Bool("no-code", false, "refuse to run js/node/cmd/sh blocks")
+	var memLimit int64
+	fs.Func("memory-limit", "the run's memory budget: bytes, or a number with KiB, MiB or GiB (default 512MiB)", func(s string) error {
+		n, err := parseBytes(s)
+		memLimit = n
+		return err
+	})
 	explain := fs.Bool("explain", false, "print, for each denied operation, the policy rule or guard that decided it and the labels that triggered it (stderr; with --json, an \"explain\" list)")
 	file, ok := oneArgument(fs, args, stderr, "guardrun: expected exactly one script file")
 	if !ok {
 		return exitUsage
 	}
-	return runScript(file, scriptFlags{json: *asJSON, timeout: *timeout, commandTimeout: *cmdTimeout, dir: *dir, noCode: *noCode, explain: *explain}, stdout, stderr)
+	return runScript(file, scriptFlags{json: *asJSON, timeout: *timeout, commandTimeout: *cmdTimeout, dir: *dir, noCode: *noCode, explain: *explain, memoryLimit: memLimit}, stdout, stderr)
+}
+
+// parseBytes reads a size such as 1048576, 512MiB or 2GiB.
+func parseBytes(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		shift  uint
+	}{{"KiB", 10}, {"MiB", 20}, {"GiB", 30}, {"K", 10}, {"M", 20}, {"G", 30}, {"B", 0}}
+	t := strings.TrimSpace(s)
+	shift := uint(0)
+	for _, u := range units {
+		if strings.HasSuffix(t, u.suffix) {
+			t, shift = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.shift
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64>>shift {
+		return 0, fmt.Errorf("want a positive size such as 268435456, 256MiB or 1GiB, got %q", s)
+	}
+	return n << shift, nil
 }
 
 // oneArgument parses args and returns the single positional argument, or
@@ -89,6 +118,8 @@ type scriptFlags struct {
 	dir            string
 	noCode         bool
 	explain        bool
+	// memoryLimit is the run's memory budget (0: the default).
+	memoryLimit int64
 }
 
 // jsonResult is the --json output shape.
@@ -128,6 +159,9 @@ func runScript(file string, f scriptFlags, stdout, stderr io.Writer) int {
 	opts := []guardrun.RunOption{guardrun.WithDir(dir), guardrun.WithCommandTimeout(f.commandTimeout)}
 	if f.noCode {
 		opts = append(opts, guardrun.WithoutCode())
+	}
+	if f.memoryLimit > 0 {
+		opts = append(opts, guardrun.WithMemoryLimit(f.memoryLimit))
 	}
 	var explained []explainJSON
 	if f.explain {

@@ -17,8 +17,28 @@ const heapMetric = "/memory/classes/heap/objects:bytes"
 // would otherwise reach a fatal out-of-memory long before its timeout.
 const memoryCheckInterval = 5 * time.Millisecond
 
+// gcBackoff is the pause after a forced collection that found the heap
+// back under the limit.
+const gcBackoff = 100 * time.Millisecond
+
 func heapInUse() int64 {
-	s := []metrics.Sample{{Name: heapMetric}}
+	return readMetric(heapMetric)
+}
+
+// liveMetric is the heap the last collection found live. It is the base
+// of a watch: the heap in use at the start also holds garbage, which a
+// collection during the watch would free, hiding as much growth.
+const liveMetric = "/gc/heap/live:bytes"
+
+func heapBase() int64 {
+	if live := readMetric(liveMetric); live > 0 {
+		return min(live, heapInUse())
+	}
+	return heapInUse()
+}
+
+func readMetric(name string) int64 {
+	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
 		return 0
@@ -26,16 +46,20 @@ func heapInUse() int64 {
 	return int64(s[0].Value.Uint64())
 }
 
-// watchMemory calls exceeded (once) when the heap has grown by more than
+// WatchMemory calls exceeded (once) when the heap has grown by more than
 // limit bytes since the watch started. The heap is process-wide, so this
 // is an approximation: it also counts what other goroutines allocate.
 // The returned func ends the watch and waits for its goroutine to exit.
 // A limit <= 0 disables the watch.
+func WatchMemory(limit int64, exceeded func()) (stop func()) {
+	return watchMemory(limit, exceeded)
+}
+
 func watchMemory(limit int64, exceeded func()) (stop func()) {
 	if limit <= 0 {
 		return func() {}
 	}
-	base := heapInUse()
+	base := heapBase()
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -59,6 +83,14 @@ func watchMemory(limit int64, exceeded func()) (stop func()) {
 				exceeded()
 				return
 			}
+			// Garbage only (or another goroutine's memory that was
+			// freed): wait before the next forced collection, so a heap
+			// that hovers near the limit is not collected every tick.
+			select {
+			case <-done:
+				return
+			case <-time.After(gcBackoff):
+			}
 		}
 	}()
 	return func() {
@@ -71,9 +103,9 @@ func watchMemory(limit int64, exceeded func()) (stop func()) {
 func memoryError(lang string, limit int64) *Error {
 	return &Error{
 		Lang: lang,
-		Message: fmt.Sprintf("%s block used more than %s of memory; raise the limit with the WithMemoryLimit option",
+		Message: fmt.Sprintf("memory limit exceeded: %s block used more than %s of memory; raise the limit with the WithMemoryLimit option (--memory-limit)",
 			lang, formatBytes(limit)),
-		Hint:        "build less data inside the block (process it in pieces, or write it to a file), or raise the limit (the WithMemoryLimit option)",
+		Hint:        "build less data inside the block (process it in pieces, or write it to a file), or raise the limit (the WithMemoryLimit option, --memory-limit)",
 		OutOfMemory: true,
 	}
 }

@@ -23,7 +23,7 @@ func TestRunJSMemoryLimit(t *testing.T) {
 	require.True(t, errors.As(err, &ce), "%T %v", err, err)
 	require.True(t, ce.OutOfMemory)
 	require.False(t, ce.TimedOut)
-	require.Equal(t, "js block used more than 32 MiB of memory; raise the limit with the WithMemoryLimit option", ce.Message)
+	require.Equal(t, "memory limit exceeded: js block used more than 32 MiB of memory; raise the limit with the WithMemoryLimit option (--memory-limit)", ce.Message)
 	require.Contains(t, ce.Hint, "MemoryLimit")
 	require.Less(t, time.Since(start), 10*time.Second)
 

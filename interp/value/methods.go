@@ -170,9 +170,9 @@ func stringMethod(s, name string, args []any) (any, error) {
 		}
 		return Undefined{}, nil
 	case "replace":
-		return strings.Replace(s, argString(args, 0), argString(args, 1), 1), nil
+		return replaceString(name, s, argString(args, 0), argString(args, 1), 1)
 	case "replaceAll":
-		return strings.ReplaceAll(s, argString(args, 0), argString(args, 1)), nil
+		return replaceString(name, s, argString(args, 0), argString(args, 1), -1)
 	case "split":
 		return splitString(s, args), nil
 	case "match":
@@ -223,9 +223,9 @@ func arrayMethod(arr []any, name string, args []any) (any, error) {
 		if len(args) > 0 && !isUndefined(args[0]) {
 			sep = Text(args[0])
 		}
-		return joinArray(arr, sep), nil
+		return CatchLimit(func() string { return joinArray(arr, sep) })
 	case "toString":
-		return joinArray(arr, ","), nil
+		return CatchLimit(func() string { return joinArray(arr, ",") })
 	case "slice":
 		a, b := sliceBounds(args, n)
 		return append([]any{}, arr[a:b]...), nil
@@ -572,6 +572,7 @@ func indexOf(arr []any, want any) int {
 // "[object Object]" because that is what a script means.
 func joinArray(arr []any, sep string) string {
 	parts := make([]string, len(arr))
+	size := 0
 	for i, e := range arr {
 		switch v := e.(type) {
 		case nil, Undefined:
@@ -580,8 +581,34 @@ func joinArray(arr []any, sep string) string {
 		default:
 			parts[i] = Text(v)
 		}
+		size += len(parts[i])
+		if i > 0 {
+			size += len(sep)
+		}
+		if size > MaxString {
+			panic(StringLimitError(".join()", MaxString))
+		}
 	}
 	return strings.Join(parts, sep)
+}
+
+// replaceString is .replace() (n = 1) and .replaceAll() (n = -1) of
+// literal text, refused before allocating when the result would pass
+// MaxString: a one-byte pattern and a large replacement multiply.
+func replaceString(method, s, old, repl string, n int) (string, error) {
+	if len(repl) > len(old) {
+		count := strings.Count(s, old)
+		if old == "" {
+			count = utf8.RuneCountInString(s) + 1
+		}
+		if n >= 0 {
+			count = min(count, n)
+		}
+		if count > 0 && (len(repl)-len(old)) > (MaxString-len(s))/count {
+			return "", StringLimitError("."+method+"()", MaxString)
+		}
+	}
+	return strings.Replace(s, old, repl, n), nil
 }
 
 // jsSortLess is Array#sort's default order: undefined last, everything else
