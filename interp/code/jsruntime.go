@@ -19,6 +19,7 @@ func (e *Engine) runtime() *goja.Runtime {
 	rt.SetMaxCallStackSize(maxJSCallStack)
 	// First, so that console.log's JSON.stringify is the guarded one.
 	installSizeGuards(rt, e.opts.MemoryLimit)
+	guardRegexpExec(rt)
 	g := rt.GlobalObject()
 	must(g.Set("global", g))
 
