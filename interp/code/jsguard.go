@@ -1,6 +1,8 @@
 package code
 
 import (
+	"sync"
+
 	"github.com/dop251/goja"
 )
 
@@ -197,6 +199,12 @@ const jsSizeGuards = `(function (maxChars, maxElems, maxBytes, limit) {
 	}
 })`
 
+// sizeGuardsProgram is jsSizeGuards compiled once: every run's runtime
+// installs it.
+var sizeGuardsProgram = sync.OnceValue(func() *goja.Program {
+	return goja.MustCompile("guardrun-size-guards.js", jsSizeGuards, true)
+})
+
 // installSizeGuards applies jsSizeGuards for a heap cap of limit bytes.
 // UTF-16 strings take two bytes a character and array slots at least
 // sixteen, hence the divisions.
@@ -204,7 +212,7 @@ func installSizeGuards(rt *goja.Runtime, limit int64) {
 	if limit <= 0 {
 		return
 	}
-	fnVal, err := rt.RunString(jsSizeGuards)
+	fnVal, err := rt.RunProgram(sizeGuardsProgram())
 	must(err)
 	fn, ok := goja.AssertFunction(fnVal)
 	if !ok {
