@@ -68,6 +68,9 @@ type Result struct {
 // panicError turns a panic recovered by Run into the run's error.
 func (in *interp) panicError(r any) error {
 	if ie, ok := r.(*value.InterruptedError); ok {
+		if context.Cause(in.ctx) == errMemoryBudget {
+			return in.overBudget(in.curPos)
+		}
 		return &Error{Kind: KindInterrupt, Pos: in.curPos, Message: ie.Error(), Hint: "the run was cancelled or hit its deadline", Err: ie}
 	}
 	if le, ok := r.(*value.LimitError); ok {

@@ -32,8 +32,7 @@ const jsSizeGuards = `(function (maxChars, maxElems, maxBytes, limit) {
 	const { apply, construct, getPrototypeOf, setPrototypeOf, ownKeys } = Reflect;
 	const { defineProperty, getOwnPropertyDescriptor } = Object;
 	const toObject = Object, toNumber = Number, toStr = String, isArray = Array.isArray;
-	const trunc = Math.trunc, WeakMapC = WeakMap, RangeErrorC = RangeError, TypeErrorC = TypeError;
-	const mapGet = WeakMap.prototype.get, mapSet = WeakMap.prototype.set;
+	const trunc = Math.trunc, RangeErrorC = RangeError, TypeErrorC = TypeError;
 	const iteratorSym = Symbol.iterator;
 	const origJoin = Array.prototype.join;
 	const byteLengthOf = getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get;
@@ -139,20 +138,39 @@ const jsSizeGuards = `(function (maxChars, maxElems, maxBytes, limit) {
 			return apply(stringify, JSON, [value, replacer, gap]);
 		}
 		const user = typeof replacer === "function" ? replacer : undefined;
-		const depth = new WeakMapC();
 		let total = 0;
-		const check = function (key, v) {
-			if (user !== undefined) v = apply(user, this, [key, v]);
-			const d = apply(mapGet, depth, [this]) || 0;
-			total += toStr(key).length + gap.length * d + 8;
+		// The replacer sees every value just before it is written: count
+		// what the text will hold and refuse huge arrays while there is
+		// still time. Keys and values only, without indentation or a
+		// user replacer, is the common case and the cheap one.
+		let check = function (key, v) {
+			total += key.length + 8;
 			if (typeof v === "string") total += v.length;
-			else if (typeof v === "object" && v !== null) {
-				if (isArray(v) && lengthOf(v.length) > maxElems) fail("array length");
-				apply(mapSet, depth, [v, d + 1]);
-			}
+			else if (typeof v === "object" && v !== null && isArray(v) && v.length > maxElems) fail("array length");
 			if (total > maxChars) fail("string length");
 			return v;
 		};
+		if (gap !== "" || user !== undefined) {
+			// Indentation grows with depth. Values arrive depth first, so
+			// the holders from the root to the current one form a stack;
+			// it has no prototype, so no inherited setter can hide pushes.
+			const stack = [];
+			setPrototypeOf(stack, null);
+			check = function (key, v) {
+				if (user !== undefined) v = apply(user, this, [key, v]);
+				let d = stack.length;
+				while (d > 0 && stack[d - 1] !== this) d--;
+				stack.length = d;
+				total += key.length + gap.length * d + 8;
+				if (typeof v === "string") total += v.length;
+				else if (typeof v === "object" && v !== null) {
+					if (isArray(v) && lengthOf(v.length) > maxElems) fail("array length");
+					stack[d] = v;
+				}
+				if (total > maxChars) fail("string length");
+				return v;
+			};
+		}
 		return apply(stringify, JSON, [value, check, gap]);
 	});
 
