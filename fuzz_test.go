@@ -94,10 +94,10 @@ func FuzzLimits(f *testing.F) {
 		if err != nil {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		defer cancel()
 		start := time.Now()
-		_, err = prg.Run(ctx, WithDir(dir), WithMemoryLimit(64<<20), WithCommandTimeout(time.Second))
+		_, err = prg.Run(ctx, WithDir(dir), WithMemoryLimit(64<<20), WithCommandTimeout(500*time.Millisecond))
 		failOnInternal(t, err)
 		if d := time.Since(start); d > 5*time.Second {
 			t.Fatalf("run ignored its deadline: took %s\n%s", d, src)
