@@ -2,6 +2,8 @@ package guardrun
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,15 +30,19 @@ func TestMemoryBudget(t *testing.T) {
 		{"replaceAll", big + "var @s = \"xxx\"\nvar @b = @s.replaceAll(\"x\", @a)\n", 4, ".replaceAll() would build"},
 		{"padEnd", "var @s = \"x\"\nvar @b = @s.padEnd(2000000, \"y\")\n", 2, ".padEnd() would build"},
 		{"json transform", big + "var @b = [@a, @a, @a] | @json\n", 3, "@json would build"},
+		{"file", "var @f = <big.txt>\n", 1, "reading big.txt would build a string larger than 1 MiB"},
+		{"command", big + "run cmd { echo @a @a @a }\n", 3, "the command would build a string larger than 1 MiB"},
 		{"output", big + "show @a\nshow @a\nshow @a\nshow @a\nshow @a\nshow @a\n", 8, "the run's output (document, stdout and stderr) would pass 4 MiB"},
 		{"heap", heapHog(), 0, "the run grew the heap by more than 8 MiB"},
 	}
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "big.txt"), make([]byte, 2<<20), 0o644))
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			prg, err := Compile("m.mld", []byte(c.src))
 			require.NoError(t, err)
 			start := time.Now()
-			_, err = prg.Run(context.Background(), WithMemoryLimit(budget))
+			_, err = prg.Run(context.Background(), WithMemoryLimit(budget), WithDir(dir))
 			require.Less(t, time.Since(start), 2*time.Second)
 			var e *Error
 			require.ErrorAs(t, err, &e)

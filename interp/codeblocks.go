@@ -254,15 +254,23 @@ func (in *interp) prepareCommand(e *env, c *ast.CodeExpr) (*preparedCommand, err
 		pc.segs = append(pc.segs, code.Segment{Literal: c.Code})
 		return pc, nil
 	}
+	// size is the command's length with values inlined, as pc.text()
+	// and the environment of the shell will copy it.
+	size := 0
 	for _, part := range c.Command.Parts {
 		switch p := part.(type) {
 		case *ast.TextPart:
+			size += len(p.Text)
 			pc.segs = append(pc.segs, code.Segment{Literal: p.Text})
 		case *ast.InterpPart:
 			text, literal, v, err := in.interpolatePart(e, p)
 			if err != nil {
 				return nil, err
 			}
+			if err := in.stringFits(p.Pos, "the command", size, len(text)); err != nil {
+				return nil, err
+			}
+			size += len(text)
 			if v != nil {
 				pc.desc = pc.desc.Merge(v.Security)
 			}

@@ -54,6 +54,7 @@ func newInterp(ctx context.Context, opts Options) *interp {
 	}
 	in.budget, in.ctx = newBudget(ctx, opts.MemoryLimit)
 	in.out.limit = in.budget.outputCap
+	in.files.maxRead = in.budget.stringCap
 	in.hooks = hooks.NewManager()
 	in.hooks.RegisterPostAlways("taint", taintPostHook)
 	in.hooks.RegisterPostAlways("policy-labels", in.policyPostHook)

@@ -3,6 +3,7 @@ package interp
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -28,6 +29,8 @@ type files struct {
 	err  error
 	// ledger is opened with the root; its index lives as long as the run.
 	ledger *audit.Ledger
+	// maxRead caps the bytes read from one file (the run's string cap).
+	maxRead int
 }
 
 // baseDir is where a run's relative paths start and commands run: the
@@ -115,9 +118,24 @@ func (f *files) read(fromDir, path string, pos ast.Pos) ([]byte, string, error) 
 	if err != nil {
 		return nil, "", f.ioError(err, path, pos)
 	}
-	b, err := root.ReadFile(rel)
+	file, err := root.Open(rel)
 	if err != nil {
 		return nil, "", f.ioError(err, path, pos)
+	}
+	defer file.Close()
+	// A file becomes one string: read at most the run's string cap, so a
+	// huge file (or a device) is an error, not the process's memory.
+	limit := f.maxRead
+	if limit <= 0 {
+		limit = value.MaxString
+	}
+	b, err := io.ReadAll(io.LimitReader(file, int64(limit)+1))
+	if err != nil {
+		return nil, "", f.ioError(err, path, pos)
+	}
+	if len(b) > limit {
+		le := value.StringLimitError("reading "+path, limit)
+		return nil, "", &Error{Kind: KindLimit, Pos: pos, Message: le.Message, Hint: le.Hint, Err: le}
 	}
 	return b, abs, nil
 }
