@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"time"
+
+	"github.com/guardrun/guardrun/interp/value"
 )
 
 // heapMetric is the heap memory occupied by objects, live or not yet
@@ -111,14 +113,4 @@ func memoryError(lang string, limit int64) *Error {
 }
 
 // formatBytes writes n in the largest binary unit that divides it.
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
+func formatBytes(n int64) string { return value.FormatBytes(n) }
