@@ -186,7 +186,7 @@ func stringMethod(s, name string, args []any) (any, error) {
 				".repeat() count must be a finite number of zero or more, got %s", FormatNumber(c))
 		}
 		count := toInt(c)
-		if len(s) > 0 && count > maxBuiltString/len(s) {
+		if len(s) > 0 && count > MaxString/len(s) {
 			return nil, tooLarge("repeat", "repeat a shorter string or fewer times")
 		}
 		return strings.Repeat(s, count), nil
@@ -326,10 +326,6 @@ func argString(args []any, i int) string {
 // overflowing (int(1e23) is negative).
 const maxArgInt = math.MaxInt32
 
-// maxBuiltString caps the bytes of a string that .repeat(), .padStart()
-// or .padEnd() would build: a huge count is an error, not an allocation
-// that takes the process down.
-const maxBuiltString = 64 << 20
 
 // argInt reads argument i as an integer: NaN is 0, fractions truncate
 // toward zero, and ±Infinity or huge values clamp to ±maxArgInt.
@@ -359,8 +355,12 @@ func atIndex(args []any, n int) (int, bool) {
 	return i, i >= 0 && i < n
 }
 
-func tooLarge(method, hint string) *Error {
-	return inputError(hint, ".%s() would build a string larger than %d MiB", method, maxBuiltString>>20)
+// tooLarge is the error of .repeat(), .padStart() or .padEnd() asked for
+// more than MaxString bytes: refused before allocating.
+func tooLarge(method, hint string) *LimitError {
+	le := StringLimitError("."+method+"()", MaxString)
+	le.Hint = hint + "; " + le.Hint
+	return le
 }
 
 func argNumber(args []any, i int, dflt float64) float64 {
@@ -524,7 +524,7 @@ func pad(name, s string, args []any) (any, error) {
 	}
 	fr := []rune(fill)
 	whole, part := missing/len(fr), missing%len(fr)
-	if whole > (maxBuiltString-len(s))/len(fill)-1 {
+	if whole > (MaxString-len(s))/len(fill)-1 {
 		return nil, tooLarge(name, "pad to a smaller length")
 	}
 	padding := strings.Repeat(fill, whole) + string(fr[:part])
