@@ -326,7 +326,6 @@ func argString(args []any, i int) string {
 // overflowing (int(1e23) is negative).
 const maxArgInt = math.MaxInt32
 
-
 // argInt reads argument i as an integer: NaN is 0, fractions truncate
 // toward zero, and ±Infinity or huge values clamp to ±maxArgInt.
 func argInt(args []any, i int, dflt float64) int {
