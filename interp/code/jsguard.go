@@ -48,6 +48,10 @@ const jsSizeGuards = `(function (maxChars, maxElems, maxBytes, limit) {
 		const n = intOf(v);
 		return n < 0 ? (len + n < 0 ? 0 : len + n) : (n > len ? len : n);
 	};
+	const thisObject = (v, name) => {
+		if (v == null) throw new TypeErrorC("Array.prototype." + name + " called on null or undefined");
+		return toObject(v);
+	};
 	const own = (list, i, v) => defineProperty(list, i, { value: v, writable: true, enumerable: true, configurable: true });
 	const put = (obj, name, f) => {
 		defineProperty(f, "name", { value: name });
@@ -96,7 +100,7 @@ const jsSizeGuards = `(function (maxChars, maxElems, maxBytes, limit) {
 		});
 	}
 	put(Array.prototype, "fill", function (value, start, end) {
-		const o = toObject(this), len = lengthOf(o.length);
+		const o = thisObject(this, "fill"), len = lengthOf(o.length);
 		let k = relative(start, len, 0);
 		const last = relative(end, len, len);
 		if (last - k > maxElems) fail("array length");
@@ -104,7 +108,7 @@ const jsSizeGuards = `(function (maxChars, maxElems, maxBytes, limit) {
 		return o;
 	});
 	put(Array.prototype, "join", function (separator) {
-		const o = toObject(this), len = lengthOf(o.length);
+		const o = thisObject(this, "join"), len = lengthOf(o.length);
 		const sep = separator === undefined ? "," : toStr(separator);
 		if (len > maxElems) fail("array length");
 		let total = len > 0 ? sep.length * (len - 1) : 0;
@@ -119,6 +123,41 @@ const jsSizeGuards = `(function (maxChars, maxElems, maxBytes, limit) {
 		}
 		return apply(origJoin, parts, [sep]);
 	});
+	// Native loops over an array's length (indexOf on a sparse array of
+	// length 4e9, forEach skipping holes, slice of {length: 2 ** 40})
+	// run without JS in between, so no timeout can stop them: refuse
+	// lengths past the element cap. The length is read the way the
+	// builtin will read it; a getter could answer differently the second
+	// time, so array-likes with a length getter are refused.
+	const hasOwn = Object.prototype.hasOwnProperty;
+	const loopLength = (o) => {
+		if (isArray(o)) return lengthOf(o.length);
+		for (let p = o; p !== null; p = getPrototypeOf(p)) {
+			const d = getOwnPropertyDescriptor(p, "length");
+			if (d === undefined) continue;
+			if (!apply(hasOwn, d, ["value"])) throw new TypeErrorC("array methods on an object whose length is a getter are not supported");
+			return lengthOf(d.value);
+		}
+		return 0;
+	};
+	for (const name of ["indexOf", "lastIndexOf", "includes", "slice", "splice", "concat", "copyWithin", "reverse",
+		"flat", "flatMap", "sort", "forEach", "map", "filter", "some", "every", "reduce", "reduceRight",
+		"find", "findIndex", "findLast", "findLastIndex", "toLocaleString", "at", "entries", "keys", "values",
+		"toReversed", "toSorted", "toSpliced", "with"]) {
+		const orig = Array.prototype[name];
+		if (typeof orig !== "function") continue;
+		put(Array.prototype, name, function (...args) {
+			const o = thisObject(this, name);
+			if (loopLength(o) > maxElems) fail("array length");
+			if (name === "concat") {
+				for (let i = 0; i < args.length; i++) {
+					const a = args[i];
+					if (typeof a === "object" && a !== null && loopLength(a) > maxElems) fail("array length");
+				}
+			}
+			return apply(orig, o, args);
+		});
+	}
 	const from = Array.from;
 	put(Array, "from", function (items, mapFn, thisArg) {
 		if (items == null) return apply(from, this, [items, mapFn, thisArg]);

@@ -179,6 +179,10 @@ func TestRunJSSizeGuardBypasses(t *testing.T) {
 		"nested sparse array in JSON":         `JSON.stringify([new Array(3e7)]).length`,
 		"JSON of one string many times":       `(() => { const s = "x".repeat(1e6); return JSON.stringify(new Array(100).fill(s)).length })()`,
 		"console.log of a sparse array":       `console.log([new Array(3e7)])`,
+		"indexOf on a huge sparse array":      `(() => { const a = []; a.length = 1e8; return a.indexOf(1) })()`,
+		"forEach over an array-like":          `(() => { let n = 0; Array.prototype.forEach.call({length: 1e8}, () => n++); return n })()`,
+		"concat of a spreadable array-like":   `[].concat({length: 1e8, [Symbol.isConcatSpreadable]: true}).length`,
+		"slice with a length getter":          `Array.prototype.slice.call({ get length() { return 1e8 } }).length`,
 		"join of large parts":                 `(() => { const s = "x".repeat(1e6); return new Array(100).fill(s).join("").length })()`,
 	}
 	for name, src := range refused {
