@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/metrics"
+	"sync"
 	"time"
 
 	"github.com/guardrun/guardrun/interp/value"
@@ -51,17 +52,43 @@ func readMetric(name string) int64 {
 // WatchMemory calls exceeded (once) when the heap has grown by more than
 // limit bytes since the watch started. The heap is process-wide, so this
 // is an approximation: it also counts what other goroutines allocate.
-// The returned func ends the watch and waits for its goroutine to exit.
-// A limit <= 0 disables the watch.
+// The sampling goroutine starts only after the first sampling interval,
+// so that short runs (most of them) pay for a timer and not for a
+// goroutine. The returned func ends the watch and waits for its
+// goroutine, if any, to exit. A limit <= 0 disables the watch.
 func WatchMemory(limit int64, exceeded func()) (stop func()) {
-	return watchMemory(limit, exceeded)
+	if limit <= 0 {
+		return func() {}
+	}
+	base := heapBase()
+	var mu sync.Mutex
+	stopped := false
+	stopWatch := func() {}
+	timer := time.AfterFunc(memoryCheckInterval, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			stopWatch = watchFrom(base, limit, exceeded)
+		}
+	})
+	return func() {
+		timer.Stop()
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		stopWatch()
+	}
 }
 
 func watchMemory(limit int64, exceeded func()) (stop func()) {
 	if limit <= 0 {
 		return func() {}
 	}
-	base := heapBase()
+	return watchFrom(heapBase(), limit, exceeded)
+}
+
+// watchFrom is watchMemory measuring growth from base.
+func watchFrom(base, limit int64, exceeded func()) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
