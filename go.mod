@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	github.com/alecthomas/participle/v2 v2.1.4
+	github.com/dlclark/regexp2/v2 v2.5.2
 	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
 	github.com/google/go-cmp v0.7.0
 	github.com/pkoukk/tiktoken-go v0.1.8
@@ -13,7 +14,6 @@ require (
 
 require (
 	github.com/dlclark/regexp2 v1.10.0 // indirect
-	github.com/dlclark/regexp2/v2 v2.5.2 // indirect
 	github.com/go-sourcemap/sourcemap v2.1.3+incompatible // indirect
 	github.com/google/pprof v0.0.0-20230207041349-798e818bf904 // indirect
 	github.com/google/uuid v1.3.0 // indirect

@@ -65,9 +65,13 @@ func WithCommandTimeout(d time.Duration) RunOption {
 	return func(c *runConfig) { c.opts.CommandTimeout = d }
 }
 
-// WithMemoryLimit caps, in bytes, how much one JavaScript block may grow the
-// heap before it is stopped with an error (default 512 MiB; negative: no
-// cap).
+// WithMemoryLimit sets the run's memory budget in bytes (default 512 MiB;
+// negative: none). One JavaScript block, and the whole run, may grow the
+// heap by at most this much (measured on the process's heap, so other
+// goroutines count too); the collected document and streams may reach
+// half of it; one string the script builds (a template, a join, JSON
+// text…) an eighth, and never more than 64 MiB. A breach ends the run with
+// a positioned error ("memory limit exceeded: …"), never a crash.
 func WithMemoryLimit(n int64) RunOption {
 	return func(c *runConfig) { c.opts.MemoryLimit = n }
 }

@@ -33,7 +33,12 @@ func (in *interp) codeEngine() *code.Engine {
 type stderrWriter struct{ o *output }
 
 func (w stderrWriter) Write(p []byte) (int, error) {
-	w.o.writeStderr(string(p))
+	// Commands write from os/exec's copying goroutine, where the panic of
+	// writeStderr would end the process: fail the write instead.
+	if err := w.o.reserve(len(p)); err != nil {
+		return 0, err
+	}
+	w.o.writeStderrTaken(string(p))
 	return len(p), nil
 }
 
@@ -298,15 +303,23 @@ func (in *interp) prepareCommand(e *env, c *ast.CodeExpr) (*preparedCommand, err
 		pc.segs = append(pc.segs, code.Segment{Literal: c.Code})
 		return pc, nil
 	}
+	// size is the command's length with values inlined, as pc.text()
+	// and the environment of the shell will copy it.
+	size := 0
 	for _, part := range c.Command.Parts {
 		switch p := part.(type) {
 		case *ast.TextPart:
+			size += len(p.Text)
 			pc.segs = append(pc.segs, code.Segment{Literal: p.Text})
 		case *ast.InterpPart:
 			text, literal, v, err := in.interpolatePart(e, p)
 			if err != nil {
 				return nil, err
 			}
+			if err := in.stringFits(p.Pos, "the command", size, len(text)); err != nil {
+				return nil, err
+			}
+			size += len(text)
 			if v != nil {
 				pc.desc = pc.desc.Merge(v.Security)
 				in.redact.add(text, v.Security)

@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"context"
+
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
@@ -33,6 +35,9 @@ func (in *interp) execDocument(e *env, doc *ast.Document) error {
 
 func (in *interp) checkCtx(pos ast.Pos) error {
 	if err := in.ctx.Err(); err != nil {
+		if context.Cause(in.ctx) == errMemoryBudget {
+			return in.overBudget(pos)
+		}
 		return &Error{Kind: KindInterrupt, Pos: pos, Message: "run interrupted: " + err.Error(), Hint: "the run was cancelled or hit its deadline", Err: err}
 	}
 	return nil
@@ -113,7 +118,7 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 			return nil, err
 		}
 		if e.sc == e.mod.root {
-			in.out.both(withNewline(displayText(v)))
+			in.out.both(withNewline(in.displayText(v)))
 		}
 		return v, nil
 	case *ast.ExprStmt:
@@ -224,7 +229,7 @@ func (in *interp) execShow(e *env, d *ast.ShowDirective) (*value.Variable, error
 	}
 	// After-guards may still refuse the value, so it is printed only once
 	// they passed; their transforms do not change what is shown (§10 P6).
-	in.out.both(withNewline(displayText(shown)))
+	in.out.both(withNewline(in.displayText(shown)))
 	return shown, nil
 }
 
@@ -255,7 +260,7 @@ func (in *interp) showPiped(e *env, d *ast.ShowDirective, pe *ast.PipelineExpr, 
 	if err != nil {
 		return nil, atPos(err, KindUnexpected, d.Pos)
 	}
-	in.out.both(withNewline(displayText(shown)))
+	in.out.both(withNewline(in.displayText(shown)))
 	return shown, nil
 }
 

@@ -83,7 +83,7 @@ func (in *interp) runEffect(e *env, eff *ast.EffectStage, cur *value.Variable, p
 	}
 	switch eff.Kind {
 	case "show":
-		in.out.both(withNewline(displayText(payload)))
+		in.out.both(withNewline(in.displayText(payload)))
 	case "log":
 		in.out.writeStderr(withNewline(value.Text(payload.Data)))
 	case "output", "append":

@@ -20,6 +20,8 @@ type interp struct {
 	engine *code.Engine
 	// js is what entered the engine's shared JS runtime.
 	js jsChannel
+	// budget is the run's memory budget.
+	budget *budget
 	// files confines file access to the base directory.
 	files files
 	main  *module
@@ -59,6 +61,9 @@ func newInterp(ctx context.Context, opts Options) *interp {
 		out:     &output{outW: opts.Stdout, errW: opts.Stderr, live: docStream{w: opts.Document}},
 		modules: map[string]*module{},
 	}
+	in.budget, in.ctx = newBudget(ctx, opts.MemoryLimit)
+	in.out.limit = in.budget.outputCap
+	in.files.maxRead = in.budget.stringCap
 	in.hooks = hooks.NewManager()
 	in.hooks.RegisterPostAlways("taint", taintPostHook)
 	in.hooks.RegisterPostAlways("policy-labels", in.policyPostHook)
@@ -70,7 +75,10 @@ func newInterp(ctx context.Context, opts Options) *interp {
 }
 
 // close releases what the run opened.
-func (in *interp) close() { in.files.close() }
+func (in *interp) close() {
+	in.files.close()
+	in.budget.stop()
+}
 
 // module is one script file: its scope, directory and exports.
 type module struct {

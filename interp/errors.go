@@ -24,6 +24,7 @@ const (
 	KindFile       ErrorKind = "FileError"        // a path outside the base directory, a missing or unreadable file
 	KindEffect     ErrorKind = "EffectError"      // output/append could not write
 	KindInterrupt  ErrorKind = "InterruptError"   // context cancelled or deadline exceeded
+	KindLimit      ErrorKind = "LimitError"       // a value or the run grew past its memory budget
 	KindUnexpected ErrorKind = "InterpreterError" // anything else
 	// KindUnenforced: a guard or policy this version cannot enforce. The run
 	// stops there instead of letting data flow past an ignored policy.
@@ -72,7 +73,12 @@ func atPos(err error, kind ErrorKind, pos ast.Pos) error {
 
 // valueError positions an error from a builtin method or transformer.
 func valueError(err error, pos ast.Pos) error {
-	return &Error{Kind: KindType, Pos: pos, Message: err.Error(), Hint: hintOf(err), Err: err}
+	kind := KindType
+	var le *value.LimitError
+	if errors.As(err, &le) {
+		kind = KindLimit
+	}
+	return &Error{Kind: kind, Pos: pos, Message: err.Error(), Hint: hintOf(err), Err: err}
 }
 
 // hintOf is the hint a value rule attached to its error, if any.
@@ -80,6 +86,10 @@ func hintOf(err error) string {
 	var ve *value.Error
 	if errors.As(err, &ve) {
 		return ve.Hint
+	}
+	var le *value.LimitError
+	if errors.As(err, &le) {
+		return le.Hint
 	}
 	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -49,6 +50,8 @@ type files struct {
 	// writableProtected are the base-relative paths under protected names
 	// (protectedNames) the embedder lets scripts write.
 	writableProtected []string
+	// maxRead caps the bytes read from one file (the run's string cap).
+	maxRead int
 }
 
 // baseDir is where a run's relative paths start and commands run: the
@@ -144,9 +147,24 @@ func (f *files) read(fromDir, path string, pos ast.Pos) ([]byte, string, error) 
 	if err != nil {
 		return nil, "", f.ioError(err, path, pos)
 	}
-	b, err := root.ReadFile(rel)
+	file, err := root.Open(rel)
 	if err != nil {
 		return nil, "", f.ioError(err, path, pos)
+	}
+	defer file.Close()
+	// A file becomes one string: read at most the run's string cap, so a
+	// huge file (or a device) is an error, not the process's memory.
+	limit := f.maxRead
+	if limit <= 0 {
+		limit = value.MaxString
+	}
+	b, err := io.ReadAll(io.LimitReader(file, int64(limit)+1))
+	if err != nil {
+		return nil, "", f.ioError(err, path, pos)
+	}
+	if len(b) > limit {
+		le := value.StringLimitError("reading "+path, limit)
+		return nil, "", &Error{Kind: KindLimit, Pos: pos, Message: le.Message, Hint: le.Hint, Err: le}
 	}
 	return b, abs, nil
 }

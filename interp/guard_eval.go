@@ -35,7 +35,14 @@ func (in *interp) evalGuard(ev *guard.Evaluation) (out guard.Outcome, err error)
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("internal error: %v", r)
+			switch v := r.(type) {
+			case *value.LimitError:
+				err = v
+			case *value.InterruptedError:
+				err = v
+			default:
+				err = fmt.Errorf("internal error: %v", r)
+			}
 		}
 	}()
 	gx := &guardCtx{ev: ev}

@@ -1,9 +1,12 @@
 package interp
 
 import (
+	"fmt"
 	"io"
 	"regexp"
 	"strings"
+
+	"github.com/guardrun/guardrun/interp/value"
 )
 
 // output assembles the document and the stdout/stderr streams from the
@@ -22,6 +25,30 @@ type output struct {
 	// muted is >0 while an imported module runs: its document output is
 	// not part of the importer's document.
 	muted int
+	// used counts the bytes collected in doc, stdout and stderr; past
+	// limit (the run's budget.outputCap) the run stops.
+	used, limit int64
+}
+
+// take accounts for n more collected bytes. The writers have no error to
+// return; the run recovers the LimitError at the directive being run.
+func (o *output) take(n int) {
+	if err := o.reserve(n); err != nil {
+		panic(err)
+	}
+}
+
+// reserve accounts for n more collected bytes, or returns the LimitError
+// when they do not fit.
+func (o *output) reserve(n int) *value.LimitError {
+	if o.limit > 0 && o.used+int64(n) > o.limit {
+		return &value.LimitError{
+			Message: fmt.Sprintf("memory limit exceeded: the run's output (document, stdout and stderr) would pass %s", value.FormatBytes(o.limit)),
+			Hint:    limitHint,
+		}
+	}
+	o.used += int64(n)
+	return nil
 }
 
 func (o *output) flushBreaks() {
@@ -38,6 +65,7 @@ func (o *output) flushBreaks() {
 
 // writeDoc appends to the document and streams it.
 func (o *output) writeDoc(s string) {
+	o.take(len(s))
 	o.doc.WriteString(s)
 	o.live.write(s)
 }
@@ -63,6 +91,7 @@ func (o *output) both(s string) {
 	}
 	o.flushBreaks()
 	o.writeDoc(s)
+	o.take(len(s))
 	o.stdout.WriteString(s)
 }
 
@@ -70,6 +99,7 @@ func (o *output) both(s string) {
 // the live writer: shown text is already in the document, and a caller that
 // prints the document would otherwise print it twice.
 func (o *output) writeStdout(s string) {
+	o.take(len(s))
 	o.stdout.WriteString(s)
 	if o.outW != nil {
 		o.live.flush()
@@ -78,6 +108,12 @@ func (o *output) writeStdout(s string) {
 }
 
 func (o *output) writeStderr(s string) {
+	o.take(len(s))
+	o.writeStderrTaken(s)
+}
+
+// writeStderrTaken is writeStderr for text already accounted for.
+func (o *output) writeStderrTaken(s string) {
 	o.stderr.WriteString(s)
 	if o.errW != nil {
 		_, _ = io.WriteString(o.errW, s)

@@ -338,6 +338,11 @@ func (in *interp) callMember(e *env, cur *value.Variable, name string, call ast.
 		}
 		return nil, valueError(err, call.Pos)
 	}
+	if s, ok := res.(string); ok {
+		if err := in.stringFits(call.Pos, "."+name+"()", 0, len(s)); err != nil {
+			return nil, err
+		}
+	}
 	return derived(res, append([]*value.Variable{cur}, args...)...), nil
 }
 
@@ -393,6 +398,11 @@ func (in *interp) transform(name string, input any, args []any, pos ast.Pos, fro
 	}
 	if err != nil {
 		return nil, valueError(err, pos)
+	}
+	if s, ok := out.(string); ok {
+		if err := in.stringFits(pos, "@"+name, 0, len(s)); err != nil {
+			return nil, err
+		}
 	}
 	return derived(out, from...), nil
 }

@@ -2,12 +2,14 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"io"
 	"runtime/debug"
 	"time"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/value"
 )
 
 // Options configure one run of a document.
@@ -34,8 +36,13 @@ type Options struct {
 	Document io.Writer
 	// CommandTimeout bounds one command or code block (0 = default 30s).
 	CommandTimeout time.Duration
-	// MemoryLimit caps how much a JS block may grow the heap, in bytes
-	// (0 = 512 MiB, negative = no cap).
+	// MemoryLimit is the run's memory budget in bytes (0 =
+	// DefaultMemoryLimit, negative = none): one JS block may grow the heap
+	// by at most this much, the whole run likewise (a watch over the
+	// process's heap, so other goroutines' allocations count too), the
+	// collected output may reach half of it, and one built string an
+	// eighth (at most value.MaxString in any case). A breach ends the run
+	// with a positioned LimitError.
 	MemoryLimit int64
 	// OutputLimit caps one command's captured output in bytes (0 = 4 MiB).
 	OutputLimit int
@@ -77,6 +84,29 @@ type Result struct {
 	Stderr string
 }
 
+// panicError turns a panic recovered by Run into the run's error.
+func (in *interp) panicError(r any) error {
+	if ie, ok := r.(*value.InterruptedError); ok {
+		if context.Cause(in.ctx) == errMemoryBudget {
+			return in.overBudget(in.curPos)
+		}
+		return &Error{Kind: KindInterrupt, Pos: in.curPos, Message: ie.Error(), Hint: "the run was cancelled or hit its deadline", Err: ie}
+	}
+	if le, ok := r.(*value.LimitError); ok {
+		// A writer without an error return (Text, ToJSON) hit a size
+		// limit: the script's fault, not a bug.
+		return &Error{Kind: KindLimit, Pos: in.curPos, Message: le.Message, Hint: le.Hint, Err: le}
+	}
+	p := &PanicError{Value: r, Stack: debug.Stack()}
+	return &Error{
+		Kind:    KindUnexpected,
+		Pos:     in.curPos,
+		Message: p.Error(),
+		Hint:    "this is a bug in guardrun; please report it with the script that triggered it",
+		Err:     p,
+	}
+}
+
 // Run evaluates doc. On error the Result still holds what was produced up to
 // the failure.
 func Run(ctx context.Context, doc *ast.Document, opts Options) (res *Result, err error) {
@@ -87,14 +117,7 @@ func Run(ctx context.Context, doc *ast.Document, opts Options) (res *Result, err
 	res = &Result{}
 	defer func() {
 		if r := recover(); r != nil {
-			p := &PanicError{Value: r, Stack: debug.Stack()}
-			err = &Error{
-				Kind:    KindUnexpected,
-				Pos:     in.curPos,
-				Message: p.Error(),
-				Hint:    "this is a bug in guardrun; please report it with the script that triggered it",
-				Err:     p,
-			}
+			err = in.panicError(r)
 		}
 		in.close()
 		res.Document = in.out.document()
@@ -113,5 +136,15 @@ func Run(ctx context.Context, doc *ast.Document, opts Options) (res *Result, err
 	mod := newModule(doc.File, scriptDir(doc.File, in.files.base))
 	in.main = mod
 	err = in.execDocument(in.rootEnv(mod), doc)
+	if err != nil && context.Cause(in.ctx) == errMemoryBudget {
+		// A command or JS block stopped by the heap watch reports an
+		// interruption; say why.
+		pos := in.curPos
+		var e *Error
+		if errors.As(err, &e) && e.Pos.Line > 0 {
+			pos = e.Pos
+		}
+		err = in.overBudget(pos)
+	}
 	return res, err
 }

@@ -56,11 +56,15 @@ func sizeHint(parts []ast.TemplatePart) int {
 }
 
 // renderParts writes template parts to b and collects the descriptors of
-// everything interpolated into descs.
+// everything interpolated into descs. The result may not pass the run's
+// string cap, and a long rendering stops at the run's deadline.
 func (in *interp) renderParts(e *env, kind ast.QuoteKind, parts []ast.TemplatePart, b *strings.Builder, descs *taint.Collector) error {
 	for _, part := range parts {
 		switch p := part.(type) {
 		case *ast.TextPart:
+			if err := in.stringFits(p.Pos, "the template", b.Len(), len(p.Text)); err != nil {
+				return err
+			}
 			b.WriteString(p.Text)
 		case *ast.InterpPart:
 			if kind == ast.SingleQuote {
@@ -71,6 +75,9 @@ func (in *interp) renderParts(e *env, kind ast.QuoteKind, parts []ast.TemplatePa
 				return err
 			}
 			if literal != "" {
+				if err := in.stringFits(p.Pos, "the template", b.Len(), len(literal)); err != nil {
+					return err
+				}
 				b.WriteString(literal)
 				continue
 			}
@@ -78,7 +85,17 @@ func (in *interp) renderParts(e *env, kind ast.QuoteKind, parts []ast.TemplatePa
 			if e.interpolated != nil {
 				*e.interpolated = append(*e.interpolated, v)
 			}
-			b.WriteString(value.Text(v.Data))
+			text := value.Text(v.Data)
+			if err := in.stringFits(p.Pos, "the template", b.Len(), len(text)); err != nil {
+				return err
+			}
+			if b.Len() >= ctxCheckLen {
+				// Large renderings: copying is what takes time now.
+				if err := in.checkCtx(p.Pos); err != nil {
+					return err
+				}
+			}
+			b.WriteString(text)
 		case *ast.TemplateFor:
 			if err := in.renderFor(e, kind, p, b, descs); err != nil {
 				return err
@@ -87,6 +104,10 @@ func (in *interp) renderParts(e *env, kind ast.QuoteKind, parts []ast.TemplatePa
 	}
 	return nil
 }
+
+// ctxCheckLen is the rendered length past which each interpolation first
+// checks the run's deadline; short templates skip the check.
+const ctxCheckLen = 1 << 20
 
 // renderFor renders an inline `/for @x in @src … /end` block once per
 // element; every element carries the source's descriptor, as in `for`.

@@ -98,15 +98,16 @@ func runText(v *value.Variable) string {
 	return value.Text(v.Data)
 }
 
-// displayText is what `show` prints for a value.
-func displayText(v *value.Variable) string {
+// displayText is what `show` prints for a value. Rendering a large
+// structure stops at the run's deadline.
+func (in *interp) displayText(v *value.Variable) string {
 	if v == nil {
 		return ""
 	}
 	if v.Source == sourceParallel && v.Text != nil {
 		return *v.Text
 	}
-	return value.Display(v.Data)
+	return value.DisplayContext(in.ctx, v.Data)
 }
 
 const sourceParallel = "parallel"

@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,7 +24,7 @@ const (
 )
 
 const usage = `usage:
-  guardrun [--json] [--explain] [--dir DIR] [--timeout D] [--command-timeout D] [--no-code] [--allow-protected-write PATH]... FILE
+  guardrun [--json] [--explain] [--dir DIR] [--timeout D] [--command-timeout D] [--memory-limit N] [--no-code] [--allow-protected-write PATH]... FILE
   guardrun fmt [-w | -d | --check] FILE...
   guardrun check [--json] FILE...
   guardrun test [--run PATTERN] [-v] [--json] [--coverage] [--timeout D] [PATH...]
@@ -53,12 +55,39 @@ func run(args []string, stdout, stderr io.Writer) int {
 	noCode := fs.Bool("no-code", false, "refuse to run js/node/cmd/sh blocks")
 	var writable pathList
 	fs.Var(&writable, "allow-protected-write", "let the script write PATH (relative to the base directory) although it is protected (.git, .envrc, .mlld, …); repeatable")
+	var memLimit int64
+	fs.Func("memory-limit", "the run's memory budget: bytes, or a number with KiB, MiB or GiB (default 512MiB)", func(s string) error {
+		n, err := parseBytes(s)
+		memLimit = n
+		return err
+	})
 	explain := fs.Bool("explain", false, "print, for each denied operation, the policy rule or guard that decided it and the labels that triggered it (stderr; with --json, an \"explain\" list)")
 	file, ok := oneArgument(fs, args, stderr, "guardrun: expected exactly one script file")
 	if !ok {
 		return exitUsage
 	}
-	return runScript(file, scriptFlags{json: *asJSON, timeout: *timeout, commandTimeout: *cmdTimeout, dir: *dir, noCode: *noCode, explain: *explain, writable: writable}, stdout, stderr)
+	return runScript(file, scriptFlags{json: *asJSON, timeout: *timeout, commandTimeout: *cmdTimeout, dir: *dir, noCode: *noCode, explain: *explain, writable: writable, memoryLimit: memLimit}, stdout, stderr)
+}
+
+// parseBytes reads a size such as 1048576, 512MiB or 2GiB.
+func parseBytes(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		shift  uint
+	}{{"KiB", 10}, {"MiB", 20}, {"GiB", 30}, {"K", 10}, {"M", 20}, {"G", 30}, {"B", 0}}
+	t := strings.TrimSpace(s)
+	shift := uint(0)
+	for _, u := range units {
+		if strings.HasSuffix(t, u.suffix) {
+			t, shift = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.shift
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64>>shift {
+		return 0, fmt.Errorf("want a positive size such as 268435456, 256MiB or 1GiB, got %q", s)
+	}
+	return n << shift, nil
 }
 
 // oneArgument parses args and returns the single positional argument, or
@@ -103,7 +132,9 @@ type scriptFlags struct {
 	dir            string
 	noCode         bool
 	explain        bool
-	writable       []string
+	// memoryLimit is the run's memory budget (0: the default).
+	memoryLimit int64
+	writable    []string
 }
 
 // pathList is a repeatable flag.
@@ -157,6 +188,9 @@ func runScript(file string, f scriptFlags, stdout, stderr io.Writer) int {
 	}
 	if len(f.writable) > 0 {
 		opts = append(opts, guardrun.WithWritableProtected(f.writable...))
+	}
+	if f.memoryLimit > 0 {
+		opts = append(opts, guardrun.WithMemoryLimit(f.memoryLimit))
 	}
 	var explained []explainJSON
 	if f.explain {

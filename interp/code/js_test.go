@@ -228,3 +228,35 @@ func TestAddImplicitReturn(t *testing.T) {
 		require.Equal(t, want, addImplicitReturn(in), in)
 	}
 }
+
+// A backtracking pattern (lookahead makes goja use regexp2) ran for
+// minutes on 30 characters, past every timeout, and regexp2 stopping it
+// reported "no match". It must end as an error, soon.
+func TestRunJSRegexpBacktrackingStops(t *testing.T) {
+	input := []Binding{{"s", strings.Repeat("a", 27) + "b"}}
+	calls := []string{
+		`/^(a+)+(?=\x00)/.test(s)`,
+		`s.replace(/^(a+)+(?=\x00)/g, "x")`,
+		`new RegExp("^(a+)+(?=\\x00)").exec(s)`,
+	}
+	e := NewEngine(Options{})
+	for _, call := range calls {
+		start := time.Now()
+		got, err := e.RunJS(context.Background(), "return "+call, input)
+		require.Error(t, err, "%s gave %v", call, got)
+		require.Contains(t, err.Error(), "regular expression match took longer than 1s")
+		require.Less(t, time.Since(start), 3*time.Second)
+	}
+	// A shorter block timeout wins (the match ends within the bound).
+	e = NewEngine(Options{Timeout: 200 * time.Millisecond})
+	start := time.Now()
+	_, err := e.RunJS(context.Background(), "return "+calls[0], input)
+	require.Error(t, err)
+	require.Less(t, time.Since(start), 3*time.Second)
+	// Ordinary lookaround still works, and exec cannot be swapped out.
+	got, err := e.RunJS(context.Background(), `"use strict"; const ok = [/(?<=a)b/.test("ab"), "a,b".split(/(?=,)/).length];
+		try { RegExp.prototype.exec = null } catch (e) { ok.push(e.name) }
+		return ok.join(",")`, nil)
+	require.NoError(t, err)
+	require.Equal(t, "true,2,TypeError", got)
+}

@@ -17,6 +17,9 @@ func (e *Engine) runtime() *goja.Runtime {
 	}
 	rt := goja.New()
 	rt.SetMaxCallStackSize(maxJSCallStack)
+	// First, so that console.log's JSON.stringify is the guarded one.
+	installSizeGuards(rt, e.opts.MemoryLimit)
+	guardRegexpExec(rt)
 	g := rt.GlobalObject()
 	must(g.Set("global", g))
 
@@ -55,7 +58,6 @@ func (e *Engine) runtime() *goja.Runtime {
 	must(g.Set("clearTimeout", e.clearTimeout))
 	must(g.Set("clearImmediate", e.clearTimeout))
 	must(g.Set("mlld_now", func() string { return time.Now().UTC().Format("2006-01-02T15:04:05.000Z") }))
-	installSizeGuards(rt, e.opts.MemoryLimit)
 	e.rt = rt
 	return rt
 }

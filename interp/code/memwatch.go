@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/metrics"
+	"sync"
 	"time"
+
+	"github.com/guardrun/guardrun/interp/value"
 )
 
 // heapMetric is the heap memory occupied by objects, live or not yet
@@ -17,8 +20,28 @@ const heapMetric = "/memory/classes/heap/objects:bytes"
 // would otherwise reach a fatal out-of-memory long before its timeout.
 const memoryCheckInterval = 5 * time.Millisecond
 
+// gcBackoff is the pause after a forced collection that found the heap
+// back under the limit.
+const gcBackoff = 100 * time.Millisecond
+
 func heapInUse() int64 {
-	s := []metrics.Sample{{Name: heapMetric}}
+	return readMetric(heapMetric)
+}
+
+// liveMetric is the heap the last collection found live. It is the base
+// of a watch: the heap in use at the start also holds garbage, which a
+// collection during the watch would free, hiding as much growth.
+const liveMetric = "/gc/heap/live:bytes"
+
+func heapBase() int64 {
+	if live := readMetric(liveMetric); live > 0 {
+		return min(live, heapInUse())
+	}
+	return heapInUse()
+}
+
+func readMetric(name string) int64 {
+	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
 		return 0
@@ -26,16 +49,46 @@ func heapInUse() int64 {
 	return int64(s[0].Value.Uint64())
 }
 
-// watchMemory calls exceeded (once) when the heap has grown by more than
+// WatchMemory calls exceeded (once) when the heap has grown by more than
 // limit bytes since the watch started. The heap is process-wide, so this
 // is an approximation: it also counts what other goroutines allocate.
-// The returned func ends the watch and waits for its goroutine to exit.
-// A limit <= 0 disables the watch.
+// The sampling goroutine starts only after the first sampling interval,
+// so that short runs (most of them) pay for a timer and not for a
+// goroutine. The returned func ends the watch and waits for its
+// goroutine, if any, to exit. A limit <= 0 disables the watch.
+func WatchMemory(limit int64, exceeded func()) (stop func()) {
+	if limit <= 0 {
+		return func() {}
+	}
+	base := heapBase()
+	var mu sync.Mutex
+	stopped := false
+	stopWatch := func() {}
+	timer := time.AfterFunc(memoryCheckInterval, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			stopWatch = watchFrom(base, limit, exceeded)
+		}
+	})
+	return func() {
+		timer.Stop()
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		stopWatch()
+	}
+}
+
 func watchMemory(limit int64, exceeded func()) (stop func()) {
 	if limit <= 0 {
 		return func() {}
 	}
-	base := heapInUse()
+	return watchFrom(heapBase(), limit, exceeded)
+}
+
+// watchFrom is watchMemory measuring growth from base.
+func watchFrom(base, limit int64, exceeded func()) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -59,6 +112,14 @@ func watchMemory(limit int64, exceeded func()) (stop func()) {
 				exceeded()
 				return
 			}
+			// Garbage only (or another goroutine's memory that was
+			// freed): wait before the next forced collection, so a heap
+			// that hovers near the limit is not collected every tick.
+			select {
+			case <-done:
+				return
+			case <-time.After(gcBackoff):
+			}
 		}
 	}()
 	return func() {
@@ -71,22 +132,12 @@ func watchMemory(limit int64, exceeded func()) (stop func()) {
 func memoryError(lang string, limit int64) *Error {
 	return &Error{
 		Lang: lang,
-		Message: fmt.Sprintf("%s block used more than %s of memory; raise the limit with the WithMemoryLimit option",
+		Message: fmt.Sprintf("memory limit exceeded: %s block used more than %s of memory; raise the limit with the WithMemoryLimit option (--memory-limit)",
 			lang, formatBytes(limit)),
-		Hint:        "build less data inside the block (process it in pieces, or write it to a file), or raise the limit (the WithMemoryLimit option)",
+		Hint:        "build less data inside the block (process it in pieces, or write it to a file), or raise the limit (the WithMemoryLimit option, --memory-limit)",
 		OutOfMemory: true,
 	}
 }
 
 // formatBytes writes n in the largest binary unit that divides it.
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
+func formatBytes(n int64) string { return value.FormatBytes(n) }

@@ -23,7 +23,7 @@ func TestRunJSMemoryLimit(t *testing.T) {
 	require.True(t, errors.As(err, &ce), "%T %v", err, err)
 	require.True(t, ce.OutOfMemory)
 	require.False(t, ce.TimedOut)
-	require.Equal(t, "js block used more than 32 MiB of memory; raise the limit with the WithMemoryLimit option", ce.Message)
+	require.Equal(t, "memory limit exceeded: js block used more than 32 MiB of memory; raise the limit with the WithMemoryLimit option (--memory-limit)", ce.Message)
 	require.Contains(t, ce.Hint, "MemoryLimit")
 	require.Less(t, time.Since(start), 10*time.Second)
 
@@ -163,4 +163,62 @@ func TestRunJSGuardedConstructorsBehave(t *testing.T) {
 	require.Equal(t, "true,true,2,4,true,Uint8Array,1,8,3", got)
 	_, err = e.RunJS(context.Background(), "return Uint8Array(2)", nil)
 	require.Error(t, err, "typed arrays still require new")
+}
+
+// Ways around the size guards the review found or that follow the same
+// pattern: reaching an original constructor, and arguments or lengths
+// that answer the check one thing and the builtin another. Sizes stay
+// near 100 MB so that the old guards fail this test without taking the
+// machine down.
+func TestRunJSSizeGuardBypasses(t *testing.T) {
+	e := NewEngine(Options{MemoryLimit: 32 << 20})
+	refused := map[string]string{
+		"original typed array constructor":    `new (Object.getPrototypeOf(Float64Array))(12e6).length`,
+		"original constructor with newTarget": `Reflect.construct(Object.getPrototypeOf(Float64Array), [12e6], Float64Array).length`,
+		"typed array from array-like":         `new Float64Array({length: 12e6}).length`,
+		"nested sparse array in JSON":         `JSON.stringify([new Array(3e7)]).length`,
+		"JSON of one string many times":       `(() => { const s = "x".repeat(1e6); return JSON.stringify(new Array(100).fill(s)).length })()`,
+		"console.log of a sparse array":       `console.log([new Array(3e7)])`,
+		"indexOf on a huge sparse array":      `(() => { const a = []; a.length = 1e8; return a.indexOf(1) })()`,
+		"forEach over an array-like":          `(() => { let n = 0; Array.prototype.forEach.call({length: 1e8}, () => n++); return n })()`,
+		"concat of a spreadable array-like":   `[].concat({length: 1e8, [Symbol.isConcatSpreadable]: true}).length`,
+		"slice with a length getter":          `Array.prototype.slice.call({ get length() { return 1e8 } }).length`,
+		"join of large parts":                 `(() => { const s = "x".repeat(1e6); return new Array(100).fill(s).join("").length })()`,
+	}
+	for name, src := range refused {
+		t.Run(name, func(t *testing.T) {
+			got, err := e.RunJS(context.Background(), "return "+src, nil)
+			require.Error(t, err, "got %v", got)
+		})
+	}
+	// Converted once: the builtin sees what the check saw.
+	once := map[string]string{
+		"repeat valueOf":       `(() => { let c = 0; return "xy".repeat({ valueOf() { return c++ ? 3e7 : 1 } }).length + ":" + c })()`,
+		"padEnd valueOf":       `(() => { let c = 0; return "x".padEnd({ valueOf() { return c++ ? 6e7 : 2 } }).length + ":" + c })()`,
+		"fill length getter":   `(() => { let c = 0; const o = { get length() { return c++ ? 1e6 : 1 } }; Array.prototype.fill.call(o, 0); return Object.keys(o).length + ":" + c })()`,
+		"join length getter":   `(() => { let c = 0; return Array.prototype.join.call({ get length() { return c++ ? 1e7 : 2 } }).length + ":" + c })()`,
+		"from length getter":   `(() => { let c = 0; return Array.from({ get length() { return c++ ? 1e7 : 2 } }).length + ":" + c })()`,
+		"repeat this toString": `(() => { let c = 0; const o = { toString() { return c++ ? "x".repeat(1000) : "x" } }; return String.prototype.repeat.call(o, 1e4).length + ":" + c })()`,
+	}
+	want := map[string]string{
+		"repeat valueOf": "2:1", "padEnd valueOf": "2:1", "fill length getter": "2:1",
+		"join length getter": "1:1", "from length getter": "2:1", "repeat this toString": "10000:1",
+	}
+	for name, src := range once {
+		t.Run(name, func(t *testing.T) {
+			got, err := e.RunJS(context.Background(), "return "+src, nil)
+			require.NoError(t, err)
+			require.Equal(t, want[name], got)
+		})
+	}
+	// No path leads from a guarded constructor back to the original.
+	got, err := e.RunJS(context.Background(), `return [
+		Object.getPrototypeOf(Float64Array) === Object.getPrototypeOf(Float64Array.prototype).constructor,
+		new Float64Array(1).constructor === Float64Array,
+		new Float64Array(1).buffer.constructor === ArrayBuffer,
+		Object.getPrototypeOf(ArrayBuffer) === Function.prototype,
+		typeof Float64Array.from, ArrayBuffer.isView(new Uint8Array(1)), typeof SharedArrayBuffer,
+	].join(",")`, nil)
+	require.NoError(t, err)
+	require.Equal(t, "true,true,true,true,function,true,undefined", got)
 }

@@ -2,6 +2,7 @@ package value
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,8 +18,15 @@ import (
 // object keys in insertion order, no HTML escaping, undefined and callables
 // dropped from objects and written as null in arrays. indent selects the
 // two-space indented form. A top-level undefined encodes as "".
+//
+// Output larger than MaxString panics with a *LimitError (see CatchLimit).
 func ToJSON(data any, indent bool) string {
-	var b strings.Builder
+	return toJSON(nil, data, indent)
+}
+
+// toJSON is ToJSON stopping when ctx (if not nil) ends.
+func toJSON(ctx context.Context, data any, indent bool) string {
+	b := cappedBuilder{what: "JSON text", ctx: ctx}
 	if !writeJSON(&b, data, indent, 0) {
 		return ""
 	}
@@ -27,7 +35,8 @@ func ToJSON(data any, indent bool) string {
 
 // writeJSON appends data and reports whether anything was written (false
 // for values JSON.stringify skips: undefined and functions).
-func writeJSON(b *strings.Builder, data any, indent bool, depth int) bool {
+func writeJSON(b *cappedBuilder, data any, indent bool, depth int) bool {
+	defer b.check()
 	switch v := data.(type) {
 	case nil:
 		b.WriteString("null")
@@ -46,6 +55,9 @@ func writeJSON(b *strings.Builder, data any, indent bool, depth int) bool {
 			b.WriteString(FormatNumber(v))
 		}
 	case string:
+		if b.Len()+len(v) > MaxString {
+			panic(StringLimitError(b.what, MaxString))
+		}
 		b.WriteString(quoteJSON(v))
 	case []any:
 		if len(v) == 0 {
@@ -99,15 +111,21 @@ func writeJSON(b *strings.Builder, data any, indent bool, depth int) bool {
 	return true
 }
 
-func newline(b *strings.Builder, indent bool, depth int) {
+func newline(b *cappedBuilder, indent bool, depth int) {
 	if !indent {
 		return
 	}
+	if b.Len()+1+2*depth > MaxString {
+		panic(StringLimitError(b.what, MaxString))
+	}
 	b.WriteByte('\n')
-	for i := 0; i < depth; i++ {
-		b.WriteString("  ")
+	for n := 2 * depth; n > 0; n -= len(spaces) {
+		b.WriteString(spaces[:min(n, len(spaces))])
 	}
 }
+
+// spaces is indentation written a slice at a time.
+const spaces = "                                                                "
 
 // quoteJSON quotes s as a JSON string with JSON.stringify's escapes.
 func quoteJSON(s string) string {
@@ -145,11 +163,12 @@ func quoteJSON(s string) string {
 }
 
 // ParseJSON parses s as strict JSON into value kinds: objects keep their
-// key order, numbers become float64.
+// key order, numbers become float64. Arrays and objects may nest at most
+// MaxNesting deep.
 func ParseJSON(s string) (any, error) {
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
-	v, err := decodeValue(dec)
+	v, err := decodeValue(dec, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +178,7 @@ func ParseJSON(s string) (any, error) {
 	return v, nil
 }
 
-func decodeValue(dec *json.Decoder) (any, error) {
+func decodeValue(dec *json.Decoder, depth int) (any, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		if err == io.EOF {
@@ -169,6 +188,9 @@ func decodeValue(dec *json.Decoder) (any, error) {
 	}
 	switch t := tok.(type) {
 	case json.Delim:
+		if depth >= MaxNesting && (t == '{' || t == '[') {
+			return nil, nestingError(dec.InputOffset())
+		}
 		switch t {
 		case '{':
 			o := NewObject()
@@ -181,7 +203,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 				if !ok {
 					return nil, errors.New("invalid JSON: object key is not a string")
 				}
-				v, err := decodeValue(dec)
+				v, err := decodeValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -194,7 +216,7 @@ func decodeValue(dec *json.Decoder) (any, error) {
 		case '[':
 			arr := []any{}
 			for dec.More() {
-				v, err := decodeValue(dec)
+				v, err := decodeValue(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -218,6 +240,12 @@ func decodeValue(dec *json.Decoder) (any, error) {
 		return nil, nil
 	}
 	return nil, fmt.Errorf("invalid JSON token %v", tok)
+}
+
+// nestingError is the error for JSON nested deeper than MaxNesting; at
+// is the byte offset of the opening bracket that went too deep.
+func nestingError(at int64) error {
+	return fmt.Errorf("invalid JSON: arrays and objects nested more than %d deep (at byte %d)", MaxNesting, at)
 }
 
 // FromGo converts Go values as produced by encoding/json or written in

@@ -25,9 +25,6 @@ func ParseLooseJSON(s string) (any, error) {
 	return v, nil
 }
 
-// maxLooseDepth bounds nesting so hostile input cannot exhaust the stack.
-const maxLooseDepth = 1000
-
 type looseParser struct {
 	src string
 	pos int
@@ -65,8 +62,8 @@ func (p *looseParser) skip() {
 }
 
 func (p *looseParser) value(depth int) (any, error) {
-	if depth > maxLooseDepth {
-		return nil, p.errorf("nesting too deep")
+	if depth >= MaxNesting {
+		return nil, p.errorf("arrays and objects nested more than %d deep", MaxNesting)
 	}
 	if p.pos >= len(p.src) {
 		return nil, p.errorf("unexpected end of input")

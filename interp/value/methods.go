@@ -170,9 +170,9 @@ func stringMethod(s, name string, args []any) (any, error) {
 		}
 		return Undefined{}, nil
 	case "replace":
-		return strings.Replace(s, argString(args, 0), argString(args, 1), 1), nil
+		return replaceString(name, s, argString(args, 0), argString(args, 1), 1)
 	case "replaceAll":
-		return strings.ReplaceAll(s, argString(args, 0), argString(args, 1)), nil
+		return replaceString(name, s, argString(args, 0), argString(args, 1), -1)
 	case "split":
 		return splitString(s, args), nil
 	case "match":
@@ -186,7 +186,7 @@ func stringMethod(s, name string, args []any) (any, error) {
 				".repeat() count must be a finite number of zero or more, got %s", FormatNumber(c))
 		}
 		count := toInt(c)
-		if len(s) > 0 && count > maxBuiltString/len(s) {
+		if len(s) > 0 && count > MaxString/len(s) {
 			return nil, tooLarge("repeat", "repeat a shorter string or fewer times")
 		}
 		return strings.Repeat(s, count), nil
@@ -223,9 +223,9 @@ func arrayMethod(arr []any, name string, args []any) (any, error) {
 		if len(args) > 0 && !isUndefined(args[0]) {
 			sep = Text(args[0])
 		}
-		return joinArray(arr, sep), nil
+		return CatchLimit(func() string { return joinArray(arr, sep) })
 	case "toString":
-		return joinArray(arr, ","), nil
+		return CatchLimit(func() string { return joinArray(arr, ",") })
 	case "slice":
 		a, b := sliceBounds(args, n)
 		return append([]any{}, arr[a:b]...), nil
@@ -326,11 +326,6 @@ func argString(args []any, i int) string {
 // overflowing (int(1e23) is negative).
 const maxArgInt = math.MaxInt32
 
-// maxBuiltString caps the bytes of a string that .repeat(), .padStart()
-// or .padEnd() would build: a huge count is an error, not an allocation
-// that takes the process down.
-const maxBuiltString = 64 << 20
-
 // argInt reads argument i as an integer: NaN is 0, fractions truncate
 // toward zero, and ±Infinity or huge values clamp to ±maxArgInt.
 func argInt(args []any, i int, dflt float64) int {
@@ -359,8 +354,12 @@ func atIndex(args []any, n int) (int, bool) {
 	return i, i >= 0 && i < n
 }
 
-func tooLarge(method, hint string) *Error {
-	return inputError(hint, ".%s() would build a string larger than %d MiB", method, maxBuiltString>>20)
+// tooLarge is the error of .repeat(), .padStart() or .padEnd() asked for
+// more than MaxString bytes: refused before allocating.
+func tooLarge(method, hint string) *LimitError {
+	le := StringLimitError("."+method+"()", MaxString)
+	le.Hint = hint + "; " + le.Hint
+	return le
 }
 
 func argNumber(args []any, i int, dflt float64) float64 {
@@ -524,7 +523,7 @@ func pad(name, s string, args []any) (any, error) {
 	}
 	fr := []rune(fill)
 	whole, part := missing/len(fr), missing%len(fr)
-	if whole > (maxBuiltString-len(s))/len(fill)-1 {
+	if whole > (MaxString-len(s))/len(fill)-1 {
 		return nil, tooLarge(name, "pad to a smaller length")
 	}
 	padding := strings.Repeat(fill, whole) + string(fr[:part])
@@ -572,6 +571,7 @@ func indexOf(arr []any, want any) int {
 // "[object Object]" because that is what a script means.
 func joinArray(arr []any, sep string) string {
 	parts := make([]string, len(arr))
+	size := 0
 	for i, e := range arr {
 		switch v := e.(type) {
 		case nil, Undefined:
@@ -580,8 +580,34 @@ func joinArray(arr []any, sep string) string {
 		default:
 			parts[i] = Text(v)
 		}
+		size += len(parts[i])
+		if i > 0 {
+			size += len(sep)
+		}
+		if size > MaxString {
+			panic(StringLimitError(".join()", MaxString))
+		}
 	}
 	return strings.Join(parts, sep)
+}
+
+// replaceString is .replace() (n = 1) and .replaceAll() (n = -1) of
+// literal text, refused before allocating when the result would pass
+// MaxString: a one-byte pattern and a large replacement multiply.
+func replaceString(method, s, old, repl string, n int) (string, error) {
+	if len(repl) > len(old) {
+		count := strings.Count(s, old)
+		if old == "" {
+			count = utf8.RuneCountInString(s) + 1
+		}
+		if n >= 0 {
+			count = min(count, n)
+		}
+		if count > 0 && (len(repl)-len(old)) > (MaxString-len(s))/count {
+			return "", StringLimitError("."+method+"()", MaxString)
+		}
+	}
+	return strings.Replace(s, old, repl, n), nil
 }
 
 // jsSortLess is Array#sort's default order: undefined last, everything else

@@ -1,6 +1,7 @@
 package value
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"strings"
@@ -39,24 +40,31 @@ func Text(data any) string {
 // hold a JSON object or array) print compact when short and flat, and
 // indented otherwise; see SPEC §3.9.
 func Display(data any) string {
+	return DisplayContext(nil, data)
+}
+
+// DisplayContext is Display stopping, with a panic of *InterruptedError,
+// when ctx ends: showing a large structure is the longest rendering a
+// script can ask for.
+func DisplayContext(ctx context.Context, data any) string {
 	switch v := data.(type) {
 	case string:
 		t := strings.TrimSpace(v)
 		if len(t) >= 2 && (t[0] == '{' || t[0] == '[') {
 			if parsed, err := ParseJSON(t); err == nil {
-				return displayStructured(parsed)
+				return displayStructured(ctx, parsed)
 			}
 		}
 		return v
 	case []any, *Object:
-		return displayStructured(v)
+		return displayStructured(ctx, v)
 	default:
 		return Text(data)
 	}
 }
 
-func displayStructured(data any) string {
-	compact := ToJSON(data, false)
+func displayStructured(ctx context.Context, data any) string {
+	compact := toJSON(ctx, data, false)
 	if utf8.RuneCountInString(compact) <= displayCompactLimit && !isNested(data) {
 		return compact
 	}
@@ -70,7 +78,7 @@ func displayStructured(data any) string {
 			return "{" + quoteJSON(o.Keys[0]) + ": " + ToJSON(v, false) + "}"
 		}
 	}
-	return ToJSON(data, true)
+	return toJSON(ctx, data, true)
 }
 
 // isNested reports whether /show must indent data regardless of length:

@@ -21,7 +21,8 @@ func Transform(name string, in any, args []any) (out any, ok bool, err error) {
 		s, isStr := in.(string)
 		if !isStr {
 			if name == "json" || name == "JSON" {
-				return ToJSON(in, true), true, nil
+				s, err := CatchLimit(func() string { return ToJSON(in, true) })
+				return s, true, err
 			}
 			return in, true, nil
 		}
@@ -67,11 +68,13 @@ func Transform(name string, in any, args []any) (out any, ok bool, err error) {
 			}
 			in = v
 		}
-		return ToJSON(in, true), true, nil
+		s, err := CatchLimit(func() string { return ToJSON(in, true) })
+		return s, true, err
 	case "sort":
 		return sortValue(in), true, nil
 	case "xml":
-		return toXML(structured(in)), true, nil
+		s, err := CatchLimit(func() string { return toXML(structured(in)) })
+		return s, true, err
 	case "csv":
 		s, err := toCSV(structured(in))
 		if err != nil {
@@ -163,7 +166,7 @@ func sortValue(in any) any {
 }
 
 func toXML(in any) string {
-	var b strings.Builder
+	b := cappedBuilder{what: "XML text"}
 	switch v := in.(type) {
 	case *Object:
 		writeXMLFields(&b, v, 0)
@@ -175,19 +178,20 @@ func toXML(in any) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func writeXMLFields(b *strings.Builder, o *Object, depth int) {
+func writeXMLFields(b *cappedBuilder, o *Object, depth int) {
 	for _, k := range o.Keys {
 		writeXMLElement(b, xmlName(k), o.Values[k], depth)
 	}
 }
 
-func writeXMLItems(b *strings.Builder, arr []any, depth int) {
+func writeXMLItems(b *cappedBuilder, arr []any, depth int) {
 	for _, e := range arr {
 		writeXMLElement(b, "item", e, depth)
 	}
 }
 
-func writeXMLElement(b *strings.Builder, name string, v any, depth int) {
+func writeXMLElement(b *cappedBuilder, name string, v any, depth int) {
+	defer b.check()
 	ind := strings.Repeat("  ", depth)
 	switch x := v.(type) {
 	case *Object:
