@@ -41,6 +41,13 @@ type interp struct {
 	// policy is the run's composed policy; policyMx caches `@mx.policy`.
 	policy   policy.Set
 	policyMx *value.Object
+	// tools are the tool collections (`var tools`) in definition order,
+	// mxTools the `@mx.tools` object a Machine sets per decision, and
+	// external marks a Machine's run: ask and retry go to its caller
+	// instead of becoming denials (machine.go).
+	tools    []ToolCollection
+	mxTools  *value.Object
+	external bool
 }
 
 func newInterp(ctx context.Context, opts Options) *interp {

@@ -208,6 +208,9 @@ func (e *env) mxObject() *value.Object {
 	if e.in != nil {
 		o.Set("policy", e.in.policyObject())
 		e.in.mx.AddTo(o)
+		if e.in.mxTools != nil {
+			o.Set("tools", e.in.mxTools)
+		}
 	}
 	if f != nil {
 		// `@mx.pipe.guards` is the pipeline's live guard history, the same
