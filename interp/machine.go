@@ -67,6 +67,10 @@ func Load(ctx context.Context, doc *ast.Document, opts Options) (m *Machine, err
 	return &Machine{in: in, env: root}, nil
 }
 
+// HasPolicyRule reports whether the composed policy enables a built-in
+// rule (`session-taint-strict` switches the agent's session taint mode).
+func (m *Machine) HasPolicyRule(name string) bool { return m.in.policy.HasRule(name) }
+
 // Close releases what the Machine opened.
 func (m *Machine) Close() { m.in.close() }
 
