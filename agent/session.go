@@ -204,7 +204,9 @@ type memEntry struct {
 }
 
 // NewMemoryStore returns an empty in-memory store.
-func NewMemoryStore() *MemoryStore { return &MemoryStore{sessions: map[string]*memEntry{}, now: time.Now} }
+func NewMemoryStore() *MemoryStore {
+	return &MemoryStore{sessions: map[string]*memEntry{}, now: time.Now}
+}
 
 // Update implements Store.
 func (m *MemoryStore) Update(ctx context.Context, id string, fn func(*Session) error) error {
