@@ -327,7 +327,7 @@ func (e *Engine) run(ctx context.Context, op *hooks.OperationContext, inputs []*
 		notes = append(notes, v.Notes...)
 		warnings = append(warnings, v.Warnings...)
 		if v.Inputs != nil {
-			inputs, rewritten = v.Inputs, true
+			inputs, rewritten = labelOnly(inputs, v.Inputs), true
 		}
 		if output != nil && v.Output != nil {
 			output = v.Output
@@ -344,6 +344,33 @@ func (e *Engine) run(ctx context.Context, op *hooks.OperationContext, inputs []*
 		inputs = nil
 	}
 	return best, inputs, output
+}
+
+// labelOnly undoes the list a per-operation guard's label change makes:
+// `allow with { addLabels }` over the operation's inputs replaces input 0
+// with the labelled list of all inputs (SPEC §8 item 2). When that list
+// holds exactly the inputs' data, the guard changed labels, not data: each
+// input keeps its data and gets the list's labels.
+func labelOnly(orig, rep []*value.Variable) []*value.Variable {
+	if len(rep) == 0 || rep[0] == nil || len(orig) == 0 {
+		return rep
+	}
+	list, ok := rep[0].Data.([]any)
+	if !ok || len(list) != len(orig) {
+		return rep
+	}
+	for i, x := range list {
+		if orig[i] == nil || value.ToJSON(x, false) != value.ToJSON(orig[i].Data, false) {
+			return rep
+		}
+	}
+	out := make([]*value.Variable, len(orig))
+	for i, o := range orig {
+		c := *o
+		c.Security = o.Security.Merge(rep[0].Security)
+		out[i] = &c
+	}
+	return out
 }
 
 // decideIn decides ev against session s, recording what it must.
@@ -457,8 +484,12 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 	sh := shape(ev.Tool, ev.Input)
 	v, rewritten, _ := e.run(ctx, op, vars, nil, s.Retries[sh]+1, e.toolsObject(s))
 	d := e.resolve(ctx, s, ev, sh, v, labels, origins)
-	if d.Outcome == Allow && rewritten != nil {
-		d.Input = goInput(params, rewritten)
+	if (d.Outcome == Allow || d.Outcome == Ask) && rewritten != nil {
+		// An ask is about the call in its final form: the host shows and
+		// runs the rewritten input.
+		if in := goInput(params, rewritten); !sameJSON(in, ev.Input) {
+			d.Input = in
+		}
 	}
 	s.addCall(Call{Seq: s.Seq, Name: ev.Tool, Decision: d.Outcome, Time: e.when(ev), CallID: ev.CallID}, e.cfg.Limits)
 	return d, e.record(ev, &d, vars, params)
@@ -589,6 +620,12 @@ func goInput(params []any, vars []*value.Variable) map[string]any {
 	return out
 }
 
+func sameJSON(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
 func goValue(data any) any {
 	var x any
 	if err := json.Unmarshal([]byte(value.ToJSON(data, false)), &x); err != nil {
@@ -716,7 +753,9 @@ func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision,
 	}
 	d := e.resolve(ctx, s, ev, shape(string(ev.Kind), in), v, labels, origins)
 	if d.Outcome == Allow && rewritten != nil {
-		d.Input = goInput(params, rewritten)
+		if in := goInput(params, rewritten); !sameJSON(in, goInput(params, vars)) {
+			d.Input = in
+		}
 		// What the agent will read carries the labels guards gave it.
 		for _, rv := range rewritten {
 			if rv != nil {

@@ -144,8 +144,11 @@ func runAgentFixture(t *testing.T, dir string) {
 	} else {
 		defer e.Close()
 		for _, s := range steps {
-			if s.Session == "" {
+			switch s.Session {
+			case "":
 				s.Session = "s1"
+			case "<none>":
+				s.Session = ""
 			}
 			answers = []string{s.Answer}
 			d := e.Decide(context.Background(), s.Event)
