@@ -278,14 +278,46 @@ func (e *Engine) validate(ev Event) error {
 	if (ev.Kind == ToolBefore || ev.Kind == ToolAfter) && ev.Tool == "" {
 		return fmt.Errorf("malformed event: %s without a tool name", ev.Kind)
 	}
-	b, err := json.Marshal(ev)
-	if err != nil {
-		return fmt.Errorf("malformed event: %v", err)
-	}
-	if len(b) > e.cfg.MaxEventBytes {
-		return fmt.Errorf("event too large: %d bytes, over the %d-byte limit", len(b), e.cfg.MaxEventBytes)
+	n := len(ev.Session) + len(ev.Tool) + len(ev.CallID) + len(ev.Text) + len(ev.Source) + len(ev.Error) + len(ev.Cwd)
+	n += sizeOf(ev.Input, e.cfg.MaxEventBytes) + sizeOf(ev.Output, e.cfg.MaxEventBytes)
+	if n > e.cfg.MaxEventBytes {
+		return fmt.Errorf("event too large: over the %d-byte limit", e.cfg.MaxEventBytes)
 	}
 	return nil
+}
+
+// sizeOf estimates the encoded size of a JSON-like value from below (its
+// strings and keys), stopping once past max; a value of another type is
+// measured by encoding it, and one that cannot be encoded counts as too
+// large (fail closed).
+func sizeOf(v any, max int) int {
+	switch t := v.(type) {
+	case nil, bool, float64, int, int64, json.Number:
+		return 8
+	case string:
+		return len(t)
+	case []any:
+		n := 2
+		for _, x := range t {
+			if n += sizeOf(x, max) + 1; n > max {
+				return n
+			}
+		}
+		return n
+	case map[string]any:
+		n := 2
+		for k, x := range t {
+			if n += len(k) + sizeOf(x, max) + 4; n > max {
+				return n
+			}
+		}
+		return n
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return max + 1
+	}
+	return len(b)
 }
 
 // verdict is the combined verdict of the policy chain.
@@ -481,8 +513,16 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 	t := e.tool(ev.Tool)
 	vars, params, labels, origins := e.inputs(s, ev.Input)
 	op := toolOp(t, ev.Tool, params, ev.Input)
-	sh := shape(ev.Tool, ev.Input)
-	v, rewritten, _ := e.run(ctx, op, vars, nil, s.Retries[sh]+1, e.toolsObject(s))
+	var sh string
+	try := 1
+	if len(s.Retries) > 0 {
+		sh = shape(ev.Tool, ev.Input)
+		try = s.Retries[sh] + 1
+	}
+	v, rewritten, _ := e.run(ctx, op, vars, nil, try, e.toolsObject(s))
+	if sh == "" && (v.Action == guard.Retry || v.Action == guard.Ask) {
+		sh = shape(ev.Tool, ev.Input)
+	}
 	d := e.resolve(ctx, s, ev, sh, v, labels, origins)
 	if (d.Outcome == Allow || d.Outcome == Ask) && rewritten != nil {
 		// An ask is about the call in its final form: the host shows and
@@ -772,23 +812,17 @@ func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision,
 
 // toolsObject is `@mx.tools`: the session's calls in order.
 func (e *Engine) toolsObject(s *Session) *value.Object {
-	calls := make([]any, len(s.Calls))
-	for i, c := range s.Calls {
-		o := value.NewObject()
-		o.Set("name", c.Name)
-		o.Set("decision", string(c.Decision))
-		o.Set("time", c.Time.Format(time.RFC3339))
-		o.Set("seq", float64(c.Seq))
-		calls[i] = o
-	}
 	t := value.NewObject()
-	t.Set("calls", calls)
+	t.Set("calls", s.callsObjects())
 	return t
 }
 
 // record builds the decision-log record, masking every input field that
 // carries a confidentiality label.
 func (e *Engine) record(ev Event, d *Decision, vars []*value.Variable, params []any) Record {
+	if e.log == nil {
+		return Record{}
+	}
 	r := Record{Session: ev.Session, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Decision: d.Outcome,
 		Reason: d.Reason, Labels: d.Labels}
 	if d.Denial != nil {

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+
+	"github.com/guardrun/guardrun/interp/value"
 	"sort"
 	"strings"
 	"sync"
@@ -56,6 +58,9 @@ type Session struct {
 	Retries   map[string]int  `json:"retries,omitempty"`
 
 	index map[uint64][]int
+	// callsMx mirrors Calls as `@mx.tools.calls` objects, kept in step by
+	// addCall so a long-lived session does not rebuild them per event.
+	callsMx []any
 }
 
 // Limits bound a session's state.
@@ -174,10 +179,41 @@ func (s *Session) addPrints(text string, i int, lim Limits) {
 }
 
 func (s *Session) addCall(c Call, lim Limits) {
+	s.callsObjects()
 	s.Calls = append(s.Calls, c)
+	s.callsMx = append(s.callsMx, callObject(c))
 	if n := len(s.Calls) - lim.MaxCalls; n > 0 {
+		// Trim by a tenth at a time, so that a full session does not
+		// copy its calls on every event.
+		n += lim.MaxCalls / 10
+		if n > len(s.Calls) {
+			n = len(s.Calls)
+		}
 		s.Calls = append([]Call(nil), s.Calls[n:]...)
+		s.callsMx = append([]any(nil), s.callsMx[n:]...)
 	}
+}
+
+// callsObjects returns the calls as `@mx.tools.calls` values. The slice
+// is shared with later events (values are immutable), capped so that an
+// append never writes into what a guard holds.
+func (s *Session) callsObjects() []any {
+	if len(s.callsMx) != len(s.Calls) {
+		s.callsMx = make([]any, len(s.Calls))
+		for i, c := range s.Calls {
+			s.callsMx[i] = callObject(c)
+		}
+	}
+	return s.callsMx[:len(s.callsMx):len(s.callsMx)]
+}
+
+func callObject(c Call) *value.Object {
+	o := value.NewObject()
+	o.Set("name", c.Name)
+	o.Set("decision", string(c.Decision))
+	o.Set("time", c.Time.Format(time.RFC3339))
+	o.Set("seq", float64(c.Seq))
+	return o
 }
 
 // Store keeps sessions. Update runs fn on the session's state under the
