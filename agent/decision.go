@@ -35,6 +35,8 @@ const (
 	ClassCapability Class = "capability"
 	ClassGuard      Class = "guard"
 	ClassApproval   Class = "approval"
+	// ClassHook is a Go or command hook's refusal.
+	ClassHook Class = "hook"
 	// ClassError is a failure of the engine, a policy, a guard or the
 	// store: the event is denied (fail closed).
 	ClassError Class = "error"
@@ -93,6 +95,9 @@ type Decision struct {
 	Messages []Injection `json:"messages,omitempty"`
 	Warnings []string    `json:"warnings,omitempty"`
 	// PolicyHash identifies the policies that decided.
+	// RetryDelay is how long a hook asked the agent to wait before a
+	// retry.
+	RetryDelay time.Duration `json:"retry_delay,omitempty"`
 	PolicyHash string        `json:"policy_hash,omitempty"`
 	Latency    time.Duration `json:"-"`
 }

@@ -69,6 +69,11 @@ type Config struct {
 	MaxEventBytes int
 	// MaxRetries is the retries a call shape gets (default 3).
 	MaxRetries int
+	// Hooks are Go and command hooks on the chain beside the guard
+	// scripts, which run at ScriptPriority (hooks with a lower priority
+	// run before them).
+	Hooks          []Hook
+	ScriptPriority int
 	// Now is the clock (tests).
 	Now func() time.Time
 }
@@ -81,6 +86,7 @@ type Engine struct {
 	strict bool
 	log    *decisionLog
 	now    func() time.Time
+	hooks  []*Hook
 }
 
 // layer is one loaded policy.
@@ -135,6 +141,14 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Log != nil {
 		e.log = &decisionLog{w: cfg.Log}
 	}
+	for i := range cfg.Hooks {
+		h := cfg.Hooks[i]
+		if err := h.prepare(); err != nil {
+			return nil, err
+		}
+		e.hooks = append(e.hooks, &h)
+	}
+	sortHooks(e.hooks)
 	h := sha256.New()
 	for _, p := range cfg.Policies {
 		prg, err := guardrun.Compile(p.Name, p.Source)
@@ -511,25 +525,25 @@ func shape(tool string, input map[string]any) string {
 
 func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision, Record) {
 	t := e.tool(ev.Tool)
-	vars, params, labels, origins := e.inputs(s, ev.Input)
-	op := toolOp(t, ev.Tool, params, ev.Input)
+	f := &flow{input: ev.Input}
+	f.vars, f.params, f.labels, f.origins = e.inputs(s, ev.Input)
+	vars, params := f.vars, f.params
 	var sh string
 	try := 1
 	if len(s.Retries) > 0 {
 		sh = shape(ev.Tool, ev.Input)
 		try = s.Retries[sh] + 1
 	}
-	v, rewritten, _ := e.run(ctx, op, vars, nil, try, e.toolsObject(s))
+	v := e.chain(ctx, s, ev, f, func(f *flow) *hooks.OperationContext { return toolOp(t, ev.Tool, f.params, f.input) }, try)
 	if sh == "" && (v.Action == guard.Retry || v.Action == guard.Ask) {
 		sh = shape(ev.Tool, ev.Input)
 	}
-	d := e.resolve(ctx, s, ev, sh, v, labels, origins)
-	if (d.Outcome == Allow || d.Outcome == Ask) && rewritten != nil {
+	d := e.resolve(ctx, s, ev, sh, v, f.labels, f.origins)
+	d.RetryDelay = f.retryDelay
+	if (d.Outcome == Allow || d.Outcome == Ask) && f.inputChanged && !sameJSON(f.input, ev.Input) {
 		// An ask is about the call in its final form: the host shows and
 		// runs the rewritten input.
-		if in := goInput(params, rewritten); !sameJSON(in, ev.Input) {
-			d.Input = in
-		}
+		d.Input = f.input
 	}
 	s.addCall(Call{Seq: s.Seq, Name: ev.Tool, Decision: d.Outcome, Time: e.when(ev), CallID: ev.CallID}, e.cfg.Limits)
 	return d, e.record(ev, &d, vars, params)
@@ -615,6 +629,8 @@ func (e *Engine) denial(v verdict, labels []string, origins []Origin) *Denial {
 		dn.Class = ClassCapability
 	case interp.ClassError:
 		dn.Class = ClassError
+	case classHook:
+		dn.Class, dn.Retryable = ClassHook, true
 	default:
 		dn.Class, dn.Retryable = ClassGuard, true
 	}
@@ -708,7 +724,9 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 	}
 	outLabels := appendNew(append([]string(nil), t.returns...), srcFor(t, ev.Tool))
 	out := &value.Variable{Data: data, Security: descriptor(outLabels), Source: "tool:" + ev.Tool}
-	v, _, final := e.run(ctx, op, vars, out, 1, e.toolsObject(s))
+	f := &flow{input: ev.Input, vars: vars, params: params, labels: labels, origins: origins, out: out}
+	v := e.chain(ctx, s, ev, f, func(*flow) *hooks.OperationContext { return op }, 1)
+	final := f.out
 	d := e.resolve(ctx, s, ev, shape(ev.Tool, ev.Input), v, labels, origins)
 	if d.Outcome != Allow || final == nil {
 		// The host hides a refused output: the agent does not see it, so
@@ -782,16 +800,23 @@ func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision,
 	if ev.Kind == AgentStop {
 		in["stopActive"] = ev.StopActive
 	}
-	vars, params, labels, origins := e.inputs(s, in)
-	op := &hooks.OperationContext{Type: ev.Kind.opType(), Subtype: string(ev.Kind), Name: string(ev.Kind),
-		Metadata: map[string]any{"params": params}}
-	v, rewritten, _ := e.run(ctx, op, vars, nil, 1, e.toolsObject(s))
+	f := &flow{input: in}
+	f.vars, f.params, f.labels, f.origins = e.inputs(s, in)
+	vars, params := f.vars, f.params
+	v := e.chain(ctx, s, ev, f, func(f *flow) *hooks.OperationContext {
+		return &hooks.OperationContext{Type: ev.Kind.opType(), Subtype: string(ev.Kind), Name: string(ev.Kind),
+			Metadata: map[string]any{"params": f.params}}
+	}, 1)
+	var rewritten []*value.Variable
+	if f.inputChanged {
+		rewritten = f.vars
+	}
 	if ev.Kind == AgentStop && ev.StopActive && v.Action == guard.Retry {
 		// A stop hook already kept the agent working once: another retry
 		// could loop forever, so the agent may stop.
 		v.Action = guard.Allow
 	}
-	d := e.resolve(ctx, s, ev, shape(string(ev.Kind), in), v, labels, origins)
+	d := e.resolve(ctx, s, ev, shape(string(ev.Kind), in), v, f.labels, f.origins)
 	if d.Outcome == Allow && rewritten != nil {
 		if in := goInput(params, rewritten); !sameJSON(in, goInput(params, vars)) {
 			d.Input = in
