@@ -43,6 +43,84 @@ type fixtureConfig struct {
 	MaxRetries    int    `json:"max_retries"`
 	Store         string `json:"store"`
 	Deadline      string `json:"deadline"`
+	// ScriptPriority places the guard scripts among the hooks.
+	ScriptPriority int         `json:"script_priority"`
+	Hooks          []hookSpec `json:"hooks"`
+}
+
+// hookSpec describes a hook of a fixture: a Go hook whose behaviour is
+// named by Go, or a command hook running the fixture's script Cmd.
+type hookSpec struct {
+	Name      string   `json:"name"`
+	Events    []Kind   `json:"events"`
+	Tool      string   `json:"tool"`
+	Path      string   `json:"path"`
+	Command   string   `json:"command"`
+	Session   string   `json:"session"`
+	Priority  int      `json:"priority"`
+	Timeout   string   `json:"timeout"`
+	Async     bool     `json:"async"`
+	Go        string   `json:"go"`
+	Arg       string   `json:"arg"`
+	Input     any      `json:"input"`
+	Cmd       string   `json:"cmd"`
+	Pin       string   `json:"pin"`
+	MaxOutput int      `json:"max_output"`
+	Args      []string `json:"args"`
+}
+
+// goHook is the Go hook a fixture names: continue, deny, ask, retry,
+// skip, modify (to Input, or Arg appended to the command), context,
+// message, error, panic, hang, slow-deny.
+func goHook(h hookSpec) HookFunc {
+	return func(ctx context.Context, in HookInput) (HookResult, error) {
+		switch h.Go {
+		case "deny":
+			return HookResult{Action: Block, Reason: h.Arg}, nil
+		case "ask":
+			return HookResult{Action: AskUser, Reason: h.Arg}, nil
+		case "retry":
+			return HookResult{Action: RetryCall, Reason: h.Arg, RetryDelay: 250 * time.Millisecond}, nil
+		case "skip":
+			return HookResult{Action: Skip}, nil
+		case "modify":
+			if in.Event.Kind == ToolAfter {
+				return HookResult{Action: Modify, Output: h.Arg}, nil
+			}
+			if m, ok := h.Input.(map[string]any); ok {
+				return HookResult{Action: Modify, Input: m}, nil
+			}
+			next := map[string]any{}
+			for k, v := range in.Event.Input {
+				next[k] = v
+			}
+			next["command"], _ = next["command"].(string)
+			next["command"] = next["command"].(string) + h.Arg
+			return HookResult{Action: Modify, Input: next}, nil
+		case "deny-if":
+			if cmd, _ := in.Event.Input["command"].(string); strings.Contains(cmd, h.Arg) {
+				return HookResult{Action: Block, Reason: "saw " + h.Arg}, nil
+			}
+			return HookResult{}, nil
+		case "context":
+			return HookResult{Context: h.Arg}, nil
+		case "message":
+			return HookResult{Message: h.Arg}, nil
+		case "error":
+			return HookResult{}, errors.New(h.Arg)
+		case "panic":
+			panic(h.Arg)
+		case "hang":
+			<-ctx.Done()
+			return HookResult{}, nil
+		case "slow-deny":
+			time.Sleep(300 * time.Millisecond)
+			return HookResult{Action: Block, Reason: "too late"}, nil
+		case "bad-action":
+			return HookResult{Action: "explode"}, nil
+		}
+		return HookResult{}, nil
+	}
 }
 
 func TestAgentFixtures(t *testing.T) {
@@ -87,7 +165,7 @@ func runAgentFixture(t *testing.T, dir string) {
 	clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	var answers []string
 	c := Config{Dir: dir, Strict: cfg.Strict, MaxEventBytes: cfg.MaxEventBytes, MaxRetries: cfg.MaxRetries,
-		Limits: Limits{MaxPrints: cfg.MaxPrints}, Now: func() time.Time { return clock }, ApprovalTimeout: 50 * time.Millisecond}
+		Limits: Limits{MaxPrints: cfg.MaxPrints}, Now: func() time.Time { return clock }, ApprovalTimeout: time.Second}
 	if cfg.Deadline != "" {
 		c.Deadline, err = time.ParseDuration(cfg.Deadline)
 		require.NoError(t, err)
@@ -128,6 +206,28 @@ func runAgentFixture(t *testing.T, dir string) {
 			return DenyIt, nil
 		})
 	}
+	c.ScriptPriority = cfg.ScriptPriority
+	for _, hs := range cfg.Hooks {
+		h := Hook{Name: hs.Name, Events: hs.Events, Priority: hs.Priority, Async: hs.Async,
+			Match: Matcher{Tool: hs.Tool, Path: hs.Path, Command: hs.Command, Session: hs.Session}}
+		if hs.Timeout != "" {
+			h.Timeout, err = time.ParseDuration(hs.Timeout)
+			require.NoError(t, err)
+		}
+		if hs.Cmd != "" {
+			prog, err := filepath.Abs(filepath.Join(dir, hs.Cmd))
+			require.NoError(t, err)
+			pin := strings.Repeat("0", 64)
+			if hs.Pin != "bad" {
+				pin, err = FileSHA256(prog)
+				require.NoError(t, err)
+			}
+			h.Command = &CommandHook{Path: prog, Args: hs.Args, SHA256: pin, MaxOutput: hs.MaxOutput}
+		} else {
+			h.Func = goHook(hs)
+		}
+		c.Hooks = append(c.Hooks, h)
+	}
 	for _, f := range files {
 		src, err := os.ReadFile(f)
 		require.NoError(t, err)
@@ -159,6 +259,11 @@ func runAgentFixture(t *testing.T, dir string) {
 	gotJSON, err := json.MarshalIndent(got, "", "  ")
 	require.NoError(t, err)
 	gotJSON = append(gotJSON, '\n')
+	// Command hooks are named by absolute path in their errors; the
+	// golden files must not depend on where the repository lives.
+	if abs, err := filepath.Abs(dir); err == nil {
+		gotJSON = bytes.ReplaceAll(gotJSON, []byte(abs), []byte("<case>"))
+	}
 	compare(t, filepath.Join(dir, "expected.json"), gotJSON)
 	if cfg.Log {
 		// The policy hash changes with the fixture's bytes; latency with
