@@ -44,7 +44,7 @@ type fixtureConfig struct {
 	Store         string `json:"store"`
 	Deadline      string `json:"deadline"`
 	// ScriptPriority places the guard scripts among the hooks.
-	ScriptPriority int         `json:"script_priority"`
+	ScriptPriority int        `json:"script_priority"`
 	Hooks          []hookSpec `json:"hooks"`
 }
 
