@@ -62,16 +62,12 @@ func (e *Engine) chain(ctx context.Context, s *Session, ev Event, f *flow, op fu
 		consider(v)
 	}
 	for _, h := range e.hooks {
-		if best.Action == guard.Deny {
-			break
-		}
-		if !scriptsRan && h.Priority >= e.cfg.ScriptPriority {
+		if !scriptsRan && h.Priority >= e.cfg.ScriptPriority && best.Action != guard.Deny {
 			runScripts()
-			if best.Action == guard.Deny {
-				break
-			}
 		}
-		if skip || !h.matches(ev, f.input) {
+		// After a deny only observers still see the event: they cannot
+		// change it, and an audit trail wants the refusals too.
+		if (best.Action == guard.Deny && !h.Async) || skip || !h.matches(ev, f.input) {
 			continue
 		}
 		in := HookInput{Event: ev, Labels: f.labels}
