@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -28,8 +30,9 @@ type FileStore struct {
 	// session starts afresh, and Sweep removes expired files.
 	TTL time.Duration
 	// MaxBytes caps a session file (0: 16 MiB); a larger file is an error.
-	MaxBytes int64
-	now      func() time.Time
+	MaxBytes  int64
+	now       func() time.Time
+	sweepOnce sync.Once
 }
 
 // DefaultStateDir is where the file store lives by default:
@@ -76,22 +79,23 @@ func (f *FileStore) clock() time.Time {
 
 // Update implements Store.
 func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) error) error {
+	f.sweepOnce.Do(func() { _ = f.Sweep() })
 	base := f.path(id)
-	lock, err := os.OpenFile(base+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	lock, err := lockFile(ctx, base+".lock")
 	if err != nil {
-		return fmt.Errorf("session store: cannot open lock: %w", err)
-	}
-	defer lock.Close()
-	if err := flockCtx(ctx, lock); err != nil {
 		return err
 	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-
+	defer func() {
+		syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+		lock.Close()
+	}()
 	s, err := f.read(base + ".json")
 	if err != nil {
 		return err
 	}
 	now := f.clock()
+	// The lock file's time says the session is in use (Sweep keeps it).
+	_ = os.Chtimes(base+".lock", now, now)
 	if s == nil || s.ID != id || now.Sub(s.Updated) > ttlOr(f.TTL) {
 		s = &Session{ID: id, Created: now}
 	}
@@ -100,6 +104,32 @@ func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) err
 	}
 	s.Updated = now
 	return f.write(base+".json", s)
+}
+
+// lockFile opens and exclusively locks path. A lock file Sweep removed
+// between the open and the lock is stale (another process may lock the
+// new one): it is dropped and the lock taken again.
+func lockFile(ctx context.Context, path string) (*os.File, error) {
+	for {
+		lock, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("session store: cannot open lock: %w", err)
+		}
+		if err := flockCtx(ctx, lock); err != nil {
+			lock.Close()
+			return nil, err
+		}
+		held, err1 := lock.Stat()
+		cur, err2 := os.Stat(path)
+		if err1 == nil && err2 == nil && os.SameFile(held, cur) {
+			return lock, nil
+		}
+		syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+		lock.Close()
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("session store: lock not acquired: %w", err)
+		}
+	}
 }
 
 // flockCtx takes an exclusive lock, giving up when ctx ends.
@@ -174,20 +204,39 @@ func (f *FileStore) write(path string, s *Session) error {
 	return nil
 }
 
-// Sweep removes the files of sessions not updated within the TTL.
+// Sweep removes sessions not updated within the TTL: their state file,
+// and their lock file when no process holds it; and temporary files a
+// crashed writer left.
 func (f *FileStore) Sweep() error {
 	entries, err := os.ReadDir(f.Dir)
 	if err != nil {
 		return err
 	}
-	cut := f.clock().Add(-ttlOr(f.TTL))
+	now := f.clock()
+	cut := now.Add(-ttlOr(f.TTL))
 	for _, e := range entries {
 		info, err := e.Info()
-		if err != nil || !info.Mode().IsRegular() {
+		if err != nil || !info.Mode().IsRegular() || !info.ModTime().Before(cut) {
 			continue
 		}
-		if info.ModTime().Before(cut) {
-			os.Remove(filepath.Join(f.Dir, e.Name()))
+		p := filepath.Join(f.Dir, e.Name())
+		switch {
+		case strings.HasSuffix(e.Name(), ".json"):
+			os.Remove(p)
+		case strings.HasSuffix(e.Name(), ".lock"):
+			lock, err := os.OpenFile(p, os.O_RDWR, 0)
+			if err != nil {
+				continue
+			}
+			if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+				if st, err := os.Stat(p); err == nil && st.ModTime().Before(cut) {
+					os.Remove(p)
+				}
+				syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+			}
+			lock.Close()
+		case strings.HasPrefix(e.Name(), ".tmp-") && info.ModTime().Before(now.Add(-time.Hour)):
+			os.Remove(p)
 		}
 	}
 	return nil

@@ -228,15 +228,19 @@ type Store interface {
 // as long as their sessions.
 type MemoryStore struct {
 	// TTL expires sessions not updated for that long (0: 24h).
-	TTL      time.Duration
-	mu       sync.Mutex
-	sessions map[string]*memEntry
-	now      func() time.Time
+	TTL       time.Duration
+	mu        sync.Mutex
+	sessions  map[string]*memEntry
+	now       func() time.Time
+	lastSweep time.Time
 }
 
 type memEntry struct {
 	mu sync.Mutex
 	s  *Session
+	// dead is set, under mu, when the entry was swept: an update that
+	// got it just before starts over with the new one.
+	dead bool
 }
 
 // NewMemoryStore returns an empty in-memory store.
@@ -246,24 +250,48 @@ func NewMemoryStore() *MemoryStore {
 
 // Update implements Store.
 func (m *MemoryStore) Update(ctx context.Context, id string, fn func(*Session) error) error {
-	m.mu.Lock()
-	e := m.sessions[id]
-	if e == nil {
-		e = &memEntry{}
-		m.sessions[id] = e
+	for {
+		m.mu.Lock()
+		now := m.now()
+		if now.Sub(m.lastSweep) > time.Minute {
+			m.sweep(now)
+		}
+		e := m.sessions[id]
+		if e == nil {
+			e = &memEntry{}
+			m.sessions[id] = e
+		}
+		m.mu.Unlock()
+		e.mu.Lock()
+		if e.dead {
+			e.mu.Unlock()
+			continue
+		}
+		if e.s == nil || now.Sub(e.s.Updated) > ttlOr(m.TTL) {
+			e.s = &Session{ID: id, Created: now}
+		}
+		// fn works in place: what it recorded before failing (labels
+		// seen) must not be forgotten.
+		err := fn(e.s)
+		e.s.Updated = now
+		e.mu.Unlock()
+		return err
 	}
-	m.mu.Unlock()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	now := m.now()
-	if e.s == nil || now.Sub(e.s.Updated) > ttlOr(m.TTL) {
-		e.s = &Session{ID: id, Created: now}
+}
+
+// sweep drops expired sessions that no update holds; m.mu is held.
+func (m *MemoryStore) sweep(now time.Time) {
+	m.lastSweep = now
+	for id, e := range m.sessions {
+		if !e.mu.TryLock() {
+			continue
+		}
+		if e.s == nil || now.Sub(e.s.Updated) > ttlOr(m.TTL) {
+			e.dead = true
+			delete(m.sessions, id)
+		}
+		e.mu.Unlock()
 	}
-	// fn works in place: what it recorded before failing (labels seen)
-	// must not be forgotten.
-	err := fn(e.s)
-	e.s.Updated = now
-	return err
 }
 
 func ttlOr(d time.Duration) time.Duration {
