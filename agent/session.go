@@ -208,12 +208,12 @@ func (s *Session) callsObjects() []any {
 }
 
 func callObject(c Call) *value.Object {
-	o := value.NewObject()
-	o.Set("name", c.Name)
-	o.Set("decision", string(c.Decision))
-	o.Set("time", c.Time.Format(time.RFC3339))
-	o.Set("seq", float64(c.Seq))
-	return o
+	// Built in one piece (the map sized once): a call is added per event.
+	return &value.Object{
+		Keys: []string{"name", "decision", "time", "seq"},
+		Values: map[string]any{"name": c.Name, "decision": string(c.Decision),
+			"time": c.Time.Format(time.RFC3339), "seq": float64(c.Seq)},
+	}
 }
 
 // Store keeps sessions. Update runs fn on the session's state under the

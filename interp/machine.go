@@ -151,7 +151,7 @@ func (m *Machine) Before(ctx context.Context, o Operation) (v Verdict) {
 			return policyVerdict(d)
 		}
 	}
-	var gd *guard.Decision
+	var gd guardNotes
 	call := m.call(o, &gd)
 	in.mx.Op.Push(call.Op)
 	d := in.hooks.RunPre(call)
@@ -174,7 +174,7 @@ func (m *Machine) After(ctx context.Context, o Operation, output *value.Variable
 	if err := in.ctx.Err(); err != nil {
 		return Verdict{Action: guard.Deny, Class: ClassError, Reason: "deadline passed before the decision: " + err.Error()}
 	}
-	var gd *guard.Decision
+	var gd guardNotes
 	call := m.call(o, &gd)
 	in.mx.Op.Push(call.Op)
 	out, err := in.hooks.RunPost(call, output)
@@ -196,13 +196,18 @@ func (m *Machine) After(ctx context.Context, o Operation, output *value.Variable
 	return v
 }
 
-// call builds the hooked call of o; *gd receives the guard decision of
+// guardNotes are what a Verdict keeps of the guards' decision.
+type guardNotes struct {
+	notes    []guard.Note
+	warnings []string
+}
+
+// call builds the hooked call of o; gd receives the notes and warnings of
 // the phase that runs.
-func (m *Machine) call(o Operation, gd **guard.Decision) *hooks.Call {
+func (m *Machine) call(o Operation, gd *guardNotes) *hooks.Call {
 	gc := &guardCall{opts: guard.Options{External: true, Attempt: o.Try}}
 	gc.record = func(_ string, _ *hooks.OperationContext, d guard.Decision) {
-		c := d
-		*gd = &c
+		gd.notes, gd.warnings = d.Notes, d.Warnings
 	}
 	return &hooks.Call{Inputs: o.Inputs, Env: m.env, Op: o.Op, Extra: gc}
 }
@@ -235,12 +240,10 @@ func (m *Machine) recoverInto(v *Verdict) {
 }
 
 // verdictOf reads a phase's outcome: ok when nothing stopped it, else
-// the stopping error. gd is the guard decision when guards ran.
-func verdictOf(ok bool, err error, reason string, gd *guard.Decision) Verdict {
+// the stopping error; gd is what the guards noted.
+func verdictOf(ok bool, err error, reason string, gd guardNotes) Verdict {
 	var v Verdict
-	if gd != nil {
-		v.Notes, v.Warnings = gd.Notes, gd.Warnings
-	}
+	v.Notes, v.Warnings = gd.notes, gd.warnings
 	if ok {
 		return v
 	}
