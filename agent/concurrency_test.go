@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -111,4 +112,61 @@ func TestConcurrentChild(t *testing.T) {
 			CallID: fmt.Sprintf("p%s-%d", w, i), Input: map[string]any{"command": "echo " + strconv.Itoa(i)}})
 		require.Equal(t, Allow, d.Outcome, d.Reason)
 	}
+}
+
+// TestDecideFromManyGoroutines: one engine, many sessions and one shared
+// session, decided from many goroutines (run with -race).
+func TestDecideFromManyGoroutines(t *testing.T) {
+	e, err := New(context.Background(), Config{Policies: []Policy{{Name: "p.guard", Source: []byte(concPolicy)}}, Store: NewMemoryStore()})
+	require.NoError(t, err)
+	defer e.Close()
+	var wg sync.WaitGroup
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 25; i++ {
+				sess := "shared"
+				if i%2 == 0 {
+					sess = fmt.Sprintf("own-%d", w)
+				}
+				cmd := "echo ok"
+				if i%5 == 0 {
+					cmd = "forbidden thing"
+				}
+				d := e.Decide(context.Background(), Event{Kind: ToolBefore, Session: sess, Tool: "Bash", Input: map[string]any{"command": cmd}})
+				want := Allow
+				if i%5 == 0 {
+					want = Deny
+				}
+				if d.Outcome != want {
+					t.Errorf("worker %d call %d: %s (%s)", w, i, d.Outcome, d.Reason)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	require.NoError(t, e.cfg.Store.Update(context.Background(), "shared", func(s *Session) error {
+		require.Len(t, s.Calls, 16*12)
+		return nil
+	}))
+}
+
+// TestAsyncObserverNeverDelays: an observer that sleeps does not slow a
+// decision, and one that denies does not change it.
+func TestAsyncObserverNeverDelays(t *testing.T) {
+	slow := Hook{Name: "slow", Async: true, Func: func(ctx context.Context, _ HookInput) (HookResult, error) {
+		select {
+		case <-time.After(2 * time.Second):
+		case <-ctx.Done():
+		}
+		return HookResult{Action: Block, Reason: "late"}, nil
+	}}
+	e, err := New(context.Background(), Config{Policies: []Policy{{Name: "p.guard", Source: []byte(concPolicy)}}, Store: NewMemoryStore(), Hooks: []Hook{slow}})
+	require.NoError(t, err)
+	defer e.Close()
+	start := time.Now()
+	d := e.Decide(context.Background(), Event{Kind: ToolBefore, Session: "s", Tool: "Bash", Input: map[string]any{"command": "ls"}})
+	require.Equal(t, Allow, d.Outcome)
+	require.Less(t, time.Since(start), time.Second)
 }
