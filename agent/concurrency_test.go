@@ -170,3 +170,37 @@ func TestAsyncObserverNeverDelays(t *testing.T) {
 	require.Equal(t, Allow, d.Outcome)
 	require.Less(t, time.Since(start), time.Second)
 }
+
+// TestApprovalDoesNotHoldTheSession: while a human is being asked, other
+// events of the same session are decided.
+func TestApprovalDoesNotHoldTheSession(t *testing.T) {
+	policy := concPolicy + "guard @push before op:cmd:git = when [\n  * => ask \"Run git?\"\n]\n"
+	release := make(chan struct{})
+	asked := make(chan struct{})
+	e, err := New(context.Background(), Config{Policies: []Policy{{Name: "p.guard", Source: []byte(policy)}}, Store: NewMemoryStore(),
+		ApprovalTimeout: 10 * time.Second,
+		Approver: ApproverFunc(func(ctx context.Context, r Request) (Answer, error) {
+			close(asked)
+			<-release
+			return AllowAlways, nil
+		})})
+	require.NoError(t, err)
+	defer e.Close()
+	done := make(chan Decision)
+	go func() {
+		done <- e.Decide(context.Background(), Event{Kind: ToolBefore, Session: "s", Tool: "Bash", Input: map[string]any{"command": "git push"}})
+	}()
+	<-asked
+	d := e.Decide(context.Background(), Event{Kind: ToolBefore, Session: "s", Tool: "Bash", Input: map[string]any{"command": "ls"}})
+	require.Equal(t, Allow, d.Outcome)
+	close(release)
+	d = <-done
+	require.Equal(t, Allow, d.Outcome)
+	require.Equal(t, "always", d.Approved)
+	d = e.Decide(context.Background(), Event{Kind: ToolBefore, Session: "s", Tool: "Bash", Input: map[string]any{"command": "git status"}})
+	require.Equal(t, "cached", d.Approved)
+	require.NoError(t, e.cfg.Store.Update(context.Background(), "s", func(s *Session) error {
+		require.Equal(t, Allow, s.Calls[0].Decision, "the asked call is recorded with its answer")
+		return nil
+	}))
+}

@@ -100,6 +100,8 @@ type Decision struct {
 	RetryDelay time.Duration `json:"retry_delay,omitempty"`
 	PolicyHash string        `json:"policy_hash,omitempty"`
 	Latency    time.Duration `json:"-"`
+
+	pending *pendingAsk
 }
 
 // Allowed reports whether the event may proceed.

@@ -246,6 +246,7 @@ func (e *Engine) Decide(ctx context.Context, ev Event) Decision {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.Deadline)
 	defer cancel()
 	var d Decision
@@ -271,10 +272,62 @@ func (e *Engine) Decide(ctx context.Context, ev Event) Decision {
 	if d.Outcome == Allow && ctx.Err() != nil {
 		d = failed("the decision missed its deadline: " + ctx.Err().Error())
 	}
+	if d.pending != nil {
+		e.askApprover(parent, ev, &d)
+	}
 	d.PolicyHash = e.hash
 	d.Latency = e.now().Sub(start)
 	e.logDecision(ev, &d, rec)
 	return d
+}
+
+// pendingAsk is an ask the approver must answer once the session is
+// released.
+type pendingAsk struct {
+	key    string
+	seq    int
+	policy string
+	req    Request
+}
+
+// askApprover asks the human (under ApprovalTimeout, not the decision's
+// deadline), then records the answer in the session: an "allow always"
+// and the call's final decision. A store that fails then denies.
+func (e *Engine) askApprover(ctx context.Context, ev Event, d *Decision) {
+	p := d.pending
+	d.pending = nil
+	ans, why := approve(ctx, e.cfg.Approver, e.cfg.ApprovalTimeout, p.req)
+	switch ans {
+	case AllowAlways:
+		d.Outcome, d.Reason, d.Approved = Allow, "", "always"
+	case AllowOnce:
+		d.Outcome, d.Reason, d.Approved = Allow, "", "once"
+	default:
+		d.Outcome = Deny
+		d.Reason = "not approved (" + p.req.Question + "): " + why
+		d.Denial = &Denial{Class: ClassApproval, Guard: p.req.Guard, Policy: p.policy, Reason: d.Reason, Retryable: false}
+	}
+	sctx, cancel := context.WithTimeout(ctx, e.cfg.Deadline)
+	defer cancel()
+	err := e.cfg.Store.Update(sctx, ev.Session, func(s *Session) error {
+		if ans == AllowAlways {
+			if s.Approvals == nil {
+				s.Approvals = map[string]bool{}
+			}
+			s.Approvals[p.key] = true
+		}
+		for i := len(s.Calls) - 1; i >= 0; i-- {
+			if s.Calls[i].Seq == p.seq {
+				s.Calls[i].Decision = d.Outcome
+				s.callsMx = nil
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		*d = failed(err.Error())
+	}
 }
 
 // failed is the denial of an event the engine could not decide.
@@ -596,22 +649,11 @@ func (e *Engine) resolve(ctx context.Context, s *Session, ev Event, sh string, v
 		case s.Approvals[key]:
 			d.Approved = "cached"
 		case e.cfg.Approver != nil:
-			ans, why := approve(ctx, e.cfg.Approver, e.cfg.ApprovalTimeout, Request{Session: ev.Session, Tool: ev.Tool,
-				Question: v.Reason, Guard: v.Guard, Input: ev.Input, Labels: labels})
-			switch ans {
-			case AllowAlways:
-				if s.Approvals == nil {
-					s.Approvals = map[string]bool{}
-				}
-				s.Approvals[key] = true
-				d.Approved = "always"
-			case AllowOnce:
-				d.Approved = "once"
-			default:
-				d.Outcome = Deny
-				d.Reason = "not approved (" + v.Reason + "): " + why
-				d.Denial = &Denial{Class: ClassApproval, Guard: v.Guard, Policy: v.policy, Reason: d.Reason, Retryable: false}
-			}
+			// The human is asked after the session is released (Decide):
+			// other events of the session must not wait on them.
+			d.Outcome, d.Reason = Ask, v.Reason
+			d.pending = &pendingAsk{key: key, seq: s.Seq, policy: v.policy, req: Request{Session: ev.Session, Tool: ev.Tool,
+				Question: v.Reason, Guard: v.Guard, Input: ev.Input, Labels: labels}}
 		default:
 			d.Outcome, d.Reason = Ask, v.Reason
 		}
