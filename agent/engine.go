@@ -796,10 +796,15 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 // (context-wide in strict mode).
 func (e *Engine) remember(s *Session, ev Event, labels []string, text string) {
 	var integ, conf []string
+	seen, _ := s.contextLabels()
 	for _, l := range labels {
-		if isIntegrity(l) {
+		switch {
+		case contains(seen, l) || (l == "influenced" && contains(seen, "untrusted")):
+			// Already context-wide: the lineage keeps the event that
+			// brought it first.
+		case isIntegrity(l):
 			integ = append(integ, l)
-		} else {
+		default:
 			conf = append(conf, l)
 		}
 	}
