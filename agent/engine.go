@@ -564,7 +564,10 @@ func toolOp(t toolDef, name string, params []any, input map[string]any) *hooks.O
 	if contains(t.labels, "cmd") {
 		cmd, _ := input["command"].(string)
 		op.Command = cmd
-		op.OpLabels = policy.CommandOpLabels(cmd)
+		var ok bool
+		if op.OpLabels, ok = policy.CommandOpLabels(cmd); !ok {
+			op.Metadata["tooDeep"] = true
+		}
 	}
 	return op
 }
@@ -587,7 +590,20 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 		sh = shape(ev.Tool, ev.Input)
 		try = s.Retries[sh] + 1
 	}
-	v := e.chain(ctx, s, ev, f, func(f *flow) *hooks.OperationContext { return toolOp(t, ev.Tool, f.params, f.input) }, try)
+	tooDeep := false
+	v := e.chain(ctx, s, ev, f, func(f *flow) *hooks.OperationContext {
+		op := toolOp(t, ev.Tool, f.params, f.input)
+		if op.Metadata["tooDeep"] == true {
+			tooDeep = true
+		}
+		return op
+	}, try)
+	if tooDeep {
+		// Guards saw incomplete command labels: whatever they said, the
+		// call is refused.
+		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
+			Reason: "the command nests too deeply to check every command it runs"}}
+	}
 	if sh == "" && (v.Action == guard.Retry || v.Action == guard.Ask) {
 		sh = shape(ev.Tool, ev.Input)
 	}
