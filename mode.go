@@ -16,7 +16,8 @@ const (
 	// Markdown mode (.md): lines starting with /directive are directives;
 	// other lines are prose copied to the document.
 	Markdown Mode = iota
-	// Strict mode (.mld): every non-blank, non-comment line is a directive.
+	// Strict mode (.mld, and .guard for agent policies): every non-blank,
+	// non-comment line is a directive.
 	Strict
 )
 
@@ -43,10 +44,11 @@ func (m Mode) astMode() (ast.Mode, bool) {
 	return 0, false
 }
 
-// ModeForName returns the mode a file name implies: `.mld` is strict,
-// anything else is markdown.
+// ModeForName returns the mode a file name implies: `.mld` and `.guard`
+// (an agent policy) are strict, anything else is markdown.
 func ModeForName(name string) Mode {
-	if filepath.Ext(name) == ".mld" {
+	switch filepath.Ext(name) {
+	case ".mld", ".guard":
 		return Strict
 	}
 	return Markdown

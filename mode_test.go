@@ -26,3 +26,9 @@ func TestCompileRejectsUnknownMode(t *testing.T) {
 	require.Contains(t, e.Message, "Mode(7)")
 	require.NotEmpty(t, e.Hint)
 }
+
+func TestGuardFilesAreStrict(t *testing.T) {
+	require.Equal(t, Strict, ModeForName("policy.guard"))
+	require.Equal(t, Strict, ModeForName("dir/x.mld"))
+	require.Equal(t, Markdown, ModeForName("notes.md"))
+}

@@ -14,6 +14,10 @@ type VarDirective struct {
 	Labels []string
 	Name   string
 	Value  Expr
+	// Tools marks a tool collection, `var tools @x = { Name: { labels,
+	// returns }, … }` (AGENT.md §3): the agent engine reads the labels of
+	// the tools an agent calls from it.
+	Tools bool
 }
 
 // ShowDirective is `show value`. A with-clause is part of Value (a

@@ -315,6 +315,9 @@ type BlockExpr struct {
 type RetryExpr struct {
 	Pos  Pos
 	Hint Expr
+	// With is the action's with-clause (`context`, `message`), nil when
+	// absent.
+	With *ObjectLit
 }
 
 // SkipExpr is `skip` (drops an element in for).
@@ -334,6 +337,17 @@ type AllowExpr struct {
 type DenyExpr struct {
 	Pos    Pos
 	Reason string
+	// With is the action's with-clause (`context`, `message`), nil when
+	// absent.
+	With *ObjectLit
+}
+
+// AskExpr is the guard action `ask "question" [with { … }]`: the operation
+// needs a human's approval (the question is literal).
+type AskExpr struct {
+	Pos      Pos
+	Question string
+	With     *ObjectLit
 }
 
 // LabelExpr is a value with label modifications in a guard action or
@@ -425,6 +439,9 @@ func (n *AllowExpr) Position() Pos { return n.Pos }
 func (n *DenyExpr) Position() Pos { return n.Pos }
 
 // Position implements Node.
+func (n *AskExpr) Position() Pos { return n.Pos }
+
+// Position implements Node.
 func (n *FileLoad) Position() Pos { return n.Pos }
 
 // Position implements Node.
@@ -457,6 +474,7 @@ func (*SkipExpr) expr()     {}
 func (*DeniedExpr) expr()   {}
 func (*AllowExpr) expr()    {}
 func (*DenyExpr) expr()     {}
+func (*AskExpr) expr()      {}
 func (*FileLoad) expr()     {}
 func (*LabelExpr) expr()    {}
 

@@ -213,6 +213,17 @@ func children(n Node) []Node {
 		}
 	case *RetryExpr:
 		out = appendExprs(out, x.Hint)
+		if x.With != nil {
+			out = append(out, x.With)
+		}
+	case *DenyExpr:
+		if x.With != nil {
+			out = append(out, x.With)
+		}
+	case *AskExpr:
+		if x.With != nil {
+			out = append(out, x.With)
+		}
 	case *AllowExpr:
 		out = appendExprs(out, x.Value)
 		if x.With != nil {

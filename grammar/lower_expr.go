@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -228,6 +229,7 @@ func (l *lowerer) primary(p *primary) ast.Expr {
 		if p.Retry.Value != nil {
 			r.Hint = l.literalOrExpr(p.Retry.Value)
 		}
+		r.With = l.actionWith(p.Retry.With, "retry")
 		return r
 	case p.Skip:
 		return &ast.SkipExpr{Pos: at}
@@ -244,6 +246,8 @@ func (l *lowerer) primary(p *primary) ast.Expr {
 		return a
 	case p.Deny != nil:
 		return l.deny(p.Deny, at)
+	case p.Ask != nil:
+		return l.ask(p.Ask, at)
 	case p.Ref != nil:
 		return l.ref(p.Ref)
 	case p.Not != nil:
@@ -289,7 +293,7 @@ func (l *lowerer) literalOrExpr(t *ternary) ast.Expr {
 
 func (l *lowerer) deny(d *denyX, at ast.Pos) ast.Expr {
 	if d.Reason != nil && d.Reason.Str != nil && (d.Reason.Str.DQ || d.Reason.Str.SQ != nil) {
-		return &ast.DenyExpr{Pos: at, Reason: l.rawString(d.Reason.Str)}
+		return &ast.DenyExpr{Pos: at, Reason: l.rawString(d.Reason.Str), With: l.actionWith(d.With, "deny")}
 	}
 	found := "deny"
 	if d.Reason != nil {
@@ -444,4 +448,47 @@ func normalLang(s string) string {
 		return "py"
 	}
 	return s
+}
+
+// ask lowers `ask "question" [with { … }]`; the question is literal text,
+// like a deny reason.
+func (l *lowerer) ask(a *askX, at ast.Pos) ast.Expr {
+	if a.Question != nil && a.Question.Str != nil && (a.Question.Str.DQ || a.Question.Str.SQ != nil) {
+		return &ast.AskExpr{Pos: at, Question: l.rawString(a.Question.Str), With: l.actionWith(a.With, "ask")}
+	}
+	found, pos := "ask", a.Pos
+	if a.Question != nil {
+		found, pos = l.snippet(a.Question.Pos), a.Question.Pos
+	}
+	l.fail(pos, `Guard ask actions require a quoted question: ask "question"`, found, `write ask "Run this command?"`)
+	return &ast.AskExpr{Pos: at}
+}
+
+// actionKeys are the with-clause keys of deny, retry and ask (allow also
+// takes addLabels and removeLabels).
+var actionKeys = map[string]bool{"context": true, "message": true, "warning": true}
+
+// actionWith lowers the with-clause of a deny, retry or ask action: only
+// `context`, `message` and `warning` mean something there, and a key that
+// would be silently ignored is an error.
+func (l *lowerer) actionWith(o *object, action string) *ast.ObjectLit {
+	if o == nil {
+		return nil
+	}
+	lit := l.object(o)
+	for i, e := range lit.Entries {
+		if e.Spread || !actionKeys[e.Key] {
+			key, at := e.Key, o.Pos
+			if e.Spread {
+				key = "..."
+			}
+			if i < len(o.Entries) {
+				at = o.Entries[i].Pos
+			}
+			l.fail(at, fmt.Sprintf("%s with-clause key %q is not supported", action, key), key,
+				"the "+action+" action takes with { context: \"…\", message: \"…\", warning: \"…\" }")
+			break
+		}
+	}
+	return lit
 }

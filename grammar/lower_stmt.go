@@ -277,7 +277,13 @@ func (l *lowerer) labels(ls []*label, mods bool) []string {
 }
 
 func (l *lowerer) varStmt(v *varStmt, p ast.Pos) *ast.VarDirective {
-	return &ast.VarDirective{Pos: p, Labels: l.labels(v.Labels, false), Name: v.Name[1:], Value: l.expr(v.Value)}
+	labels, tools := v.Labels, false
+	// `var tools @x = {…}`: a leading bare `tools` declares a tool
+	// collection; anywhere else it stays a reserved word.
+	if len(labels) > 0 && string(labels[0].Name) == "tools" && labels[0].Sub == nil && !labels[0].Bang && !labels[0].Priv {
+		labels, tools = labels[1:], true
+	}
+	return &ast.VarDirective{Pos: p, Labels: l.labels(labels, false), Name: v.Name[1:], Value: l.expr(v.Value), Tools: tools}
 }
 
 func (l *lowerer) exe(e *exeStmt, p ast.Pos) *ast.ExeDirective {

@@ -97,7 +97,7 @@ func (n *nesting) check(tok lexer.Token, off int) *nestingError {
 // recursiveKeywords are the keywords whose grammar rule contains a full
 // expression, so that a chain of them nests.
 var recursiveKeywords = map[string]bool{
-	"when": true, "for": true, "if": true, "run": true, "retry": true, "allow": true, "deny": true,
+	"when": true, "for": true, "if": true, "run": true, "retry": true, "allow": true, "deny": true, "ask": true,
 }
 
 // operandEnds are the tokens after which a '-' is binary.

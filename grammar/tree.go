@@ -368,12 +368,14 @@ type primary struct {
 	Denied  bool       `parser:"| @'denied'"`
 	Allow   *allowX    `parser:"| @@"`
 	Deny    *denyX     `parser:"| @@"`
+	Ask     *askX      `parser:"| @@"`
 	Call    *bareCall  `parser:"| @@"`
 }
 
 type retryX struct {
 	Kw    string   `parser:"@'retry'"`
 	Value *ternary `parser:"@@?"`
+	With  *object  `parser:"( 'with' @@ )?"`
 }
 
 type allowX struct {
@@ -386,6 +388,17 @@ type denyX struct {
 	Pos    lexer.Position
 	Kw     string   `parser:"@'deny'"`
 	Reason *primary `parser:"@@?"`
+	With   *object  `parser:"( 'with' @@ )?"`
+}
+
+// askX is the guard action `ask "question" [with { … }]`: a human must
+// approve the operation (AGENT.md §5). A bare call `ask(…)` is not one:
+// the lookahead leaves it to bareCall.
+type askX struct {
+	Pos      lexer.Position
+	Kw       string   `parser:"@'ask' (?! '(')"`
+	Question *primary `parser:"@@?"`
+	With     *object  `parser:"( 'with' @@ )?"`
 }
 
 type bareCall struct {

@@ -170,6 +170,11 @@ func (in *interp) execVar(e *env, d *ast.VarDirective) error {
 	if err != nil {
 		return err
 	}
+	if d.Tools {
+		if err := in.addToolCollection(d, stored); err != nil {
+			return err
+		}
+	}
 	return in.define(e, d.Name, stored, d.Pos)
 }
 

@@ -52,6 +52,13 @@ type interp struct {
 	// redact remembers labelled values that went into commands, to mask
 	// them in policy errors and explanations.
 	redact redactions
+	// tools are the tool collections (`var tools`) in definition order,
+	// mxTools the `@mx.tools` object a Machine sets per decision, and
+	// external marks a Machine's run: ask and retry go to its caller
+	// instead of becoming denials (machine.go).
+	tools    []ToolCollection
+	mxTools  *value.Object
+	external bool
 }
 
 func newInterp(ctx context.Context, opts Options) *interp {

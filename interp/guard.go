@@ -121,8 +121,24 @@ func (in *interp) guardPreHook(c *hooks.Call) (hooks.Decision, error) {
 	case guard.Retry:
 		in.explainGuard(c, d.Err)
 		return hooks.Decision{Action: hooks.Retry, Reason: d.Err.Reason, Hint: d.Err.RetryHint, Err: d.Err}, nil
+	case guard.Ask:
+		return in.askDecision(c, d), nil
 	}
 	return hooks.Decision{Action: hooks.Continue, Inputs: d.Inputs}, nil
+}
+
+// askDecision is the pre-hook decision of a guard's `ask`. A Machine's
+// caller owns approvals and gets the ask as it is (a stop whose error says
+// "ask"); a script run has nobody to ask, so the operation is denied with
+// a reason that says what needed approval (fail closed).
+func (in *interp) askDecision(c *hooks.Call, d guard.Decision) hooks.Decision {
+	if !in.external {
+		d.Err.Decision = "deny"
+		d.Err.Reason = "approval required: " + d.Err.Reason
+		d.Err.Reasons = []string{d.Err.Reason}
+		in.explainGuard(c, d.Err)
+	}
+	return hooks.Decision{Action: hooks.Deny, Reason: d.Err.Reason, Err: d.Err, Inputs: d.Inputs}
 }
 
 func (in *interp) guardPostHook(c *hooks.Call, res *value.Variable) (*value.Variable, error) {
@@ -146,6 +162,14 @@ func (in *interp) guardPostHook(c *hooks.Call, res *value.Variable) (*value.Vari
 			return nil, sig.Deny("Guard retry not supported for effects: " + sig.Hint())
 		}
 		return nil, sig
+	case guard.Ask:
+		if !in.external {
+			d.Err.Decision = "deny"
+			d.Err.Reason = "approval required: " + d.Err.Reason
+			d.Err.Reasons = []string{d.Err.Reason}
+			in.explainGuard(c, d.Err)
+		}
+		return nil, d.Err
 	}
 	if d.Output != nil {
 		return d.Output, nil

@@ -201,9 +201,12 @@ func compileAction(a ast.Node) (guard.Outcome, bool) {
 		}
 		return guard.Outcome{Action: guard.Allow, Matched: true}, true
 	case *ast.DenyExpr:
+		if a.With != nil {
+			return guard.Outcome{}, false
+		}
 		return guard.Outcome{Action: guard.Deny, Matched: true, Reason: a.Reason}, true
 	case *ast.RetryExpr:
-		if a.Hint == nil {
+		if a.Hint == nil || a.With != nil {
 			return guard.Outcome{}, false
 		}
 		h, ok := literalString(a.Hint)

@@ -268,6 +268,7 @@ func (in *interp) guardAction(ge *env, ev *guard.Evaluation, base *value.Variabl
 				if w, ok := o.Values["warning"]; ok {
 					out.Warning = value.Text(w)
 				}
+				notesOf(o, &out)
 				if len(mods) > 0 {
 					if rep == nil {
 						rep = base
@@ -288,7 +289,11 @@ func (in *interp) guardAction(ge *env, ev *guard.Evaluation, base *value.Variabl
 		out.Replacement = rep
 		return out, nil
 	case *ast.DenyExpr:
-		return guard.Outcome{Action: guard.Deny, Matched: true, Reason: a.Reason}, nil
+		out := guard.Outcome{Action: guard.Deny, Matched: true, Reason: a.Reason}
+		return out, in.actionWith(ge, a.With, &out)
+	case *ast.AskExpr:
+		out := guard.Outcome{Action: guard.Ask, Matched: true, Question: a.Question}
+		return out, in.actionWith(ge, a.With, &out)
 	case *ast.RetryExpr:
 		out := guard.Outcome{Action: guard.Retry, Matched: true}
 		if a.Hint != nil {
@@ -298,7 +303,7 @@ func (in *interp) guardAction(ge *env, ev *guard.Evaluation, base *value.Variabl
 			}
 			out.Hint = value.Text(h.Data)
 		}
-		return out, nil
+		return out, in.actionWith(ge, a.With, &out)
 	case *ast.LabelExpr:
 		v, err := in.evalExpr(ge, a.Value)
 		if err != nil {
@@ -314,6 +319,36 @@ func (in *interp) guardAction(ge *env, ev *guard.Evaluation, base *value.Variabl
 	}
 	return guard.Outcome{}, newError(KindGuard, action.Position(), "end each rule with allow, allow @value, deny \"reason\" or retry \"hint\"",
 		"guard %s: a rule's action must be allow, deny, retry or a label change", who)
+}
+
+// actionWith evaluates the with-clause of a deny, retry or ask action
+// into out (the grammar allows only context, message and warning there).
+func (in *interp) actionWith(ge *env, with *ast.ObjectLit, out *guard.Outcome) error {
+	if with == nil {
+		return nil
+	}
+	opts, err := in.evalExpr(ge, with)
+	if err != nil {
+		return err
+	}
+	if o, _ := opts.Data.(*value.Object); o != nil {
+		if w, ok := o.Values["warning"]; ok {
+			out.Warning = value.Text(w)
+		}
+		notesOf(o, out)
+	}
+	return nil
+}
+
+// notesOf copies a with-clause's `context` (for the agent) and `message`
+// (for its user) into out.
+func notesOf(o *value.Object, out *guard.Outcome) {
+	if c, ok := o.Values["context"]; ok {
+		out.Context = value.Text(c)
+	}
+	if m, ok := o.Values["message"]; ok {
+		out.Message = value.Text(m)
+	}
 }
 
 // replacementOf is a guard's replacement value: its own data, carrying

@@ -99,7 +99,7 @@ func (in *interp) loadModule(e *env, d *ast.ImportDirective) (*module, error) {
 		return nil, err
 	}
 	mode := ast.Markdown
-	if strings.HasSuffix(path, ".mld") {
+	if strings.HasSuffix(path, ".mld") || strings.HasSuffix(path, ".guard") {
 		mode = ast.Strict
 	}
 	doc, err := in.opts.Parse(path, src, mode)

@@ -207,6 +207,9 @@ func (e *env) mxObject() *value.Variable {
 	if e.in != nil {
 		o.SetData("policy", e.in.policyObject())
 		e.in.mx.AddTo(o)
+		if e.in.mxTools != nil {
+			o.SetData("tools", e.in.mxTools)
+		}
 	}
 	return o.Variable()
 }

@@ -33,6 +33,9 @@ const (
 	Allow Action = iota
 	Deny
 	Retry
+	// Ask needs a human's approval (AGENT.md §5). It ranks between retry
+	// and allow: deny > retry > ask > allow @value > allow.
+	Ask
 )
 
 func (a Action) String() string {
@@ -41,6 +44,8 @@ func (a Action) String() string {
 		return "deny"
 	case Retry:
 		return "retry"
+	case Ask:
+		return "ask"
 	}
 	return "allow"
 }
@@ -60,6 +65,19 @@ type Outcome struct {
 	Replacement *value.Variable
 	// Warning is the `allow with { warning }` text.
 	Warning string
+	// Question is the text of `ask "question"`.
+	Question string
+	// Context and Message are the with-clause's `context` (text for the
+	// agent) and `message` (text for the user), on any action.
+	Context, Message string
+}
+
+// Note is a with-clause's `context` or `message` text and the guard that
+// gave it (its provenance).
+type Note struct {
+	Guard string
+	// Context is meant for the agent, Message for its user.
+	Context, Message string
 }
 
 // Result is one evaluated guard, as the trace records it.
@@ -153,6 +171,11 @@ type Options struct {
 	// Effect is set for output, append, log and inline effects, which can
 	// never be retried.
 	Effect bool
+	// External is set when the caller owns retries and approvals (the
+	// agent engine): a retry in either phase is reported as a retry
+	// without the engine counting attempts (Attempt gives the try), and
+	// an ask stays an ask.
+	External bool
 }
 
 // Decision is the reduced outcome of a phase.
@@ -173,6 +196,9 @@ type Decision struct {
 	Warnings []string
 	Hints    []string
 	Reasons  []string
+	// Notes are the `context` and `message` texts of the evaluated
+	// guards, in order.
+	Notes []Note
 }
 
 // Engine selects, evaluates and reduces guards for operations.

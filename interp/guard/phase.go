@@ -23,6 +23,8 @@ type reducer struct {
 	// reportedHint is the first hint the reported guard gave.
 	reportedHint string
 	failed       bool
+	// askAt is the index of the first guard that asked, -1 when none.
+	askAt int
 }
 
 // add folds r, the result at index i, in. retryOverridesDeny is mlld's
@@ -41,6 +43,13 @@ func (rd *reducer) add(r *Result, i int, retryOverridesDeny bool, passDenied *bo
 		}
 		if r.Failed {
 			rd.failed = true
+		}
+	case Ask:
+		if rd.action == Allow {
+			rd.action = Ask
+		}
+		if rd.askAt < 0 {
+			rd.askAt = i
 		}
 	case Retry:
 		rd.hints = append(rd.hints, r.Hint)
@@ -171,7 +180,7 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 	}
 	k := &check{en: en, st: st, phase: phase, c: c, inputs: inputs, cur: output, try: try, max: max, history: history}
 	st.ev = Evaluation{Phase: phase, Call: c, Try: try, Max: max, History: history}
-	rd := reducer{reported: -1}
+	rd := reducer{reported: -1, askAt: -1}
 
 	// Per-input pass. A guard over the output sees the current output.
 	overOutput := phase == After && hasPerInput && perInputOf[0] == output
@@ -189,7 +198,8 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 		st.one[0] = in
 		r, ri := k.eval(g, PerInput, in, st.one[:])
 		rd.add(r, ri, false, nil)
-		if r.Action == Allow && r.Replacement != nil && rd.action == Allow {
+		d.note(r)
+		if r.Action == Allow && r.Replacement != nil && rd.permits() {
 			rep := withSource(r.Replacement, g)
 			if phase == After {
 				k.cur = rep
@@ -224,7 +234,8 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 		}
 		r, ri := k.eval(g, PerOperation, nil, ins)
 		rd.add(r, ri, phase == Before, &passDenied)
-		if r.Action == Allow && r.Replacement != nil && rd.action == Allow {
+		d.note(r)
+		if r.Action == Allow && r.Replacement != nil && rd.permits() {
 			rep := withSource(r.Replacement, g)
 			if phase == After {
 				k.cur = rep
@@ -254,6 +265,22 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 		d.Inputs = k.changed
 	}
 
+	if rd.action == Ask {
+		// The call is fixed first (replacements above), then asked about
+		// in its final form.
+		results = append([]Result(nil), results...)
+		d.Results = results
+		asker := &results[rd.askAt]
+		d.Err = &Error{Guard: asker.Guard, Scope: asker.Scope, Op: c.Op, Timing: timingName(phase),
+			Decision: "ask", Reason: asker.Question, Reasons: []string{asker.Question}, Results: results, Try: try, History: history}
+		if len(inputs) > 0 {
+			d.Err.Input = inputs[0]
+		}
+		if ast != nil {
+			delete(en.attempts, key)
+		}
+		return d
+	}
 	if rd.action == Allow {
 		if ast != nil {
 			delete(en.attempts, key)
@@ -289,6 +316,9 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 	}
 	if rd.action == Retry {
 		switch {
+		case o.External && !o.Effect:
+			e.Decision = "retry"
+			e.RetryHint = lastOr(rd.hints)
 		case o.Effect:
 			d.Action = Deny
 			e.Reason = "Guard retry not supported for effects: " + lastOr(rd.hints)
@@ -306,7 +336,9 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 	}
 	// Attempt bookkeeping: a retry the runner will take moves the
 	// operation to its next try; any final decision ends its attempts.
-	if d.Action == Retry && !rd.failed {
+	if o.External {
+		// The caller counts attempts (per call shape, across events).
+	} else if d.Action == Retry && !rd.failed {
 		if ast == nil {
 			if key == "" {
 				key = attemptKey(phase, c.Op)
@@ -321,6 +353,17 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 	}
 	d.Err = e
 	return d
+}
+
+// permits reports whether the decision so far lets replacements apply:
+// allow, or ask (which asks about the call in its final form).
+func (rd *reducer) permits() bool { return rd.action == Allow || rd.action == Ask }
+
+// note records r's with-clause texts.
+func (d *Decision) note(r *Result) {
+	if r.Context != "" || r.Message != "" {
+		d.Notes = append(d.Notes, Note{Guard: r.Guard.displayName(), Context: r.Context, Message: r.Message})
+	}
 }
 
 // displayName names a guard in fail-closed reasons: "@name" or its filter.

@@ -74,6 +74,9 @@ var builtinRules = []string{
 	"no-untrusted-privileged",
 	"no-influenced-advice",
 	"untrusted-llms-get-influenced",
+	// Agent sessions (AGENT.md §4): confidentiality labels of what the
+	// agent read become context-wide instead of following the content.
+	"session-taint-strict",
 }
 
 // unsupportedRules are mlld rules guardrun does not implement; accepting

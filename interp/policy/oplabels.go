@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // CommandOpLabels returns, for every simple command the line may run (as
 // CheckCommandParts sees them, wrapped commands included), its operation
@@ -42,4 +45,38 @@ func simpleOpLabels(c *simpleCmd, inv invocation) []string {
 		break
 	}
 	return labels
+}
+
+// CommandLineOpLabels is CommandOpLabels for a command line given as
+// text, as an agent's shell tool sends it: union is op:cmd and then every
+// command's labels once, in order (what guards match and `@mx.op.labels`
+// shows); perCmd are the per-command lists label-flow rules check one by
+// one. `cd x && git push` gets op:cmd:cd, op:cmd:cd:x, op:cmd:git and
+// op:cmd:git:push, so a guard on op:cmd:git sees a push a chained or
+// nested command would otherwise hide. ok is false when some command
+// cannot be checked (nesting beyond what the splitter follows, a NUL
+// byte): the labels are incomplete and the caller must refuse the line.
+func CommandLineOpLabels(line string) (union []string, perCmd [][]string, ok bool) {
+	parts := []CommandPart{{Text: line}}
+	cmds, ok := (&lexer{opaque: true}).split(parts)
+	if !ok {
+		return []string{"op:cmd"}, [][]string{{"op:cmd"}}, false
+	}
+	union = []string{"op:cmd"}
+	for i := range cmds {
+		c := &cmds[i]
+		if c.unchecked != "" {
+			ok = false
+		}
+		for _, inv := range c.invs {
+			labels := simpleOpLabels(c, inv)
+			perCmd = append(perCmd, labels)
+			for _, l := range labels {
+				if !slices.Contains(union, l) {
+					union = append(union, l)
+				}
+			}
+		}
+	}
+	return union, perCmd, ok
 }

@@ -92,6 +92,9 @@ func unionOperation(ops []Operation, op Operation) []Operation {
 	return append(ops, Operation{Category: op.Category, Labels: append([]string(nil), op.Labels...)})
 }
 
+// HasRule reports whether a built-in rule is enabled by some layer.
+func (s *Set) HasRule(name string) bool { return s != nil && contains(s.rules, name) }
+
 // Active reports whether any policy layer is in force.
 func (s *Set) Active() bool { return s != nil && len(s.layers) > 0 }
 

@@ -1,0 +1,82 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// benchPolicy has 10 guards and 3 policy rules.
+func benchPolicy() string {
+	var b strings.Builder
+	b.WriteString(`var tools @agent = {
+  Bash: { labels: ["cmd"] },
+  Read: { labels: ["fs:r"] },
+  Write: { labels: ["fs:w", "destructive"] },
+  WebFetch: { labels: ["net:r"], returns: ["untrusted"] }
+}
+policy @p = {
+  defaults: { rules: ["no-secret-exfil", "no-untrusted-destructive", "no-sensitive-exfil"] },
+  operations: { exfil: ["net:w", "op:cmd:curl"] }
+}
+`)
+	for i := 0; i < 10; i++ {
+		fmt.Fprintf(&b, "guard @g%d before op:exe = when [\n  @mx.op.name == \"Tool%d\" => deny \"no tool %d\"\n  * => allow\n]\n", i, i, i)
+	}
+	return b.String()
+}
+
+func benchEngine(b *testing.B, store Store) *Engine {
+	e, err := New(context.Background(), Config{Policies: []Policy{{Name: "bench.guard", Source: []byte(benchPolicy())}}, Store: store})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return e
+}
+
+func benchDecide(b *testing.B, e *Engine) {
+	ev := Event{Kind: ToolBefore, Session: "bench", Tool: "Read", Input: map[string]any{"file_path": "/src/main.go"}}
+	ctx := context.Background()
+	if d := e.Decide(ctx, ev); d.Outcome != Allow {
+		b.Fatalf("%s: %s", d.Outcome, d.Reason)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		e.Decide(ctx, ev)
+	}
+	// CPU time per decision (all threads, GC included): on a shared
+	// machine wall time mostly measures the other tenants.
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkDecide: a tool.before against 10 guards and 3 policy rules.
+func BenchmarkDecide(b *testing.B) {
+	b.Run("memory", func(b *testing.B) {
+		e := benchEngine(b, NewMemoryStore())
+		defer e.Close()
+		benchDecide(b, e)
+	})
+	b.Run("file", func(b *testing.B) {
+		fs, err := NewFileStore(filepath.Join(b.TempDir(), "s"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		e := benchEngine(b, fs)
+		defer e.Close()
+		benchDecide(b, e)
+	})
+}

@@ -1,0 +1,126 @@
+package agent
+
+import (
+	"context"
+	"time"
+
+	"github.com/guardrun/guardrun/interp"
+	"github.com/guardrun/guardrun/interp/guard"
+	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// flow is an event's data as the chain passes it along: hooks see and
+// change the Go form, guard scripts the Variables (with the session's
+// labels).
+type flow struct {
+	input   map[string]any
+	vars    []*value.Variable
+	params  []any
+	labels  []string
+	origins []Origin
+	// out is the tool output (tool.after), nil before.
+	out          *value.Variable
+	inputChanged bool
+	retryDelay   time.Duration
+}
+
+// hookVerdict turns a hook's refusal into a chain verdict.
+func hookVerdict(h *Hook, a guard.Action, reason string) verdict {
+	return verdict{Verdict: interp.Verdict{Action: a, Reason: reason, Class: classHook, Guard: "hook:" + h.Name}}
+}
+
+// classHook marks a verdict a hook gave (interp knows no hooks).
+const classHook interp.Class = "hook"
+
+// chain runs an event through the hooks and the guard scripts in priority
+// order. The strongest verdict wins (deny > retry > ask > allow); a deny
+// ends the chain. op builds the operation for the current data.
+func (e *Engine) chain(ctx context.Context, s *Session, ev Event, f *flow, op func(*flow) *hooks.OperationContext, try int) verdict {
+	var best verdict
+	var notes []guard.Note
+	var warnings []string
+	skip := false
+	consider := func(v verdict) {
+		notes = append(notes, v.Notes...)
+		warnings = append(warnings, v.Warnings...)
+		if rankOf(v.Action) > rankOf(best.Action) {
+			best = v
+		}
+	}
+	scriptsRan := false
+	runScripts := func() {
+		scriptsRan = true
+		v, rewritten, out := e.run(ctx, op(f), f.vars, f.out, try, e.toolsObject(s))
+		if rewritten != nil {
+			f.vars, f.inputChanged = rewritten, true
+			f.input = goInput(f.params, rewritten)
+		}
+		if f.out != nil && out != nil {
+			f.out = out
+		}
+		consider(v)
+	}
+	for _, h := range e.hooks {
+		if !scriptsRan && h.Priority >= e.cfg.ScriptPriority && best.Action != guard.Deny {
+			runScripts()
+		}
+		// After a deny only observers still see the event: they cannot
+		// change it, and an audit trail wants the refusals too.
+		if (best.Action == guard.Deny && !h.Async) || skip || !h.matches(ev, f.input) {
+			continue
+		}
+		in := HookInput{Event: ev, Labels: f.labels}
+		in.Event.Input = f.input
+		if f.out != nil {
+			in.Event.Output = goValue(f.out.Data)
+		}
+		if h.Async {
+			runAsync(h, in)
+			continue
+		}
+		r, err := runHook(ctx, h, in)
+		if err != nil {
+			v := hookVerdict(h, guard.Deny, "hook "+h.Name+" failed: "+err.Error())
+			v.Class = interp.ClassError
+			consider(v)
+			continue
+		}
+		var v verdict
+		switch r.Action {
+		case Modify:
+			if f.out != nil {
+				c := *f.out
+				c.Data = value.FromGo(r.Output)
+				f.out = &c
+			} else if r.Input == nil {
+				v = hookVerdict(h, guard.Deny, "hook "+h.Name+" modified the input to nothing")
+				v.Class = interp.ClassError
+			} else {
+				f.input, f.inputChanged = r.Input, true
+				f.vars, f.params, f.labels, f.origins = e.inputs(s, r.Input)
+			}
+		case Block:
+			v = hookVerdict(h, guard.Deny, r.Reason)
+		case AskUser:
+			v = hookVerdict(h, guard.Ask, r.Reason)
+		case RetryCall:
+			v = hookVerdict(h, guard.Retry, "")
+			v.Hint = r.Reason
+			if r.RetryDelay > f.retryDelay {
+				f.retryDelay = r.RetryDelay
+			}
+		case Skip:
+			skip = true
+		}
+		if r.Context != "" || r.Message != "" {
+			v.Notes = []guard.Note{{Guard: "hook:" + h.Name, Context: r.Context, Message: r.Message}}
+		}
+		consider(v)
+	}
+	if !scriptsRan && best.Action != guard.Deny {
+		runScripts()
+	}
+	best.Notes, best.Warnings = notes, warnings
+	return best
+}

@@ -1,0 +1,17 @@
+// Package agent is guardrun's agent engine (AGENT.md): it decides the
+// lifecycle events of an AI agent session (tool calls, prompts, stops) with
+// guard scripts, and remembers across events what the session has seen.
+//
+// It owns the normalized events, tool collections and the mapping of an
+// event to a guarded operation, the session store (context taint, content
+// fingerprints, tool calls, approvals, retry counts), approvals, and the
+// decision log. It builds on the facade (guardrun.Program.Load gives a
+// Machine whose top level ran once) and interp's Machine types; neither
+// imports this package.
+//
+// One Engine loads one or more policy files once and decides many events
+// from many goroutines. Decisions of one engine are serialized on its
+// policies (a Machine keeps per-run scratch state), and events of one
+// session are serialized by the store's session lock, so concurrent hook
+// processes of one session never lose an update.
+package agent

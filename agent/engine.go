@@ -1,0 +1,968 @@
+package agent
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/guardrun/guardrun"
+	"github.com/guardrun/guardrun/interp"
+	"github.com/guardrun/guardrun/interp/guard"
+	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/policy"
+	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
+)
+
+// Policy is one policy script: its name (a file name; `.guard` and
+// `.mld` are strict mode) and source.
+type Policy struct {
+	Name   string
+	Source []byte
+}
+
+// ReadPolicies reads policy files, in the order given.
+func ReadPolicies(paths ...string) ([]Policy, error) {
+	out := make([]Policy, 0, len(paths))
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("policy %s: %w", p, err)
+		}
+		out = append(out, Policy{Name: p, Source: src})
+	}
+	return out, nil
+}
+
+// Config configures an Engine.
+type Config struct {
+	// Policies apply in order (the user's first, then the workspace's);
+	// a later policy can restrict, never lift, what an earlier denies.
+	Policies []Policy
+	// Dir is the base directory of the policies' imports and commands.
+	Dir string
+	// Store keeps sessions; nil uses a file store in DefaultStateDir.
+	Store Store
+	// Log receives the decision log (JSONL), nil for none.
+	Log io.Writer
+	// Approver answers asks; nil leaves an ask to the host (Outcome Ask).
+	Approver        Approver
+	ApprovalTimeout time.Duration
+	// Deadline bounds one decision (default 5s): it must end before the
+	// host's hook timeout, because hosts fail open when a hook times out.
+	Deadline time.Duration
+	// Strict makes every confidentiality label context-wide (as the
+	// policy rule session-taint-strict does).
+	Strict bool
+	Limits Limits
+	// MaxEventBytes caps an event's JSON size (default 1 MiB).
+	MaxEventBytes int
+	// MaxRetries is the retries a call shape gets (default 3).
+	MaxRetries int
+	// Hooks are Go and command hooks on the chain beside the guard
+	// scripts, which run at ScriptPriority (hooks with a lower priority
+	// run before them).
+	Hooks          []Hook
+	ScriptPriority int
+	// Now is the clock (tests).
+	Now func() time.Time
+}
+
+// Engine decides agent events. It is safe for concurrent use.
+type Engine struct {
+	cfg    Config
+	layers []*layer
+	hash   string
+	strict bool
+	log    *decisionLog
+	now    func() time.Time
+	hooks  []*Hook
+}
+
+// layer is one loaded policy.
+type layer struct {
+	name  string
+	mu    sync.Mutex
+	m     *guardrun.Machine
+	tools []toolDef
+}
+
+// toolDef is one key of a tool collection.
+type toolDef struct {
+	pattern string
+	labels  []string
+	returns []string
+}
+
+// New loads the policies once (each top level runs once) into an engine.
+// A policy that does not compile or load is an error with its position.
+func New(ctx context.Context, cfg Config) (*Engine, error) {
+	if len(cfg.Policies) == 0 {
+		return nil, errors.New("agent: no policy given")
+	}
+	e := &Engine{cfg: cfg, now: cfg.Now, strict: cfg.Strict}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if cfg.Store == nil {
+		dir, err := DefaultStateDir()
+		if err != nil {
+			return nil, err
+		}
+		fs, err := NewFileStore(dir)
+		if err != nil {
+			return nil, err
+		}
+		e.cfg.Store = fs
+	}
+	if e.cfg.Limits == (Limits{}) {
+		e.cfg.Limits = DefaultLimits
+	}
+	e.cfg.Limits = e.cfg.Limits.orDefault()
+	if e.cfg.MaxEventBytes <= 0 {
+		e.cfg.MaxEventBytes = 1 << 20
+	}
+	if e.cfg.MaxRetries <= 0 {
+		e.cfg.MaxRetries = guard.MaxTries
+	}
+	if e.cfg.Deadline <= 0 {
+		e.cfg.Deadline = 5 * time.Second
+	}
+	if cfg.Log != nil {
+		e.log = &decisionLog{w: cfg.Log}
+	}
+	for i := range cfg.Hooks {
+		h := cfg.Hooks[i]
+		if err := h.prepare(); err != nil {
+			return nil, err
+		}
+		e.hooks = append(e.hooks, &h)
+	}
+	sortHooks(e.hooks)
+	h := sha256.New()
+	for _, p := range cfg.Policies {
+		prg, err := guardrun.Compile(p.Name, p.Source)
+		if err != nil {
+			return nil, err
+		}
+		opts := []guardrun.RunOption{}
+		if cfg.Dir != "" {
+			opts = append(opts, guardrun.WithDir(cfg.Dir))
+		}
+		m, err := prg.Load(ctx, opts...)
+		if err != nil {
+			return nil, err
+		}
+		l := &layer{name: p.Name, m: m}
+		for _, tc := range m.Tools() {
+			for _, k := range tc.Value.Keys {
+				t, _ := tc.Value.Values[k].(*value.Object)
+				l.tools = append(l.tools, toolDef{pattern: k, labels: strs(t, "labels"), returns: strs(t, "returns")})
+			}
+		}
+		if m.HasPolicyRule("session-taint-strict") {
+			e.strict = true
+		}
+		e.layers = append(e.layers, l)
+		fmt.Fprintf(h, "%s\x00%d\x00", p.Name, len(p.Source))
+		h.Write(p.Source)
+	}
+	e.hash = hex.EncodeToString(h.Sum(nil))[:16]
+	return e, nil
+}
+
+func strs(o *value.Object, key string) []string {
+	if o == nil {
+		return nil
+	}
+	arr, _ := o.Values[key].([]any)
+	out := make([]string, 0, len(arr))
+	for _, x := range arr {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// PolicyHash identifies the loaded policies (their names and content).
+func (e *Engine) PolicyHash() string { return e.hash }
+
+// Close releases the policies' resources.
+func (e *Engine) Close() {
+	for _, l := range e.layers {
+		l.mu.Lock()
+		l.m.Close()
+		l.mu.Unlock()
+	}
+}
+
+// tool resolves a tool's declaration: the first matching key of the
+// first policy that declares one wins; an undeclared tool has no labels.
+func (e *Engine) tool(name string) toolDef {
+	for _, l := range e.layers {
+		for _, t := range l.tools {
+			if t.pattern == name || globMatch(t.pattern, name) {
+				return t
+			}
+		}
+	}
+	return toolDef{pattern: name}
+}
+
+// globMatch matches tool names against `mcp__*` and `{Bash,run_shell}`
+// patterns; a malformed pattern matches nothing.
+func globMatch(pattern, name string) bool {
+	if i := strings.IndexByte(pattern, '{'); i >= 0 {
+		j := strings.IndexByte(pattern[i:], '}')
+		if j < 0 {
+			return false
+		}
+		for _, alt := range strings.Split(pattern[i+1:i+j], ",") {
+			if globMatch(pattern[:i]+alt+pattern[i+j+1:], name) {
+				return true
+			}
+		}
+		return false
+	}
+	ok, err := path.Match(pattern, name)
+	return err == nil && ok
+}
+
+// Decide decides one event. It never fails: an error of any kind is a
+// denial whose reason says what went wrong (fail closed).
+func (e *Engine) Decide(ctx context.Context, ev Event) Decision {
+	start := e.now()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.Deadline)
+	defer cancel()
+	var d Decision
+	var rec Record
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				d = failed(fmt.Sprintf("internal error while deciding: %v", r))
+			}
+		}()
+		if err := e.validate(ev); err != nil {
+			d = failed(err.Error())
+			return
+		}
+		err := e.cfg.Store.Update(ctx, ev.Session, func(s *Session) error {
+			d, rec = e.decideIn(ctx, s, ev)
+			return nil
+		})
+		if err != nil {
+			d = failed(err.Error())
+		}
+	}()
+	if d.Outcome == Allow && ctx.Err() != nil {
+		d = failed("the decision missed its deadline: " + ctx.Err().Error())
+	}
+	if d.pending != nil {
+		e.askApprover(parent, ev, &d)
+	}
+	d.PolicyHash = e.hash
+	d.Latency = e.now().Sub(start)
+	e.logDecision(ev, &d, rec)
+	return d
+}
+
+// pendingAsk is an ask the approver must answer once the session is
+// released.
+type pendingAsk struct {
+	key    string
+	seq    int
+	policy string
+	req    Request
+}
+
+// askApprover asks the human (under ApprovalTimeout, not the decision's
+// deadline), then records the answer in the session: an "allow always"
+// and the call's final decision. A store that fails then denies.
+func (e *Engine) askApprover(ctx context.Context, ev Event, d *Decision) {
+	p := d.pending
+	d.pending = nil
+	ans, why := approve(ctx, e.cfg.Approver, e.cfg.ApprovalTimeout, p.req)
+	switch ans {
+	case AllowAlways:
+		d.Outcome, d.Reason, d.Approved = Allow, "", "always"
+	case AllowOnce:
+		d.Outcome, d.Reason, d.Approved = Allow, "", "once"
+	default:
+		d.Outcome = Deny
+		d.Reason = "not approved (" + p.req.Question + "): " + why
+		d.Denial = &Denial{Class: ClassApproval, Guard: p.req.Guard, Policy: p.policy, Reason: d.Reason, Retryable: false}
+	}
+	sctx, cancel := context.WithTimeout(ctx, e.cfg.Deadline)
+	defer cancel()
+	err := e.cfg.Store.Update(sctx, ev.Session, func(s *Session) error {
+		if ans == AllowAlways {
+			if s.Approvals == nil {
+				s.Approvals = map[string]bool{}
+			}
+			s.Approvals[p.key] = true
+		}
+		for i := len(s.Calls) - 1; i >= 0; i-- {
+			if s.Calls[i].Seq == p.seq {
+				s.Calls[i].Decision = d.Outcome
+				s.callsMx = nil
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		*d = failed(err.Error())
+	}
+}
+
+// failed is the denial of an event the engine could not decide.
+func failed(reason string) Decision {
+	return Decision{Outcome: Deny, Reason: reason, Denial: &Denial{Class: ClassError, Reason: reason}}
+}
+
+func (e *Engine) validate(ev Event) error {
+	if ev.Session == "" {
+		return errors.New("malformed event: no session id")
+	}
+	if !ev.Kind.known() {
+		return fmt.Errorf("malformed event: unknown event kind %q", ev.Kind)
+	}
+	if (ev.Kind == ToolBefore || ev.Kind == ToolAfter) && ev.Tool == "" {
+		return fmt.Errorf("malformed event: %s without a tool name", ev.Kind)
+	}
+	n := len(ev.Session) + len(ev.Tool) + len(ev.CallID) + len(ev.Text) + len(ev.Source) + len(ev.Error) + len(ev.Cwd)
+	n += sizeOf(ev.Input, e.cfg.MaxEventBytes) + sizeOf(ev.Output, e.cfg.MaxEventBytes)
+	if n > e.cfg.MaxEventBytes {
+		return fmt.Errorf("event too large: over the %d-byte limit", e.cfg.MaxEventBytes)
+	}
+	return nil
+}
+
+// sizeOf estimates the encoded size of a JSON-like value from below (its
+// strings and keys), stopping once past max; a value of another type is
+// measured by encoding it, and one that cannot be encoded counts as too
+// large (fail closed).
+func sizeOf(v any, max int) int {
+	switch t := v.(type) {
+	case nil, bool, float64, int, int64, json.Number:
+		return 8
+	case string:
+		return len(t)
+	case []any:
+		n := 2
+		for _, x := range t {
+			if n += sizeOf(x, max) + 1; n > max {
+				return n
+			}
+		}
+		return n
+	case map[string]any:
+		n := 2
+		for k, x := range t {
+			if n += len(k) + sizeOf(x, max) + 4; n > max {
+				return n
+			}
+		}
+		return n
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return max + 1
+	}
+	return len(b)
+}
+
+// verdict is the combined verdict of the policy chain.
+type verdict struct {
+	interp.Verdict
+	policy string
+}
+
+func rankOf(a guard.Action) int {
+	switch a {
+	case guard.Deny:
+		return 3
+	case guard.Retry:
+		return 2
+	case guard.Ask:
+		return 1
+	}
+	return 0
+}
+
+// run asks each policy in order, the input as the earlier ones left it.
+// The strongest verdict wins (deny > retry > ask > allow); a deny ends
+// the chain.
+func (e *Engine) run(ctx context.Context, op *hooks.OperationContext, inputs []*value.Variable, output *value.Variable, try int, tools *value.Object) (verdict, []*value.Variable, *value.Variable) {
+	var best verdict
+	var notes []guard.Note
+	var warnings []string
+	rewritten := false
+	for _, l := range e.layers {
+		o := interp.Operation{Op: op, Inputs: inputs, Try: try, Tools: tools}
+		l.mu.Lock()
+		var v interp.Verdict
+		if output == nil {
+			v = l.m.Before(ctx, o)
+		} else {
+			v = l.m.After(ctx, o, output)
+		}
+		l.mu.Unlock()
+		notes = append(notes, v.Notes...)
+		warnings = append(warnings, v.Warnings...)
+		if v.Inputs != nil {
+			inputs, rewritten = labelOnly(inputs, v.Inputs), true
+		}
+		if output != nil && v.Output != nil {
+			output = v.Output
+		}
+		if rankOf(v.Action) > rankOf(best.Action) || best.policy == "" && v.Action != guard.Allow {
+			best = verdict{Verdict: v, policy: l.name}
+		}
+		if v.Action == guard.Deny {
+			break
+		}
+	}
+	best.Notes, best.Warnings = notes, warnings
+	if !rewritten {
+		inputs = nil
+	}
+	return best, inputs, output
+}
+
+// labelOnly undoes the list a per-operation guard's label change makes:
+// `allow with { addLabels }` over the operation's inputs replaces input 0
+// with the labelled list of all inputs (SPEC §8 item 2). When that list
+// holds exactly the inputs' data, the guard changed labels, not data: each
+// input keeps its data and gets the list's labels.
+func labelOnly(orig, rep []*value.Variable) []*value.Variable {
+	if len(rep) == 0 || rep[0] == nil || len(orig) == 0 {
+		return rep
+	}
+	list, ok := rep[0].Data.([]any)
+	if !ok || len(list) != len(orig) {
+		return rep
+	}
+	for i, x := range list {
+		if orig[i] == nil || value.ToJSON(x, false) != value.ToJSON(orig[i].Data, false) {
+			return rep
+		}
+	}
+	out := make([]*value.Variable, len(orig))
+	for i, o := range orig {
+		c := *o
+		c.Security = o.Security.Merge(rep[0].Security)
+		out[i] = &c
+	}
+	return out
+}
+
+// decideIn decides ev against session s, recording what it must.
+func (e *Engine) decideIn(ctx context.Context, s *Session, ev Event) (Decision, Record) {
+	s.Seq++
+	switch ev.Kind {
+	case ToolBefore:
+		return e.toolBefore(ctx, s, ev)
+	case ToolAfter:
+		return e.toolAfter(ctx, s, ev)
+	}
+	return e.lifecycle(ctx, s, ev)
+}
+
+// sessionLabels are the labels an input of the session carries: the
+// context-wide ones, `influenced` once anything untrusted was seen, and
+// the content labels of the fingerprinted outputs text copies from.
+func (e *Engine) sessionLabels(s *Session, text string) ([]string, []Origin) {
+	labels, origins := s.contextLabels()
+	if contains(labels, "untrusted") && !contains(labels, "influenced") {
+		labels = append(labels, "influenced")
+	}
+	cl, co := s.contentLabels(text)
+	return appendNew(labels, cl...), append(origins, co...)
+}
+
+// descriptor makes a value descriptor of labels: `src:` labels are
+// source taint, the rest data labels.
+func descriptor(labels []string) taint.Descriptor {
+	var data, src []string
+	for _, l := range labels {
+		if taint.IsSource(l) {
+			src = append(src, l)
+		} else {
+			data = append(data, l)
+		}
+	}
+	d := taint.New(data...)
+	if len(src) > 0 {
+		d = d.WithTaint(src...)
+	}
+	return d
+}
+
+// inputs turns a tool input into one Variable per field (sorted by name),
+// each carrying the session's labels for its text.
+func (e *Engine) inputs(s *Session, in map[string]any) ([]*value.Variable, []any, []string, []Origin) {
+	names := make([]string, 0, len(in))
+	for k := range in {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	vars := make([]*value.Variable, len(names))
+	params := make([]any, len(names))
+	var all []string
+	var origins []Origin
+	for i, k := range names {
+		data := value.FromGo(in[k])
+		labels, o := e.sessionLabels(s, value.Text(data))
+		all = appendNew(all, labels...)
+		origins = mergeOrigins(origins, o)
+		vars[i] = &value.Variable{Data: data, Security: descriptor(labels), Source: "agent"}
+		params[i] = k
+	}
+	if len(names) == 0 {
+		labels, o := e.sessionLabels(s, "")
+		all, origins = labels, o
+	}
+	return vars, params, all, origins
+}
+
+func mergeOrigins(list []Origin, more []Origin) []Origin {
+	for _, o := range more {
+		dup := false
+		for _, x := range list {
+			if x.Seq == o.Seq && strings.Join(x.Labels, ",") == strings.Join(o.Labels, ",") {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			list = append(list, o)
+		}
+	}
+	return list
+}
+
+// toolOp is the operation of a call of tool t with the given parameters.
+func toolOp(t toolDef, name string, params []any, input map[string]any) *hooks.OperationContext {
+	op := &hooks.OperationContext{Type: "exe", Name: name, Labels: t.labels,
+		Metadata: map[string]any{"params": params}}
+	if contains(t.labels, "cmd") {
+		cmd, _ := input["command"].(string)
+		op.Command = cmd
+		var ok bool
+		if op.OpLabels, op.Commands, ok = policy.CommandLineOpLabels(cmd); !ok {
+			op.Metadata["tooDeep"] = true
+		}
+	}
+	return op
+}
+
+// shape identifies a call for retry counting: tool and exact input.
+func shape(tool string, input map[string]any) string {
+	b, _ := json.Marshal(input)
+	sum := sha256.Sum256(append([]byte(tool+"\x00"), b...))
+	return hex.EncodeToString(sum[:12])
+}
+
+func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision, Record) {
+	t := e.tool(ev.Tool)
+	f := &flow{input: ev.Input}
+	f.vars, f.params, f.labels, f.origins = e.inputs(s, ev.Input)
+	vars, params := f.vars, f.params
+	var sh string
+	try := 1
+	if len(s.Retries) > 0 {
+		sh = shape(ev.Tool, ev.Input)
+		try = s.Retries[sh] + 1
+	}
+	tooDeep := false
+	v := e.chain(ctx, s, ev, f, func(f *flow) *hooks.OperationContext {
+		op := toolOp(t, ev.Tool, f.params, f.input)
+		if op.Metadata["tooDeep"] == true {
+			tooDeep = true
+		}
+		return op
+	}, try)
+	if tooDeep {
+		// Guards saw incomplete command labels: whatever they said, the
+		// call is refused.
+		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
+			Reason: "the command nests too deeply to check every command it runs"}}
+	}
+	if sh == "" && (v.Action == guard.Retry || v.Action == guard.Ask) {
+		sh = shape(ev.Tool, ev.Input)
+	}
+	d := e.resolve(ctx, s, ev, sh, v, f.labels, f.origins)
+	d.RetryDelay = f.retryDelay
+	if (d.Outcome == Allow || d.Outcome == Ask) && f.inputChanged && !sameJSON(f.input, ev.Input) {
+		// An ask is about the call in its final form: the host shows and
+		// runs the rewritten input.
+		d.Input = f.input
+	}
+	s.addCall(Call{Seq: s.Seq, Name: ev.Tool, Decision: d.Outcome, Time: e.when(ev), CallID: ev.CallID}, e.cfg.Limits)
+	return d, e.record(ev, &d, vars, params)
+}
+
+func (e *Engine) when(ev Event) time.Time {
+	if !ev.Time.IsZero() {
+		return ev.Time.UTC()
+	}
+	return e.now().UTC()
+}
+
+// resolve turns the chain's verdict into a decision: retries counted per
+// call shape, asks answered from the session's approvals or the
+// approver, denials typed.
+func (e *Engine) resolve(ctx context.Context, s *Session, ev Event, sh string, v verdict, labels []string, origins []Origin) Decision {
+	d := Decision{Outcome: Allow, Labels: labels, Warnings: v.Warnings}
+	for _, n := range v.Notes {
+		if n.Context != "" {
+			d.Context = append(d.Context, Injection{Source: n.Guard, Text: capText(n.Context)})
+		}
+		if n.Message != "" {
+			d.Messages = append(d.Messages, Injection{Source: n.Guard, Text: capText(n.Message)})
+		}
+	}
+	switch v.Action {
+	case guard.Deny:
+		d.Outcome, d.Reason = Deny, v.Reason
+		d.Denial = e.denial(v, labels, origins)
+	case guard.Retry:
+		if s.Retries == nil {
+			s.Retries = map[string]int{}
+		}
+		s.Retries[sh]++
+		d.Hint = v.Hint
+		if s.Retries[sh] >= e.cfg.MaxRetries {
+			d.Outcome = Deny
+			d.Reason = fmt.Sprintf("retries exhausted (%d) for this call: %s", e.cfg.MaxRetries, v.Hint)
+			d.Denial = e.denial(v, labels, origins)
+			d.Denial.Reason, d.Denial.Retryable = d.Reason, false
+		} else {
+			d.Outcome, d.Reason = Retry, v.Hint
+			d.Denial = e.denial(v, labels, origins)
+			d.Denial.Reason, d.Denial.Retryable = v.Hint, true
+		}
+	case guard.Ask:
+		d.Question = v.Reason
+		key := ev.Tool + "\x00" + v.Reason
+		switch {
+		case s.Approvals[key]:
+			d.Approved = "cached"
+		case e.cfg.Approver != nil:
+			// The human is asked after the session is released (Decide):
+			// other events of the session must not wait on them.
+			d.Outcome, d.Reason = Ask, v.Reason
+			d.pending = &pendingAsk{key: key, seq: s.Seq, policy: v.policy, req: Request{Session: ev.Session, Tool: ev.Tool,
+				Question: v.Reason, Guard: v.Guard, Input: ev.Input, Labels: labels}}
+		default:
+			d.Outcome, d.Reason = Ask, v.Reason
+		}
+	}
+	return d
+}
+
+// denial types a refusal.
+func (e *Engine) denial(v verdict, labels []string, origins []Origin) *Denial {
+	dn := &Denial{Guard: v.Guard, Rule: v.Rule, Policy: v.policy, Reason: v.Reason, Hint: v.Hint}
+	switch v.Class {
+	case interp.ClassPolicy:
+		dn.Class = ClassPolicy
+	case interp.ClassCapability:
+		dn.Class = ClassCapability
+	case interp.ClassError:
+		dn.Class = ClassError
+	case classHook:
+		dn.Class, dn.Retryable = ClassHook, true
+	default:
+		dn.Class, dn.Retryable = ClassGuard, true
+	}
+	trig := labels
+	if v.Label != "" {
+		trig = []string{v.Label}
+	}
+	dn.Labels = trig
+	for _, o := range origins {
+		for _, l := range trig {
+			if contains(o.Labels, l) || (l == "influenced" && contains(o.Labels, "untrusted")) {
+				dn.Lineage = append(dn.Lineage, o)
+				break
+			}
+		}
+	}
+	return dn
+}
+
+func capText(s string) string {
+	if len(s) <= MaxInjection {
+		return s
+	}
+	cut := MaxInjection - len("…[truncated]")
+	for cut > 0 && !utf8Start(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…[truncated]"
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// goInput converts rewritten inputs back to a tool input.
+func goInput(params []any, vars []*value.Variable) map[string]any {
+	out := make(map[string]any, len(vars))
+	for i, v := range vars {
+		if i >= len(params) || v == nil {
+			continue
+		}
+		name, _ := params[i].(string)
+		out[name] = goValue(v.Data)
+	}
+	return out
+}
+
+func sameJSON(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
+func goValue(data any) any {
+	var x any
+	if err := json.Unmarshal([]byte(value.ToJSON(data, false)), &x); err != nil {
+		return value.Text(data)
+	}
+	return x
+}
+
+// srcFor is the source taint of a tool's output, by kind of tool.
+func srcFor(t toolDef, name string) string {
+	switch {
+	case strings.HasPrefix(name, "mcp__") || strings.HasPrefix(name, "mcp_"):
+		return "src:mcp"
+	case hasPrefixIn(t.labels, "net:"):
+		return "src:network"
+	case contains(t.labels, "cmd"):
+		return "src:cmd"
+	case hasPrefixIn(t.labels, "fs:"):
+		return "src:file"
+	}
+	return "src:tool"
+}
+
+func hasPrefixIn(list []string, p string) bool {
+	for _, l := range list {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision, Record) {
+	t := e.tool(ev.Tool)
+	vars, params, labels, origins := e.inputs(s, ev.Input)
+	op := toolOp(t, ev.Tool, params, ev.Input)
+	var data any = value.FromGo(ev.Output)
+	if ev.Output == nil && ev.Error != "" {
+		data = ev.Error
+	}
+	outLabels := appendNew(append([]string(nil), t.returns...), srcFor(t, ev.Tool))
+	out := &value.Variable{Data: data, Security: descriptor(outLabels), Source: "tool:" + ev.Tool}
+	f := &flow{input: ev.Input, vars: vars, params: params, labels: labels, origins: origins, out: out}
+	v := e.chain(ctx, s, ev, f, func(*flow) *hooks.OperationContext { return op }, 1)
+	final := f.out
+	d := e.resolve(ctx, s, ev, shape(ev.Tool, ev.Input), v, labels, origins)
+	if d.Outcome != Allow || final == nil {
+		// The host hides a refused output: the agent does not see it, so
+		// the session does not record it.
+		return d, e.record(ev, &d, vars, params)
+	}
+	if value.ToJSON(final.Data, false) != value.ToJSON(data, false) {
+		d.Output = goValue(final.Data)
+	}
+	// The tool's own labels describe the operation, not the data.
+	var kept []string
+	for _, l := range final.Security.Taint() {
+		if taint.IsOperation(l) || taint.IsDirectory(l) || (contains(t.labels, l) && !contains(t.returns, l)) {
+			continue
+		}
+		kept = appendNew(kept, l)
+	}
+	d.Labels = kept
+	e.remember(s, ev, kept, value.Text(final.Data))
+	return d, e.record(ev, &d, vars, params)
+}
+
+// remember records what an event brought into the session: integrity
+// labels context-wide, confidentiality labels as fingerprints of text
+// (context-wide in strict mode).
+func (e *Engine) remember(s *Session, ev Event, labels []string, text string) {
+	var integ, conf []string
+	seen, _ := s.contextLabels()
+	for _, l := range labels {
+		switch {
+		case contains(seen, l) || (l == "influenced" && contains(seen, "untrusted")):
+			// Already context-wide: the lineage keeps the event that
+			// brought it first.
+		case isIntegrity(l):
+			integ = append(integ, l)
+		default:
+			conf = append(conf, l)
+		}
+	}
+	if len(integ) > 0 {
+		i := s.addOrigin(Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: integ}, e.cfg.Limits)
+		s.addContext(i)
+	}
+	if len(conf) > 0 {
+		i := s.addOrigin(Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: conf}, e.cfg.Limits)
+		if e.strict {
+			s.addContext(i)
+		} else {
+			s.addPrints(text, i, e.cfg.Limits)
+		}
+	}
+}
+
+// lifecycle decides an event that is not a tool call as an operation of
+// its own kind (op:prompt, op:stop, op:session, …) whose input is the
+// event's text.
+func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision, Record) {
+	in := map[string]any{}
+	field := "text"
+	switch ev.Kind {
+	case PromptSubmit:
+		field = "prompt"
+	case AgentStop, Notification:
+		field = "message"
+	case ModelBefore:
+		field = "request"
+	case ModelAfter:
+		field = "response"
+	}
+	if ev.Text != "" {
+		in[field] = ev.Text
+	}
+	if ev.Source != "" {
+		in["source"] = ev.Source
+	}
+	if ev.Kind == AgentStop {
+		in["stopActive"] = ev.StopActive
+	}
+	f := &flow{input: in}
+	f.vars, f.params, f.labels, f.origins = e.inputs(s, in)
+	vars, params := f.vars, f.params
+	v := e.chain(ctx, s, ev, f, func(f *flow) *hooks.OperationContext {
+		return &hooks.OperationContext{Type: ev.Kind.opType(), Subtype: string(ev.Kind), Name: string(ev.Kind),
+			Metadata: map[string]any{"params": f.params}}
+	}, 1)
+	var rewritten []*value.Variable
+	if f.inputChanged {
+		rewritten = f.vars
+	}
+	if ev.Kind == AgentStop && ev.StopActive && v.Action == guard.Retry {
+		// A stop hook already kept the agent working once: another retry
+		// could loop forever, so the agent may stop.
+		v.Action = guard.Allow
+	}
+	d := e.resolve(ctx, s, ev, shape(string(ev.Kind), in), v, f.labels, f.origins)
+	if d.Outcome == Allow && rewritten != nil {
+		if in := goInput(params, rewritten); !sameJSON(in, goInput(params, vars)) {
+			d.Input = in
+		}
+		// What the agent will read carries the labels guards gave it.
+		for _, rv := range rewritten {
+			if rv != nil {
+				e.remember(s, ev, rv.Security.Taint(), value.Text(rv.Data))
+			}
+		}
+	}
+	if ev.Kind == SessionEnd {
+		// The session is over: its state goes with it.
+		*s = Session{ID: s.ID, Created: s.Created, Seq: s.Seq}
+	}
+	return d, e.record(ev, &d, vars, params)
+}
+
+// toolsObject is `@mx.tools`: the session's calls in order.
+func (e *Engine) toolsObject(s *Session) *value.Object {
+	t := value.NewObject()
+	t.Set("calls", s.callsObjects())
+	return t
+}
+
+// record builds the decision-log record, masking every input field that
+// carries a confidentiality label.
+func (e *Engine) record(ev Event, d *Decision, vars []*value.Variable, params []any) Record {
+	if e.log == nil {
+		return Record{}
+	}
+	r := Record{Session: ev.Session, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Decision: d.Outcome,
+		Reason: d.Reason, Labels: d.Labels}
+	if d.Denial != nil {
+		r.Rule, r.Guard, r.Class = d.Denial.Rule, d.Denial.Guard, d.Denial.Class
+	}
+	if len(vars) > 0 {
+		r.Input = make(map[string]any, len(vars))
+		for i, v := range vars {
+			name, _ := params[i].(string)
+			if confidential(v.Security.Labels()) {
+				r.Input[name] = Masked
+			} else {
+				r.Input[name] = goValue(v.Data)
+			}
+		}
+	}
+	return r
+}
+
+func confidential(labels []string) bool {
+	for _, l := range labels {
+		if !isIntegrity(l) {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *Engine) logDecision(ev Event, d *Decision, r Record) {
+	if e.log == nil {
+		return
+	}
+	if r.Event == "" {
+		// The event failed before it was decided: log what is safe to.
+		r = Record{Session: ev.Session, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Decision: d.Outcome, Reason: d.Reason, Class: ClassError}
+	}
+	r.Time = e.when(ev)
+	r.Decision, r.Reason = d.Outcome, d.Reason
+	r.LatencyUS = d.Latency.Microseconds()
+	r.PolicyHash = e.hash
+	if err := e.log.write(&r); err != nil && d.Outcome != Deny {
+		// A decision that cannot be logged is not taken.
+		*d = failed("decision log: " + err.Error())
+		d.PolicyHash = e.hash
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

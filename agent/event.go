@@ -1,0 +1,80 @@
+package agent
+
+import "time"
+
+// Kind names an event (AGENT.md §2).
+type Kind string
+
+// Event kinds.
+const (
+	SessionStart    Kind = "session.start"
+	SessionEnd      Kind = "session.end"
+	PromptSubmit    Kind = "prompt.submit"
+	ModelBefore     Kind = "model.before"
+	ModelAfter      Kind = "model.after"
+	ToolBefore      Kind = "tool.before"
+	ToolAfter       Kind = "tool.after"
+	AgentStop       Kind = "agent.stop"
+	ContextCompress Kind = "context.compress"
+	Notification    Kind = "notification"
+)
+
+// Kinds lists every event kind.
+var Kinds = []Kind{SessionStart, SessionEnd, PromptSubmit, ModelBefore, ModelAfter, ToolBefore, ToolAfter, AgentStop, ContextCompress, Notification}
+
+// Event is one normalized agent event. Which fields matter depends on
+// Kind; unknown fields of a host's JSON are dropped by the adapter.
+type Event struct {
+	Kind    Kind      `json:"event"`
+	Session string    `json:"session"`
+	Time    time.Time `json:"time,omitzero"`
+	Cwd     string    `json:"cwd,omitempty"`
+	// Tool, CallID and Input describe a tool call (tool.before,
+	// tool.after).
+	Tool   string         `json:"tool,omitempty"`
+	CallID string         `json:"call_id,omitempty"`
+	Input  map[string]any `json:"input,omitempty"`
+	// Output, Error and Duration are a tool's result (tool.after).
+	Output   any           `json:"output,omitempty"`
+	Error    string        `json:"error,omitempty"`
+	Duration time.Duration `json:"duration,omitempty"`
+	// Text is the prompt (prompt.submit), the request or response
+	// (model.before/after), the last message (agent.stop) or the message
+	// (notification).
+	Text string `json:"text,omitempty"`
+	// Source is session.start's source, session.end's reason or
+	// context.compress's trigger.
+	Source string `json:"source,omitempty"`
+	// StopActive is set on agent.stop when a stop hook already kept the
+	// agent working (a retry must not loop forever).
+	StopActive bool `json:"stop_active,omitempty"`
+}
+
+// opType is the operation type guards see for an event that is not a
+// tool call: `guard before op:prompt`, `op:stop`, `op:session`…
+func (k Kind) opType() string {
+	switch k {
+	case SessionStart, SessionEnd:
+		return "session"
+	case PromptSubmit:
+		return "prompt"
+	case ModelBefore, ModelAfter:
+		return "model"
+	case AgentStop:
+		return "stop"
+	case ContextCompress:
+		return "compress"
+	case Notification:
+		return "notification"
+	}
+	return "exe"
+}
+
+func (k Kind) known() bool {
+	for _, x := range Kinds {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}

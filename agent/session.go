@@ -1,0 +1,326 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/guardrun/guardrun/interp/value"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Origin is where labels entered a session: the event that introduced
+// them (lineage for denials).
+type Origin struct {
+	Seq    int      `json:"seq"`
+	Event  Kind     `json:"event"`
+	Tool   string   `json:"tool,omitempty"`
+	CallID string   `json:"call_id,omitempty"`
+	Labels []string `json:"labels"`
+}
+
+// Call is one tool call of the session (`@mx.tools.calls`).
+type Call struct {
+	Seq      int       `json:"seq"`
+	Name     string    `json:"name"`
+	Decision Outcome   `json:"decision"`
+	Time     time.Time `json:"time"`
+	CallID   string    `json:"call_id,omitempty"`
+}
+
+// Print is one fingerprint of a confidentiality-labelled output: a hash
+// of a window of its normalised text (never the text) and the origin
+// whose labels it carries.
+type Print struct {
+	Hash   uint64 `json:"h"`
+	Origin int    `json:"o"`
+}
+
+// Session is what one session's events must know of the others.
+type Session struct {
+	ID      string    `json:"id"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	// Seq numbers the session's events.
+	Seq int `json:"seq"`
+	// Origins are the outputs and prompts that brought labels in;
+	// Context indexes those whose labels are context-wide (integrity
+	// labels, and everything in strict mode); Prints are the content
+	// fingerprints of confidentiality-labelled outputs.
+	Origins []Origin `json:"origins,omitempty"`
+	Context []int    `json:"context,omitempty"`
+	Prints  []Print  `json:"prints,omitempty"`
+	Calls   []Call   `json:"calls,omitempty"`
+	// Approvals are "allow always" answers by approval key; Retries the
+	// retry count of each denied call shape.
+	Approvals map[string]bool `json:"approvals,omitempty"`
+	Retries   map[string]int  `json:"retries,omitempty"`
+
+	index map[uint64][]int
+	// callsMx mirrors Calls as `@mx.tools.calls` objects, kept in step by
+	// addCall so a long-lived session does not rebuild them per event.
+	callsMx []any
+}
+
+// Limits bound a session's state.
+type Limits struct {
+	// MaxPrints caps fingerprints; beyond it the labels of further
+	// outputs become context-wide instead (fail closed, never dropped).
+	MaxPrints int
+	// MaxCalls keeps the most recent calls.
+	MaxCalls int
+	// MaxOrigins caps origins; beyond it new labels merge into the last.
+	MaxOrigins int
+}
+
+// DefaultLimits are the limits a zero Limits means.
+var DefaultLimits = Limits{MaxPrints: 50000, MaxCalls: 1000, MaxOrigins: 1000}
+
+func (l Limits) orDefault() Limits {
+	if l.MaxPrints <= 0 {
+		l.MaxPrints = DefaultLimits.MaxPrints
+	}
+	if l.MaxCalls <= 0 {
+		l.MaxCalls = DefaultLimits.MaxCalls
+	}
+	if l.MaxOrigins <= 0 {
+		l.MaxOrigins = DefaultLimits.MaxOrigins
+	}
+	return l
+}
+
+// contextLabels are the labels every later input of the session carries,
+// with their origins.
+func (s *Session) contextLabels() ([]string, []Origin) {
+	var labels []string
+	var origins []Origin
+	for _, i := range s.Context {
+		if i < 0 || i >= len(s.Origins) {
+			continue
+		}
+		origins = append(origins, s.Origins[i])
+		labels = appendNew(labels, s.Origins[i].Labels...)
+	}
+	return labels, origins
+}
+
+// contentLabels are the labels of the fingerprinted outputs text
+// contains a fragment of.
+func (s *Session) contentLabels(text string) ([]string, []Origin) {
+	if len(s.Prints) == 0 || len(text) < printK {
+		return nil, nil
+	}
+	if s.index == nil {
+		s.index = make(map[uint64][]int, len(s.Prints))
+		for _, p := range s.Prints {
+			s.index[p.Hash] = append(s.index[p.Hash], p.Origin)
+		}
+	}
+	var labels []string
+	var origins []Origin
+	seen := map[int]bool{}
+	for _, h := range allHashes(text) {
+		for _, o := range s.index[h] {
+			if seen[o] || o < 0 || o >= len(s.Origins) {
+				continue
+			}
+			seen[o] = true
+			origins = append(origins, s.Origins[o])
+			labels = appendNew(labels, s.Origins[o].Labels...)
+		}
+	}
+	sort.Slice(origins, func(i, j int) bool { return origins[i].Seq < origins[j].Seq })
+	return labels, origins
+}
+
+// addOrigin records labels brought in by an event; it returns the
+// origin's index.
+func (s *Session) addOrigin(o Origin, lim Limits) int {
+	if len(s.Origins) >= lim.MaxOrigins {
+		last := len(s.Origins) - 1
+		s.Origins[last].Labels = appendNew(s.Origins[last].Labels, o.Labels...)
+		return last
+	}
+	s.Origins = append(s.Origins, o)
+	return len(s.Origins) - 1
+}
+
+// addContext makes origin i's labels context-wide.
+func (s *Session) addContext(i int) {
+	for _, c := range s.Context {
+		if c == i {
+			return
+		}
+	}
+	s.Context = append(s.Context, i)
+}
+
+// addPrints fingerprints text for origin i; when the cap would be
+// exceeded the origin becomes context-wide instead.
+func (s *Session) addPrints(text string, i int, lim Limits) {
+	hs := winnow(text)
+	if len(hs) == 0 {
+		if text != "" {
+			// Too short to fingerprint: a short secret is kept
+			// context-wide rather than lost.
+			s.addContext(i)
+		}
+		return
+	}
+	if len(s.Prints)+len(hs) > lim.MaxPrints {
+		s.addContext(i)
+		return
+	}
+	for _, h := range hs {
+		s.Prints = append(s.Prints, Print{Hash: h, Origin: i})
+	}
+	s.index = nil
+}
+
+func (s *Session) addCall(c Call, lim Limits) {
+	s.callsObjects()
+	s.Calls = append(s.Calls, c)
+	s.callsMx = append(s.callsMx, callObject(c))
+	if n := len(s.Calls) - lim.MaxCalls; n > 0 {
+		// Trim by a tenth at a time, so that a full session does not
+		// copy its calls on every event.
+		n += lim.MaxCalls / 10
+		if n > len(s.Calls) {
+			n = len(s.Calls)
+		}
+		s.Calls = append([]Call(nil), s.Calls[n:]...)
+		s.callsMx = append([]any(nil), s.callsMx[n:]...)
+	}
+}
+
+// callsObjects returns the calls as `@mx.tools.calls` values. The slice
+// is shared with later events (values are immutable), capped so that an
+// append never writes into what a guard holds.
+func (s *Session) callsObjects() []any {
+	if len(s.callsMx) != len(s.Calls) {
+		s.callsMx = make([]any, len(s.Calls))
+		for i, c := range s.Calls {
+			s.callsMx[i] = callObject(c)
+		}
+	}
+	return s.callsMx[:len(s.callsMx):len(s.callsMx)]
+}
+
+func callObject(c Call) *value.Object {
+	// Built in one piece (the map sized once): a call is added per event.
+	return &value.Object{
+		Keys: []string{"name", "decision", "time", "seq"},
+		Values: map[string]any{"name": c.Name, "decision": string(c.Decision),
+			"time": c.Time.Format(time.RFC3339), "seq": float64(c.Seq)},
+	}
+}
+
+// Store keeps sessions. Update runs fn on the session's state under the
+// session's lock (other updates of the same session wait, in this process
+// and others sharing the store) and saves what fn left unless fn fails. A
+// store that cannot read or write returns the error: the engine denies.
+type Store interface {
+	Update(ctx context.Context, id string, fn func(*Session) error) error
+}
+
+// MemoryStore keeps sessions in memory, for tests and Go hosts that live
+// as long as their sessions.
+type MemoryStore struct {
+	// TTL expires sessions not updated for that long (0: 24h).
+	TTL       time.Duration
+	mu        sync.Mutex
+	sessions  map[string]*memEntry
+	now       func() time.Time
+	lastSweep time.Time
+}
+
+type memEntry struct {
+	mu sync.Mutex
+	s  *Session
+	// dead is set, under mu, when the entry was swept: an update that
+	// got it just before starts over with the new one.
+	dead bool
+}
+
+// NewMemoryStore returns an empty in-memory store.
+func NewMemoryStore() *MemoryStore {
+	return &MemoryStore{sessions: map[string]*memEntry{}, now: time.Now}
+}
+
+// Update implements Store.
+func (m *MemoryStore) Update(ctx context.Context, id string, fn func(*Session) error) error {
+	for {
+		m.mu.Lock()
+		now := m.now()
+		if now.Sub(m.lastSweep) > time.Minute {
+			m.sweep(now)
+		}
+		e := m.sessions[id]
+		if e == nil {
+			e = &memEntry{}
+			m.sessions[id] = e
+		}
+		m.mu.Unlock()
+		e.mu.Lock()
+		if e.dead {
+			e.mu.Unlock()
+			continue
+		}
+		if e.s == nil || now.Sub(e.s.Updated) > ttlOr(m.TTL) {
+			e.s = &Session{ID: id, Created: now}
+		}
+		// fn works in place: what it recorded before failing (labels
+		// seen) must not be forgotten.
+		err := fn(e.s)
+		e.s.Updated = now
+		e.mu.Unlock()
+		return err
+	}
+}
+
+// sweep drops expired sessions that no update holds; m.mu is held.
+func (m *MemoryStore) sweep(now time.Time) {
+	m.lastSweep = now
+	for id, e := range m.sessions {
+		if !e.mu.TryLock() {
+			continue
+		}
+		if e.s == nil || now.Sub(e.s.Updated) > ttlOr(m.TTL) {
+			e.dead = true
+			delete(m.sessions, id)
+		}
+		e.mu.Unlock()
+	}
+}
+
+func ttlOr(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 24 * time.Hour
+	}
+	return d
+}
+
+func appendNew(list []string, items ...string) []string {
+	for _, it := range items {
+		dup := false
+		for _, l := range list {
+			if l == it {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			list = append(list, it)
+		}
+	}
+	return list
+}
+
+// isIntegrity reports whether a label describes where data came from
+// (untrusted, influenced, src:*): such labels are context-wide, because
+// whatever the agent has read can steer whatever it does next. Every
+// other label is a confidentiality label and travels with the content.
+func isIntegrity(l string) bool {
+	return l == "untrusted" || l == "influenced" || strings.HasPrefix(l, "src:")
+}

@@ -1,0 +1,331 @@
+package interp
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/guard"
+	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/policy"
+	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
+)
+
+// A Machine is a document whose top level (tools, policies, guards, helper
+// exes) ran once, kept to decide operations that do not come from the
+// document: the agent engine turns each event of an agent session into one
+// operation and asks the Machine's guards and policies about it.
+//
+// It is the seam between the interpreter and the agent engine: the agent
+// package builds OperationContexts and input Variables and reads Verdicts;
+// it never sees the interpreter's environment. A Machine is not safe for
+// concurrent use (guards keep per-run scratch space): its owner
+// serializes calls.
+type Machine struct {
+	in  *interp
+	env *env
+}
+
+// ToolCollection is one `var tools @x = {…}` collection, in definition
+// order.
+type ToolCollection struct {
+	Name  string
+	Pos   ast.Pos
+	Value *value.Object
+}
+
+// Load evaluates doc's top level once and returns the Machine that
+// decides operations against the state it left. Ask and retry decisions
+// are the caller's to handle (Verdict), not denials.
+func Load(ctx context.Context, doc *ast.Document, opts Options) (m *Machine, err error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	in := newInterp(ctx, opts)
+	in.external = true
+	defer func() {
+		if r := recover(); r != nil {
+			err = &Error{Kind: KindUnexpected, Pos: in.curPos, Message: (&PanicError{Value: r, Stack: debug.Stack()}).Error(),
+				Hint: "this is a bug in guardrun; please report it with the script that triggered it"}
+		}
+		if err != nil {
+			in.close()
+			m = nil
+		}
+	}()
+	if doc == nil {
+		return nil, newError(KindUnexpected, ast.Pos{}, "", "no document to load")
+	}
+	in.files.base = baseDir(opts, doc.File)
+	mod := newModule(doc.File, scriptDir(doc.File, in.files.base))
+	in.main = mod
+	root := in.rootEnv(mod)
+	if err := in.execDocument(root, doc); err != nil {
+		return nil, unansweredRetry(err, in.curPos)
+	}
+	return &Machine{in: in, env: root}, nil
+}
+
+// HasPolicyRule reports whether the composed policy enables a built-in
+// rule (`session-taint-strict` switches the agent's session taint mode).
+func (m *Machine) HasPolicyRule(name string) bool { return m.in.policy.HasRule(name) }
+
+// Close releases what the Machine opened.
+func (m *Machine) Close() { m.in.close() }
+
+// Tools returns the document's tool collections in definition order.
+func (m *Machine) Tools() []ToolCollection { return m.in.tools }
+
+// Output returns what the top level wrote (document, stderr) while it
+// loaded; decisions write nothing there.
+func (m *Machine) Output() (document, stderr string) {
+	return m.in.out.document(), m.in.out.stderr.String()
+}
+
+// Operation is one operation for a Machine to decide.
+type Operation struct {
+	// Op describes the operation (type, name, labels, operation labels,
+	// command, `params` metadata naming the inputs for `@mx.args`).
+	Op *hooks.OperationContext
+	// Inputs are the operation's inputs, one per parameter name.
+	Inputs []*value.Variable
+	// Try is the attempt number guards see as `@mx.guard.try` (1 when 0).
+	Try int
+	// Tools, when set, is `@mx.tools` while the operation is decided.
+	Tools *value.Object
+}
+
+// Class says what kind of rule decided a Verdict.
+type Class string
+
+// Classes of decisions.
+const (
+	ClassNone       Class = ""
+	ClassGuard      Class = "guard"
+	ClassPolicy     Class = "policy"
+	ClassCapability Class = "capability"
+	// ClassError is a failure while deciding (a guard that raised an
+	// error, a panic): the operation is denied.
+	ClassError Class = "error"
+)
+
+// Verdict is a Machine's decision on one operation phase.
+type Verdict struct {
+	// Action is guard.Allow, Deny, Retry or Ask.
+	Action guard.Action
+	// Reason explains a deny (or is the question of an ask); Hint is a
+	// retry's hint.
+	Reason, Hint string
+	Class        Class
+	// Guard names the deciding guard ("@name" or its filter); Rule the
+	// deciding policy rule ("defaults.rules.no-secret-exfil").
+	Guard, Rule string
+	// Label is the data label that made a policy rule fire.
+	Label string
+	// Inputs are the inputs as the guards left them (allow @value), nil
+	// when unchanged; Output the after phase's output (nil before).
+	Inputs []*value.Variable
+	Output *value.Variable
+	// Notes are the guards' with-clause `context` and `message` texts;
+	// Warnings their `warning` texts.
+	Notes    []guard.Note
+	Warnings []string
+}
+
+// Before decides an operation before it runs: policy (capabilities and
+// label flow) and the before-guards, as for a script's exe call.
+func (m *Machine) Before(ctx context.Context, o Operation) (v Verdict) {
+	in := m.in
+	defer m.recoverInto(&v)
+	m.begin(ctx, o)
+	defer m.end()
+	if err := in.ctx.Err(); err != nil {
+		return Verdict{Action: guard.Deny, Class: ClassError, Reason: "deadline passed before the decision: " + err.Error()}
+	}
+	if in.policy.Active() && o.Op.Command != "" && hasLabel(o.Op.OpLabels, "op:cmd") {
+		// A command tool shows what it will run: capabilities apply to
+		// the exact command line, as at a `/run`.
+		if d := in.policy.CheckCommand(o.Op.Command); d != nil {
+			in.explainPolicy(o.Op, d, o.Inputs)
+			return policyVerdict(d)
+		}
+	}
+	var gd guardNotes
+	call := m.call(o, &gd)
+	in.mx.Op.Push(call.Op)
+	d := in.hooks.RunPre(call)
+	in.mx.Op.Pop()
+	v = verdictOf(d.Action == hooks.Continue, d.Err, d.Reason, gd)
+	if v.Action == guard.Allow || v.Action == guard.Ask {
+		v.Inputs = d.Inputs
+	}
+	return v
+}
+
+// After decides an operation's output: the after-guards and the
+// post-hooks (taint), as for a script's exe call. The Verdict's Output is
+// the output they leave, with its labels.
+func (m *Machine) After(ctx context.Context, o Operation, output *value.Variable) (v Verdict) {
+	in := m.in
+	defer m.recoverInto(&v)
+	m.begin(ctx, o)
+	defer m.end()
+	if err := in.ctx.Err(); err != nil {
+		return Verdict{Action: guard.Deny, Class: ClassError, Reason: "deadline passed before the decision: " + err.Error()}
+	}
+	var gd guardNotes
+	call := m.call(o, &gd)
+	in.mx.Op.Push(call.Op)
+	out, err := in.hooks.RunPost(call, output)
+	in.mx.Op.Pop()
+	if err != nil {
+		var ge *guard.Error
+		if sig := asRetrySignal(err); sig != nil {
+			ge = sig.Err
+		} else {
+			ge = asGuardError(err)
+		}
+		if ge == nil {
+			return Verdict{Action: guard.Deny, Class: ClassError, Reason: "after-phase hook failed: " + err.Error()}
+		}
+		return verdictOf(false, ge, ge.Reason, gd)
+	}
+	v = verdictOf(true, nil, "", gd)
+	v.Output = out
+	return v
+}
+
+// guardNotes are what a Verdict keeps of the guards' decision.
+type guardNotes struct {
+	notes    []guard.Note
+	warnings []string
+}
+
+// call builds the hooked call of o; gd receives the notes and warnings of
+// the phase that runs.
+func (m *Machine) call(o Operation, gd *guardNotes) *hooks.Call {
+	gc := &guardCall{opts: guard.Options{External: true, Attempt: o.Try}}
+	gc.record = func(_ string, _ *hooks.OperationContext, _ taint.Descriptor, d guard.Decision) {
+		gd.notes, gd.warnings = d.Notes, d.Warnings
+	}
+	return &hooks.Call{Inputs: o.Inputs, Env: m.env, Op: o.Op, Extra: gc}
+}
+
+func (m *Machine) begin(ctx context.Context, o Operation) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	m.in.ctx = ctx
+	m.in.mxTools = o.Tools
+}
+
+// end drops what a decision wrote (guard warnings reach the Verdict, not
+// a document nobody reads), so a long-lived Machine does not grow.
+func (m *Machine) end() {
+	m.in.mxTools = nil
+	o := m.in.out
+	if o.stderr.Len() > 0 || o.stdout.Len() > 0 {
+		o.stderr.Reset()
+		o.stdout.Reset()
+	}
+}
+
+// recoverInto turns a panic while deciding into a denial (fail closed).
+func (m *Machine) recoverInto(v *Verdict) {
+	if r := recover(); r != nil {
+		*v = Verdict{Action: guard.Deny, Class: ClassError, Reason: fmt.Sprintf("internal error while deciding: %v", r)}
+		m.in.mx = hooks.Context{}
+	}
+}
+
+// verdictOf reads a phase's outcome: ok when nothing stopped it, else
+// the stopping error; gd is what the guards noted.
+func verdictOf(ok bool, err error, reason string, gd guardNotes) Verdict {
+	var v Verdict
+	v.Notes, v.Warnings = gd.notes, gd.warnings
+	if ok {
+		return v
+	}
+	v.Action, v.Reason, v.Class = guard.Deny, reason, ClassError
+	switch e := err.(type) {
+	case *guard.Error:
+		v.Reason = e.Reason
+		if e.Policy != nil {
+			pv := policyVerdict(e.Policy)
+			pv.Notes, pv.Warnings = v.Notes, v.Warnings
+			return pv
+		}
+		v.Class = ClassGuard
+		if e.Cause != nil {
+			v.Class = ClassError
+		}
+		if e.Guard != nil {
+			v.Guard = e.Guard.Label()
+		}
+		switch e.Decision {
+		case "retry":
+			v.Action, v.Hint = guard.Retry, e.RetryHint
+		case "ask":
+			v.Action = guard.Ask
+		}
+	case *Error:
+		if d, ok := e.Err.(*policy.Denial); ok {
+			pv := policyVerdict(d)
+			pv.Notes, pv.Warnings = v.Notes, v.Warnings
+			return pv
+		}
+		v.Reason = e.Message
+	}
+	if v.Reason == "" {
+		v.Reason = "denied by a hook"
+	}
+	return v
+}
+
+func policyVerdict(d *policy.Denial) Verdict {
+	v := Verdict{Action: guard.Deny, Reason: d.Reason, Rule: d.Rule, Label: d.Label, Class: ClassPolicy}
+	if d.Capability {
+		v.Class = ClassCapability
+	}
+	return v
+}
+
+// addToolCollection checks and records a `var tools` collection: an
+// object whose entries are objects with optional `labels` and `returns`
+// string lists (AGENT.md §3).
+func (in *interp) addToolCollection(d *ast.VarDirective, v *value.Variable) error {
+	o, ok := v.Data.(*value.Object)
+	if !ok {
+		return newError(KindUnexpected, d.Pos, "write var tools @name = { ToolName: { labels: [\"…\"] } }",
+			"tool collection @%s must be an object of tools", d.Name)
+	}
+	for _, k := range o.Keys {
+		t, ok := o.Values[k].(*value.Object)
+		if !ok {
+			return newError(KindUnexpected, d.Pos, "give each tool an object: "+k+": { labels: [\"…\"] }",
+				"tool %q in @%s must be an object", k, d.Name)
+		}
+		for _, f := range t.Keys {
+			switch f {
+			case "labels", "returns":
+				arr, ok := t.Values[f].([]any)
+				if !ok {
+					return newError(KindUnexpected, d.Pos, "write "+f+": [\"label\", …]", "tool %q in @%s: %s must be a list of labels", k, d.Name, f)
+				}
+				for _, l := range arr {
+					if _, ok := l.(string); !ok {
+						return newError(KindUnexpected, d.Pos, "write "+f+": [\"label\", …]", "tool %q in @%s: %s must hold only strings", k, d.Name, f)
+					}
+				}
+			case "description", "mlld", "source":
+			default:
+				return newError(KindUnexpected, d.Pos, "a tool takes labels, returns and description",
+					"tool %q in @%s: unknown key %q", k, d.Name, f)
+			}
+		}
+	}
+	in.tools = append(in.tools, ToolCollection{Name: d.Name, Pos: d.Pos, Value: o})
+	return nil
+}

@@ -1,0 +1,34 @@
+package guardrun
+
+import (
+	"context"
+
+	"github.com/guardrun/guardrun/grammar"
+	"github.com/guardrun/guardrun/interp"
+)
+
+// Machine is a program whose top level ran once, kept to decide
+// operations against its guards and policies (the agent engine's seam;
+// see interp.Machine). It is not safe for concurrent use.
+type Machine = interp.Machine
+
+// Load runs the program's top level once (tools, policies, guards, helper
+// exes) and returns the Machine that decides operations against the state
+// it left. Run options apply as for Run (WithDir, WithoutCode, WithHooks,
+// WithExplain, …). A failure is an *Error with the script's position.
+func (p *Program) Load(ctx context.Context, opts ...RunOption) (m *Machine, err error) {
+	cfg := runConfig{opts: interp.Options{Parse: grammar.Parse}}
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			m, err = nil, panicError(p.name, r)
+		}
+	}()
+	m, lerr := interp.Load(ctx, p.doc, cfg.opts)
+	if lerr != nil {
+		return nil, newError(lerr, source{name: p.name, src: p.src, dir: cfg.opts.Dir})
+	}
+	return m, nil
+}
