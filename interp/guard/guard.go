@@ -48,6 +48,9 @@ const (
 type Guard struct {
 	// ID is the registration number: every candidate list is sorted by it.
 	ID int
+	// sourceTag is "guard:" + key(), the provenance a replacement of this
+	// guard carries; set by Registry.Add (key depends on ID).
+	sourceTag string
 	// Name is the guard's name without '@'; empty for unnamed guards.
 	Name   string
 	Timing Timing

@@ -361,7 +361,11 @@ func skipsAfterData(op *hooks.OperationContext) bool {
 // withSource marks a replacement as made by g.
 func withSource(v *value.Variable, g *Guard) *value.Variable {
 	c := *v
-	c.Security = v.Security.WithSources("guard:" + g.key())
+	tag := g.sourceTag
+	if tag == "" {
+		tag = "guard:" + g.key()
+	}
+	c.Security = v.Security.WithSources(tag)
 	return &c
 }
 

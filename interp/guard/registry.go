@@ -54,6 +54,7 @@ func (r *Registry) Add(g *Guard) error {
 		r.byName[g.Name] = g
 	}
 	g.ID = len(r.all) + 1
+	g.sourceTag = "guard:" + g.key()
 	r.all = append(r.all, g)
 	for p, phase := range [2]Timing{Before, After} {
 		if !g.Timing.runsIn(phase) {
