@@ -321,13 +321,12 @@ func (p *guardPlan) compileTextTest(r *ast.Ref) condFn {
 		return nil
 	}
 	p.useText(r)
-	text := guardOutputText
+	text := guardOutputData
 	if r.Name == "input" {
-		text = guardInputText
+		text = guardInputData
 	}
 	return func(ev *guard.Evaluation) bool {
-		s, _ := text(ev)
-		res, err := value.CallMethod(s, method, args)
+		res, err := value.CallMethod(text(ev), method, args)
 		return err == nil && value.Truthy(res)
 	}
 }
@@ -361,11 +360,10 @@ func (p *guardPlan) compileAllowValue(a ast.Node) func(ev *guard.Evaluation) (gu
 		} else {
 			recv = guardOutput(ev)
 		}
-		s, ok := recv.Data.(string)
-		if !ok {
+		if _, ok := recv.Data.(string); !ok {
 			return guard.Outcome{}, false
 		}
-		res, err := value.CallMethod(s, method, args)
+		res, err := value.CallMethod(recv.Data, method, args)
 		if err != nil {
 			return guard.Outcome{}, false
 		}
@@ -383,6 +381,20 @@ func guardInputText(ev *guard.Evaluation) (string, bool) {
 	}
 	s, ok := ev.Input.Data.(string)
 	return s, ok
+}
+
+// guardInputData and guardOutputData are what guardInputText and
+// guardOutputText check, as the data a method call receives: the value's
+// own data where it is one (converting a string to an interface would
+// allocate).
+func guardInputData(ev *guard.Evaluation) any { return ev.Input.Data }
+
+func guardOutputData(ev *guard.Evaluation) any {
+	if ev.Phase == guard.After && ev.Output != nil {
+		return ev.Output.Data
+	}
+	s, _ := guardOutputText(ev)
+	return s
 }
 
 // guardOutputText is @output's string (guardOutput) without building
