@@ -20,9 +20,12 @@ var guardLazyContext = true
 //
 // Guards whose every rule has one of the common shapes (`*`, comparisons
 // of `@mx.op.type|subtype|name` with a literal, label and taint tests on
-// @input, its quantifiers and @mx, combined with &&, || and !; actions
-// allow, deny "…" and retry "…") are compiled to Go closures that decide
-// without an environment, @mx objects or trace objects. Any other guard
+// @input, its quantifiers, @mx and @mx.op.labels, string tests
+// (includes, startsWith, endsWith of a literal) on @input and @output,
+// combined with &&, || and !; actions allow, deny "…", retry "…" and
+// allow of a string method of @input or @output with literal arguments)
+// are compiled to Go closures that decide without an environment, @mx
+// objects or trace objects. Any other guard
 // is interpreted, and the analysis tells the interpreter which of the
 // costly parts of a guard's context (the @mx.guard object, the ambient
 // @mx keys, @input, @output, helpers) its rules can reach.
