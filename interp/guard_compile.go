@@ -370,8 +370,11 @@ func (p *guardPlan) compileAllowValue(a ast.Node) func(ev *guard.Evaluation) (gu
 		if err != nil {
 			return guard.Outcome{}, false
 		}
-		gx := &guardCtx{ev: ev}
-		rep := replacementOf(gx.base(), derived(res, recv), ev)
+		gx := guardCtx{ev: ev}
+		// What derived(res, recv) makes, on the stack: replacementOf copies it.
+		v := value.Variable{Data: res}
+		v.Security = v.Security.Merge(recv.Security)
+		rep := replacementOf(gx.base(), &v, ev)
 		return guard.Outcome{Action: guard.Allow, Matched: true, Replacement: rep}, true
 	}
 }

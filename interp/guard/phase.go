@@ -361,11 +361,11 @@ func skipsAfterData(op *hooks.OperationContext) bool {
 // withSource marks a replacement as made by g.
 func withSource(v *value.Variable, g *Guard) *value.Variable {
 	c := *v
-	tag := g.sourceTag
-	if tag == "" {
-		tag = "guard:" + g.key()
+	if g.source.IsZero() {
+		c.Security = v.Security.WithSources("guard:" + g.key())
+	} else {
+		c.Security = v.Security.Merge(g.source)
 	}
-	c.Security = v.Security.WithSources(tag)
 	return &c
 }
 
