@@ -197,12 +197,14 @@ func (in *interp) execShow(e *env, d *ast.ShowDirective) (*value.Variable, error
 		e = oe
 	}
 	ve := e
-	var parts []*value.Variable
+	// parts is allocated only for a template: its address escapes.
+	var parts *[]*value.Variable
 	tmpl, isTemplate := d.Value.(*ast.StringLit)
 	if isTemplate {
 		// The inputs of a shown template are the values it interpolates.
+		parts = new([]*value.Variable)
 		c := *e
-		c.interpolated = &parts
+		c.interpolated = parts
 		ve = &c
 	}
 	v, err := in.evalExpr(ve, d.Value)
@@ -218,7 +220,7 @@ func (in *interp) execShow(e *env, d *ast.ShowDirective) (*value.Variable, error
 	}
 	inputs := []*value.Variable{v}
 	if isTemplate && tmpl.Kind != ast.SingleQuote {
-		inputs = parts
+		inputs = *parts
 	}
 	shown := v
 	_, err = in.hooked(e, d, op, inputs, func(ins []*value.Variable) (*value.Variable, error) {

@@ -58,7 +58,8 @@ type forIter struct {
 // scope it runs in once it is done: n is made only of expressions that
 // read variables, build values and call exes (an exe runs in its own
 // scope). Only definitions capture a scope (an exe defined in a block
-// closes over it), and directives, blocks, code, pipelines and loops are
+// closes over it), and directives other than `show` (which evaluates
+// its expression and writes it), blocks, code, pipelines and loops are
 // not listed, so the answer errs on the side of "no". A nil node is free.
 func scopeFree(n ast.Node) bool {
 	free := true
@@ -66,7 +67,7 @@ func scopeFree(n ast.Node) bool {
 		switch c.(type) {
 		case nil, *ast.Ref, *ast.StringLit, *ast.TextPart, *ast.InterpPart, *ast.NumberLit, *ast.BoolLit,
 			*ast.NullLit, *ast.ArrayLit, *ast.ObjectLit, *ast.BinaryExpr, *ast.UnaryExpr, *ast.TernaryExpr,
-			*ast.ExprStmt:
+			*ast.ExprStmt, *ast.ShowDirective:
 			return true
 		}
 		free = false

@@ -232,6 +232,10 @@ func asGuardError(err error) *guard.Error {
 
 // asRetrySignal finds an unanswered after-phase retry in err.
 func asRetrySignal(err error) *guard.RetrySignal {
+	if err == nil {
+		// errors.As would make rs escape: one allocation per operation.
+		return nil
+	}
 	var rs *guard.RetrySignal
 	if errors.As(err, &rs) {
 		return rs

@@ -20,9 +20,12 @@ var guardLazyContext = true
 //
 // Guards whose every rule has one of the common shapes (`*`, comparisons
 // of `@mx.op.type|subtype|name` with a literal, label and taint tests on
-// @input, its quantifiers and @mx, combined with &&, || and !; actions
-// allow, deny "…" and retry "…") are compiled to Go closures that decide
-// without an environment, @mx objects or trace objects. Any other guard
+// @input, its quantifiers, @mx and @mx.op.labels, string tests
+// (includes, startsWith, endsWith of a literal) on @input and @output,
+// combined with &&, || and !; actions allow, deny "…", retry "…" and
+// allow of a string method of @input or @output with literal arguments)
+// are compiled to Go closures that decide without an environment, @mx
+// objects or trace objects. Any other guard
 // is interpreted, and the analysis tells the interpreter which of the
 // costly parts of a guard's context (the @mx.guard object, the ambient
 // @mx keys, @input, @output, helpers) its rules can reach.
@@ -45,15 +48,22 @@ type guardPlan struct {
 	fields, ambient bool
 	// usesInput and usesOutput: the rules mention @input, @output.
 	usesInput, usesOutput bool
+	// inputText and outputText: the compiled rules call string methods
+	// on @input, @output; an evaluation where that value is not a string
+	// is left to the interpreter.
+	inputText, outputText bool
 	// helpers are the guard helpers the rules call or mention.
 	helpers []string
 }
 
 // compiledArm is one compiled rule: when cond holds (nil: always), the
-// guard decides out.
+// guard decides out, or what act computes (an `allow @value`).
 type compiledArm struct {
 	cond condFn
 	out  guard.Outcome
+	// act computes the outcome when the action needs the evaluation; ok
+	// false leaves the guard to the interpreter.
+	act func(ev *guard.Evaluation) (out guard.Outcome, ok bool)
 }
 
 // condFn is a compiled condition. It gets the evaluation itself, which
@@ -101,7 +111,9 @@ func planGuard(w *ast.WhenExpr) *guardPlan {
 		}
 		out, ok := compileAction(arm.Action)
 		if !ok {
-			return p
+			if a.act = p.compileAllowValue(arm.Action); a.act == nil {
+				return p
+			}
 		}
 		a.out = out
 		arms = append(arms, a)
@@ -257,9 +269,161 @@ func (p *guardPlan) compileCond(x ast.Expr) condFn {
 			return p.compileOpCompare(x)
 		}
 	case *ast.Ref:
+		if c := p.compileTextTest(x); c != nil {
+			return c
+		}
 		return p.compileLabelTest(x)
 	}
 	return nil
+}
+
+// textTests are the string methods a compiled condition may call on
+// @input or @output with one literal string: with a string receiver they
+// cannot fail.
+var textTests = map[string]bool{"includes": true, "startsWith": true, "endsWith": true}
+
+// textMethods are the string methods a compiled `allow` may call on
+// @input or @output with literal string arguments.
+var textMethods = map[string]bool{
+	"replace": true, "replaceAll": true, "trim": true, "toUpperCase": true, "toLowerCase": true,
+	"slice": true, "substring": true,
+}
+
+// textCall matches `@input|@output.method("lit", …)` and returns the
+// method and its literal arguments.
+func textCall(r *ast.Ref) (method string, args []any, ok bool) {
+	if (r.Name != "input" && r.Name != "output") || len(r.Path) != 2 {
+		return "", nil, false
+	}
+	m, call := r.Path[0], r.Path[1]
+	if m.Kind != ast.AccessField || m.Optional || call.Kind != ast.AccessCall || call.Optional {
+		return "", nil, false
+	}
+	args = make([]any, len(call.Args))
+	for i, a := range call.Args {
+		s, ok := literalString(a)
+		if !ok {
+			return "", nil, false
+		}
+		args[i] = s
+	}
+	return m.Name, args, true
+}
+
+// useText records that the compiled rules read r's root as a string.
+func (p *guardPlan) useText(r *ast.Ref) {
+	if r.Name == "input" {
+		// A per-operation @input is the list of inputs.
+		p.inputText, p.perOperation = true, false
+	} else {
+		p.outputText = true
+	}
+}
+
+// compileTextTest compiles `@input|@output.includes|startsWith|endsWith("x")`.
+func (p *guardPlan) compileTextTest(r *ast.Ref) condFn {
+	method, args, ok := textCall(r)
+	if !ok || !textTests[method] || len(args) != 1 {
+		return nil
+	}
+	p.useText(r)
+	text := guardOutputData
+	if r.Name == "input" {
+		text = guardInputData
+	}
+	return func(ev *guard.Evaluation) bool {
+		res, err := value.CallMethod(text(ev), method, args)
+		return err == nil && value.Truthy(res)
+	}
+}
+
+// compileAllowValue compiles `allow @input|@output.method("lit", …)` for
+// the string methods of textMethods: the replacement evalGuard would make,
+// with the same descriptor (replacementOf over the method's result, which
+// carries the receiver's).
+func (p *guardPlan) compileAllowValue(a ast.Node) func(ev *guard.Evaluation) (guard.Outcome, bool) {
+	if s, ok := a.(*ast.ExprStmt); ok {
+		a = s.Value
+	}
+	al, ok := a.(*ast.AllowExpr)
+	if !ok || al.Value == nil || al.With != nil {
+		return nil
+	}
+	r, ok := al.Value.(*ast.Ref)
+	if !ok {
+		return nil
+	}
+	method, args, ok := textCall(r)
+	if !ok || !textMethods[method] {
+		return nil
+	}
+	p.useText(r)
+	isInput := r.Name == "input"
+	return func(ev *guard.Evaluation) (guard.Outcome, bool) {
+		var recv *value.Variable
+		if isInput {
+			recv = ev.Input
+		} else {
+			recv = guardOutput(ev)
+		}
+		if _, ok := recv.Data.(string); !ok {
+			return guard.Outcome{}, false
+		}
+		res, err := value.CallMethod(recv.Data, method, args)
+		if err != nil {
+			return guard.Outcome{}, false
+		}
+		gx := guardCtx{ev: ev}
+		// What derived(res, recv) makes, on the stack: replacementOf copies it.
+		v := value.Variable{Data: res}
+		v.Security = v.Security.Merge(recv.Security)
+		rep := replacementOf(gx.base(), &v, ev)
+		return guard.Outcome{Action: guard.Allow, Matched: true, Replacement: rep}, true
+	}
+}
+
+// guardInputText is @input's string, for a per-input guard whose value is
+// a string; ok is false otherwise.
+func guardInputText(ev *guard.Evaluation) (string, bool) {
+	if ev.Scope != guard.PerInput || ev.Input == nil || ev.Input.Items != nil {
+		return "", false
+	}
+	s, ok := ev.Input.Data.(string)
+	return s, ok
+}
+
+// guardInputData and guardOutputData are what guardInputText and
+// guardOutputText check, as the data a method call receives: the value's
+// own data where it is one (converting a string to an interface would
+// allocate).
+func guardInputData(ev *guard.Evaluation) any { return ev.Input.Data }
+
+func guardOutputData(ev *guard.Evaluation) any {
+	if ev.Phase == guard.After && ev.Output != nil {
+		return ev.Output.Data
+	}
+	s, _ := guardOutputText(ev)
+	return s
+}
+
+// guardOutputText is @output's string (guardOutput) without building
+// it; ok is false when @output is not a string.
+func guardOutputText(ev *guard.Evaluation) (string, bool) {
+	if ev.Phase == guard.After && ev.Output != nil {
+		if ev.Output.Items != nil {
+			return "", false
+		}
+		s, ok := ev.Output.Data.(string)
+		return s, ok
+	}
+	src := ev.Input
+	if src == nil && len(ev.Inputs) > 0 {
+		src = ev.Inputs[0]
+	}
+	if src == nil {
+		return "", true
+	}
+	return rawText(src), true
 }
 
 // compileOpCompare compiles `@mx.op.type|subtype|name == "lit"` (either
@@ -337,6 +501,12 @@ func (p *guardPlan) compileLabelTest(r *ast.Ref) condFn {
 	switch {
 	case r.Name == "mx" && len(head) == 0:
 		return func(ev *guard.Evaluation) bool { return baseHas(ev, taintList, want) }
+	case r.Name == "mx" && len(head) == 1 && (head[0].Name == "op" || head[0].Name == "operation") && !taintList:
+		// `@mx.op.labels` is the operation's labels then its operation
+		// labels (OperationContext.AllLabels).
+		return func(ev *guard.Evaluation) bool {
+			return containsString(ev.Call.Op.Labels, want) || containsString(ev.Call.Op.OpLabels, want)
+		}
 	case r.Name == "input" && len(head) == 1 && head[0].Name == "mx":
 		return func(ev *guard.Evaluation) bool {
 			if ev.Scope == guard.PerInput {
@@ -440,12 +610,26 @@ func (in *interp) runCompiled(p *guardPlan, ev *guard.Evaluation) (out guard.Out
 			return out, false, nil
 		}
 	}
+	if p.inputText {
+		if _, ok := guardInputText(ev); !ok {
+			return out, false, nil
+		}
+	}
+	if p.outputText {
+		if _, ok := guardOutputText(ev); !ok {
+			return out, false, nil
+		}
+	}
 	if in.ctx.Err() != nil {
 		return out, true, in.checkCtx(p.firstPos)
 	}
 	for i := range p.arms {
 		a := &p.arms[i]
 		if a.cond == nil || a.cond(ev) {
+			if a.act != nil {
+				out, ok := a.act(ev)
+				return out, ok, nil
+			}
 			return a.out, true, nil
 		}
 	}

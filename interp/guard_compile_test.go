@@ -189,3 +189,72 @@ func TestGuardPlanAnalysis(t *testing.T) {
 	require.Equal(t, guard.Retry, p.arms[0].out.Action)
 	require.Equal(t, "h", p.arms[0].out.Hint)
 }
+
+// TestCompiledTextFormsMatchInterpreter covers the compiled forms that
+// read the operation's labels and call string methods on @input and
+// @output (conditions and `allow @value`), over string, object and
+// JSON-looking values, labelled exes and every scope: each must give what
+// the interpreter gives, including where the compiled form hands the
+// evaluation back (a value that is not a string).
+func TestCompiledTextFormsMatchInterpreter(t *testing.T) {
+	conds := []string{
+		`*`,
+		`@output.includes("alpha")`,
+		`@output.startsWith("[")`,
+		`@output.endsWith("ta")`,
+		`@input.includes("et")`,
+		`!@input.startsWith("al")`,
+		`@mx.op.labels.includes("net:w")`,
+		`@mx.operation.labels.includes("secret")`,
+		`@mx.op.type == "exe" && @output.includes("-")`,
+	}
+	actions := []string{
+		`deny "blocked"`,
+		`allow @output.replace("a", "A")`,
+		`allow @output.replaceAll("a", "")`,
+		`allow @input.toUpperCase()`,
+		`allow @output.trim()`,
+		`allow @output.slice("1")`,
+	}
+	triggers := []string{"secret", "pii", "op:exe", "op:show", "@h"}
+	timings := []string{"before", "after"}
+	prelude := `var secret @a = "alpha"
+var pii @b = " beta "
+var pii @obj = { k: "v" }
+var secret @j = '{"includes": "alpha"}'
+var @plain = "delta"
+exe @f(x, y) = ` + "`@x-@y`" + `
+exe net:w @h(x) = ` + "`[@x]`" + `
+exe secret @s() = "sk"
+`
+	stmts := []string{
+		"show @f(@a, @b)",
+		"show @h(@a)",
+		"show @h(@obj)",
+		"show @b",
+		"show @obj",
+		"show @j",
+		"show @s()",
+		"var @r = @f(@obj, @plain)\nshow @r",
+		"var @q = @h(@b)\nshow @q.mx.labels\nshow @q.mx.taint",
+	}
+	for _, trig := range triggers {
+		for _, tm := range timings {
+			for i, c := range conds {
+				for _, a := range actions {
+					g := fmt.Sprintf("guard @t %s %s = when [ %s => %s\n * => allow ]\n", tm, trig, c, a)
+					d, err := grammar.Parse("g.mld", []byte(g), ast.Strict)
+					require.NoError(t, err, g)
+					if planGuard(d.Body[0].(*ast.GuardDirective).Body).arms == nil {
+						t.Errorf("cond %d (%s) with %s did not compile", i, c, a)
+					}
+					for _, st := range stmts {
+						src := prelude + g + st + "\n"
+						comp, interp := runBoth(t, "t.mld", []byte(src), "")
+						require.Equal(t, interp, comp, "script:\n%s", src)
+					}
+				}
+			}
+		}
+	}
+}

@@ -214,6 +214,55 @@ func (e *env) mxObject() *value.Variable {
 	return o.Variable()
 }
 
+// mxMember is what a read of `@mx.key` gives, built alone: the member
+// mxObject would assemble at key, with the same descriptor, without
+// building the others (the operation object, the policy, the error list,
+// the guard's fields…). ok is false when mxObject has nothing at key; the
+// caller then reads the whole object. The precedence is mxObject's: the
+// stacked namespaces (AddTo) are set last and win.
+func (e *env) mxMember(key string) (*value.Variable, bool) {
+	if e.in == nil {
+		return nil, false
+	}
+	if v, ok := e.in.mx.Member(key); ok {
+		return v, true
+	}
+	f := e.pipe
+	switch key {
+	case "policy":
+		return value.New(e.in.policyObject()), true
+	case "errors":
+		return value.ListOf(e.in.lastErrors), true
+	case "try":
+		if f == nil {
+			return value.New(float64(1)), true
+		}
+		return value.New(float64(f.try)), true
+	case "stage":
+		if f == nil {
+			return value.New(float64(0)), true
+		}
+		return value.New(float64(f.stage)), true
+	case "isPipeline":
+		return value.New(f != nil), true
+	case "input":
+		if f == nil || f.input == nil {
+			return value.New(value.Undefined{}), true
+		}
+		return f.input, true
+	case "lastOutput":
+		if f != nil && f.input != nil {
+			return f.input, true
+		}
+	case "hint":
+		if f != nil && f.hint != nil {
+			return f.hint, true
+		}
+		return value.New(nil), true
+	}
+	return nil, false
+}
+
 // isFunctionSource reports whether a pipeline source is re-evaluated on
 // retry (an invocation or code) rather than replayed.
 func isFunctionSource(e *env, src ast.Expr) bool {

@@ -36,8 +36,63 @@ func (in *interp) evalRef(e *env, r *ast.Ref) (*value.Variable, error) {
 		}
 		return in.applyPath(e, v, rest, r)
 	}
+	if r.Name == "mx" {
+		if v, ok, err := in.evalMxField(e, r); ok {
+			return v, err
+		}
+	}
 	root, ok := e.lookup(r.Name)
 	return in.evalRefRoot(e, r, root, ok)
+}
+
+// lazyMxCheck, when set (tests), sees every member (keys: one, or the
+// operation object's key and a field of it) evalMxField built, to compare
+// it with what a read of the whole @mx object gives.
+var lazyMxCheck func(e *env, keys []string, member *value.Variable)
+
+// evalMxField evaluates `@mx.key…` from the one member read (mxMember)
+// instead of the whole @mx: most reads (`@mx.op.type`, `@mx.labels`,
+// `@mx.try`) need one namespace of it. ok is false when r is another
+// shape (`@mx`, a method of @mx, `@mx.mx`, a key @mx lacks, `@mx.guard`
+// outside a guard): evalRefRoot reads the whole object and reports the
+// errors.
+func (in *interp) evalMxField(e *env, r *ast.Ref) (*value.Variable, bool, error) {
+	if len(r.Path) == 0 {
+		return nil, false, nil
+	}
+	acc := r.Path[0]
+	if acc.Kind != ast.AccessField || acc.Name == "mx" || (len(r.Path) > 1 && r.Path[1].Kind == ast.AccessCall) {
+		return nil, false, nil
+	}
+	if acc.Name == "guard" && !in.mx.InGuard() {
+		return nil, false, nil
+	}
+	if len(r.Path) > 1 && e.in != nil {
+		// `@mx.op.type`, `@mx.op.labels.includes(…)`: one field of the
+		// operation object (which carries no descriptor).
+		f := r.Path[1]
+		if f.Kind == ast.AccessField && f.Name != "mx" && !(len(r.Path) > 2 && r.Path[2].Kind == ast.AccessCall) {
+			if d, ok := e.in.mx.OpField(acc.Name, f.Name); ok {
+				v := value.New(d)
+				if lazyMxCheck != nil {
+					lazyMxCheck(e, []string{acc.Name, f.Name}, v)
+				}
+				v, err := in.applyPath(e, v, r.Path[2:], r)
+				return v, true, err
+			}
+		}
+	}
+	m, ok := e.mxMember(acc.Name)
+	if !ok {
+		return nil, false, nil
+	}
+	// A copy, as a member read of the whole object gives.
+	c := *m
+	if lazyMxCheck != nil {
+		lazyMxCheck(e, []string{acc.Name}, &c)
+	}
+	v, err := in.applyPath(e, &c, r.Path[1:], r)
+	return v, true, err
 }
 
 // evalRefRoot is evalRef once r's root has been looked up (root, ok: the
@@ -271,6 +326,15 @@ func (in *interp) evalArgsInto(e *env, args []ast.Expr, fn string, out []*value.
 		if r, ok := a.(*ast.Ref); ok {
 			var root *value.Variable
 			var found bool
+			if r.Name == "mx" {
+				// Always defined; evalRef reads one member of it.
+				v, err = in.evalRef(e.withLenient(false), r)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, v)
+				continue
+			}
 			if !indexesPipeline(e, r) {
 				root, found = e.lookup(r.Name)
 			}

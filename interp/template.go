@@ -140,6 +140,13 @@ func (in *interp) renderFor(e *env, kind ast.QuoteKind, p *ast.TemplateFor, b *s
 // interpolate evaluates one interpolation. A reference to an unknown
 // variable is not an error: literal holds the reference as written.
 func (in *interp) interpolate(e *env, p *ast.InterpPart) (v *value.Variable, literal string, err error) {
+	if r, ok := p.Value.(*ast.Ref); ok && r.Name == "mx" {
+		// Always defined; evalRef reads one member of it.
+		if v, err = in.evalRef(e, r); err != nil {
+			return nil, "", err
+		}
+		return in.interpolated(e, p, v)
+	}
 	if r, ok := p.Value.(*ast.Ref); ok && !indexesPipeline(e, r) {
 		// The common `@name…` interpolation: look the root up once, for
 		// the check below and the evaluation.

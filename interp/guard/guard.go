@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/taint"
 )
 
 // Timing is when a guard runs relative to its operation.
@@ -48,6 +49,9 @@ const (
 type Guard struct {
 	// ID is the registration number: every candidate list is sorted by it.
 	ID int
+	// source carries "guard:" + key(), the provenance a replacement of
+	// this guard carries; set by Registry.Add (key depends on ID).
+	source taint.Descriptor
 	// Name is the guard's name without '@'; empty for unnamed guards.
 	Name   string
 	Timing Timing

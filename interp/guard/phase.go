@@ -404,7 +404,11 @@ func skipsAfterData(op *hooks.OperationContext) bool {
 // withSource marks a replacement as made by g.
 func withSource(v *value.Variable, g *Guard) *value.Variable {
 	c := *v
-	c.Security = v.Security.WithSources("guard:" + g.key())
+	if g.source.IsZero() {
+		c.Security = v.Security.WithSources("guard:" + g.key())
+	} else {
+		c.Security = v.Security.Merge(g.source)
+	}
 	return &c
 }
 

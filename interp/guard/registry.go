@@ -3,6 +3,8 @@ package guard
 import (
 	"fmt"
 	"strings"
+
+	"github.com/guardrun/guardrun/taint"
 )
 
 // Registry holds the active guards of one run in registration order,
@@ -54,6 +56,7 @@ func (r *Registry) Add(g *Guard) error {
 		r.byName[g.Name] = g
 	}
 	g.ID = len(r.all) + 1
+	g.source = taint.Make(nil, nil, []string{"guard:" + g.key()})
 	r.all = append(r.all, g)
 	for p, phase := range [2]Timing{Before, After} {
 		if !g.Timing.runsIn(phase) {

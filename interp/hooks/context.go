@@ -91,36 +91,112 @@ func (c *Context) AddTo(r *value.Record) {
 		r.Set("operation", obj)
 	}
 	if p, ok := c.Pipe.Top(); ok {
-		po := value.NewRecord()
-		po.SetData("stage", float64(p.Stage))
-		po.SetData("try", float64(p.Try))
-		po.Set("input", p.Input)
-		if p.Hint != nil {
-			po.Set("hint", p.Hint)
-		} else {
-			po.SetData("hint", nil)
-		}
-		var guards []*value.Variable
-		if p.Guards != nil {
-			guards = *p.Guards
-		}
-		po.Set("guards", value.ListOf(guards))
-		r.Set("pipe", po.Variable())
+		r.Set("pipe", pipeObject(p))
 	}
 	if g, ok := c.Guard.Top(); ok {
 		if g.Fields != nil {
 			r.Set("guard", g.Fields)
 		}
-		if g.Ambient != nil {
-			if o, ok := g.Ambient.Data.(*value.Object); ok {
-				for _, k := range o.Keys {
-					m, ok := g.Ambient.Member(k)
-					if !ok {
-						m = &value.Variable{Data: o.Values[k], Security: g.Ambient.Security}
-					}
-					r.Set(k, m)
+		if o := ambientObject(g); o != nil {
+			for _, k := range o.Keys {
+				r.Set(k, ambientMember(g, o, k))
+			}
+		}
+	}
+}
+
+// Member is the value AddTo sets at key, built alone (the others are not
+// built): a read of `@mx.key` need not assemble the whole `@mx`. ok is
+// false when AddTo sets nothing at key. Later sets of AddTo win, so the
+// namespaces are tried in the reverse order.
+func (c *Context) Member(key string) (*value.Variable, bool) {
+	if g, ok := c.Guard.Top(); ok {
+		if o := ambientObject(g); o != nil {
+			for _, k := range o.Keys {
+				if k == key {
+					return ambientMember(g, o, k), true
+				}
+			}
+		}
+		if key == "guard" && g.Fields != nil {
+			return g.Fields, true
+		}
+	}
+	switch key {
+	case "pipe":
+		if p, ok := c.Pipe.Top(); ok {
+			return pipeObject(p), true
+		}
+	case "op", "operation":
+		if op, ok := c.Op.Top(); ok && op != nil {
+			return value.New(op.Object()), true
+		}
+	}
+	return nil, false
+}
+
+// OpField is the data of `@mx.op.field` (or `@mx.operation.field`: key
+// is either), read from the current operation without rendering its
+// object; ok is false when `@mx.key` is not the operation object (none
+// is running, or a guard's ambient key of that name replaces it).
+func (c *Context) OpField(key, field string) (any, bool) {
+	if key != "op" && key != "operation" {
+		return nil, false
+	}
+	if g, ok := c.Guard.Top(); ok {
+		if o := ambientObject(g); o != nil {
+			for _, k := range o.Keys {
+				if k == key {
+					return nil, false
 				}
 			}
 		}
 	}
+	op, ok := c.Op.Top()
+	if !ok || op == nil {
+		return nil, false
+	}
+	d, ok := op.Field(field)
+	if !ok {
+		return value.Undefined{}, true
+	}
+	return d, true
+}
+
+// pipeObject is `@mx.pipe` for frame p.
+func pipeObject(p PipeFrame) *value.Variable {
+	po := value.NewRecord()
+	po.SetData("stage", float64(p.Stage))
+	po.SetData("try", float64(p.Try))
+	po.Set("input", p.Input)
+	if p.Hint != nil {
+		po.Set("hint", p.Hint)
+	} else {
+		po.SetData("hint", nil)
+	}
+	var guards []*value.Variable
+	if p.Guards != nil {
+		guards = *p.Guards
+	}
+	po.Set("guards", value.ListOf(guards))
+	return po.Variable()
+}
+
+// ambientObject is the object of g's ambient keys, nil when there are none.
+func ambientObject(g GuardFrame) *value.Object {
+	if g.Ambient == nil {
+		return nil
+	}
+	o, _ := g.Ambient.Data.(*value.Object)
+	return o
+}
+
+// ambientMember is the ambient key k of g (o is its object), with its own
+// descriptor when the ambient object was assembled from members.
+func ambientMember(g GuardFrame, o *value.Object, k string) *value.Variable {
+	m, ok := g.Ambient.Member(k)
+	if !ok {
+		m = &value.Variable{Data: o.Values[k], Security: g.Ambient.Security}
+	}
+	return m
 }

@@ -63,22 +63,46 @@ func (op *OperationContext) AllLabels() []string {
 	return append(out, op.OpLabels...)
 }
 
+// objectKeys are the keys of the `@mx.op` object, in order.
+var objectKeys = [...]string{"type", "subtype", "name", "labels", "opLabels", "command", "target", "metadata"}
+
 // Object renders the operation as the `@mx.op` value.
 func (op *OperationContext) Object() *value.Object {
-	o := value.NewObject()
-	o.Set("type", op.Type)
-	o.Set("subtype", op.Subtype)
-	o.Set("name", op.Name)
-	o.Set("labels", strings(op.AllLabels()))
-	o.Set("opLabels", strings(op.OpLabels))
-	o.Set("command", op.Command)
-	o.Set("target", op.Target)
-	meta := value.NewObject()
-	for _, k := range sortedKeys(op.Metadata) {
-		meta.Set(k, op.Metadata[k])
+	o := &value.Object{Keys: make([]string, 0, len(objectKeys)), Values: make(map[string]any, len(objectKeys))}
+	for _, k := range objectKeys {
+		d, _ := op.Field(k)
+		o.Set(k, d)
 	}
-	o.Set("metadata", meta)
 	return o
+}
+
+// Field is the data of one key of Object, built alone (`@mx.op.type`
+// need not render the labels and metadata); ok is false for a key the
+// object does not have.
+func (op *OperationContext) Field(key string) (any, bool) {
+	switch key {
+	case "type":
+		return op.Type, true
+	case "subtype":
+		return op.Subtype, true
+	case "name":
+		return op.Name, true
+	case "labels":
+		return strings(op.AllLabels()), true
+	case "opLabels":
+		return strings(op.OpLabels), true
+	case "command":
+		return op.Command, true
+	case "target":
+		return op.Target, true
+	case "metadata":
+		meta := value.NewObject()
+		for _, k := range sortedKeys(op.Metadata) {
+			meta.Set(k, op.Metadata[k])
+		}
+		return meta, true
+	}
+	return nil, false
 }
 
 func strings(xs []string) []any {

@@ -99,6 +99,30 @@ func typeCheck(recv any, name string) (any, bool) {
 }
 
 func stringMethod(s, name string, args []any) (any, error) {
+	// The methods that do not count characters need no rune slice (a
+	// copy of s). For valid UTF-8 without a position argument, the tests
+	// below read the same text as their rune-slice forms.
+	switch name {
+	case "includes", "startsWith", "endsWith":
+		if len(args) < 2 && utf8.ValidString(s) {
+			sub := argString(args, 0)
+			switch name {
+			case "includes":
+				return strings.Contains(s, sub), nil
+			case "startsWith":
+				return strings.HasPrefix(s, sub), nil
+			}
+			return strings.HasSuffix(s, sub), nil
+		}
+	case "replace":
+		return strings.Replace(s, argString(args, 0), argString(args, 1), 1), nil
+	case "replaceAll":
+		return strings.ReplaceAll(s, argString(args, 0), argString(args, 1)), nil
+	case "toString", "valueOf":
+		return s, nil
+	case "length":
+		return float64(utf8.RuneCountInString(s)), nil
+	}
 	rs := []rune(s)
 	n := len(rs)
 	switch name {

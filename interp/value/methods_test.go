@@ -19,6 +19,12 @@ func TestCallMethod(t *testing.T) {
 		{"length", "héllo", "length", nil, 5.0},
 		{"includes", "hello", "includes", []any{"ell"}, true},
 		{"includes no", "hello", "includes", []any{"z"}, false},
+		// Invalid UTF-8 is read as characters (each bad byte U+FFFD), with
+		// or without a position argument.
+		{"includes invalid utf8", "a\xffb", "includes", []any{"\uFFFD"}, true},
+		{"endsWith invalid utf8", "a\xff", "endsWith", []any{"\uFFFD"}, true},
+		{"length invalid utf8", "a\xffb", "length", nil, 3.0},
+		{"includes from", "héllo", "includes", []any{"h", 1.0}, false},
 		{"startsWith", "hello", "startsWith", []any{"he"}, true},
 		{"endsWith", "hello", "endsWith", []any{"lo"}, true},
 		{"indexOf", "hello", "indexOf", []any{"l"}, 2.0},
