@@ -2,9 +2,11 @@ package policytest_test
 
 import (
 	"context"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/guardrun/guardrun/policytest"
 	"github.com/stretchr/testify/require"
@@ -56,5 +58,31 @@ func TestParseErrors(t *testing.T) {
 	} {
 		_, err := policytest.Parse("t.test.mld", []byte(src))
 		require.ErrorContains(t, err, want, src)
+	}
+}
+
+func TestScriptCasesErrorContains(t *testing.T) {
+	rs, err := policytest.Run(context.Background(), []string{"testdata/error-contains"}, policytest.Options{})
+	require.NoError(t, err)
+	require.Len(t, rs, 3)
+	byName := map[string]policytest.Result{}
+	for _, r := range rs {
+		byName[filepath.Base(r.Name)] = r
+	}
+	require.True(t, byName["good"].Pass, "%v", byName["good"].Failures)
+	require.False(t, byName["wrong"].Pass)
+	require.Contains(t, byName["wrong"].Failures[0], `does not contain "Variable not found: other"; got: example.mld:1:10: Variable not found: nope`)
+	require.False(t, byName["unpinned"].Pass)
+	require.Contains(t, byName["unpinned"].Failures[0], "must name the position (example.mld:LINE:)")
+}
+
+func TestOwnFixturesPass(t *testing.T) {
+	// Our own golden fixtures use error-contains.md; the timeout case needs
+	// the short command timeout fixtures_test.go runs them with.
+	rs, err := policytest.Run(context.Background(), []string{"../fixtures/policy-rules", "../fixtures/errors"}, policytest.Options{CommandTimeout: 2 * time.Second})
+	require.NoError(t, err)
+	require.Greater(t, len(rs), 100)
+	for _, r := range rs {
+		require.True(t, r.Pass, "%s: %s", r.Name, strings.Join(r.Failures, "\n"))
 	}
 }

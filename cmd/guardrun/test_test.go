@@ -77,3 +77,11 @@ func TestTestCommandErrors(t *testing.T) {
 	code, _, _ = runCLI("test", "--run", "(", samplePolicy)
 	require.Equal(t, exitUsage, code)
 }
+
+func TestTestCommandOwnFixtures(t *testing.T) {
+	// error-contains.md cases, and the timeout case with its short
+	// command timeout.
+	code, out, _ := runCLI("test", "--command-timeout", "2s", "../../fixtures/guards-errors", "../../fixtures/errors")
+	require.Equal(t, exitOK, code, out)
+	require.Regexp(t, `^\d+ passed, 0 failed\n$`, out)
+}
