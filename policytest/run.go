@@ -37,7 +37,7 @@ type Options struct {
 // Result is one test's outcome.
 type Result struct {
 	Name string `json:"name"`
-	// Kind is "decision" or "script".
+	// Kind is "decision", "events" or "script".
 	Kind string `json:"kind"`
 	File string `json:"file"`
 	Line int    `json:"line,omitempty"`
@@ -46,6 +46,8 @@ type Result struct {
 	// with the position of the expectation.
 	Failures []string `json:"failures,omitempty"`
 	Elapsed  float64  `json:"elapsed_ms"`
+	// Events are an events test's decisions, one per event.
+	Events []EventResult `json:"events,omitempty"`
 }
 
 // Run finds the tests under paths (files or directories) and runs them:
@@ -140,6 +142,10 @@ func runFile(ctx context.Context, path string, opts Options) ([]Result, error) {
 	for _, t := range f.Tests {
 		name := path + ": " + t.Name
 		if opts.Run != nil && !opts.Run.MatchString(name) {
+			continue
+		}
+		if t.Kind == "events" {
+			out = append(out, runEvents(ctx, f, t, opts))
 			continue
 		}
 		out = append(out, runDecision(ctx, f, t, opts))
