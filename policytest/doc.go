@@ -68,7 +68,7 @@
 //	    expect allow
 //	]
 //
-// `event KIND [TOOL] [{ field: value, … }] [=> output]` (values as in
+// `event KIND [TOOL] [{ field: value, … }] [=> output] [error "text"]` (values as in
 // scripts, spanning lines if need be); other kinds take one string, the
 // prompt, message or source: `event prompt.submit "hi"`. `answer
 // once|always|deny` scripts the approver for that event's ask; without

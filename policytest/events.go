@@ -29,7 +29,7 @@ func (s *Step) String() string {
 	return out
 }
 
-const eventHint = `write event KIND [TOOL] [{ field: value, … }] [=> output] [text], e.g. event tool.before Bash { command: "ls" }`
+const eventHint = `write event KIND [TOOL] [{ field: value, … }] [=> output] [error "text"], or event KIND "text" for the other kinds, e.g. event tool.before Bash { command: "ls" }`
 
 const eventExpectHint = `expect allow|deny|retry|ask, reason "text"|/re/, decider "guard or rule", class "policy", input { … }, output ["text" | contains "text"], labels includes|excludes "label", context|message contains "text"`
 
@@ -269,6 +269,25 @@ func (s *scanner) event() (*Step, error) {
 				return nil, err
 			}
 			st.Event.Output = v
+			s.space()
+		}
+		if strings.HasPrefix(s.rest(), "error ") || s.rest() == "error" {
+			if kind != agent.ToolAfter {
+				return nil, s.errorf("only tool.after carries a tool's error", "%s has no error", kind)
+			}
+			s.col += len("error")
+			s.space()
+			vcol := s.col
+			v, err := s.value()
+			if err != nil {
+				return nil, err
+			}
+			text, ok := v.(string)
+			if !ok {
+				s.col = vcol
+				return nil, s.errorf(`write the tool's error as a string: error "exit status 1"`, "a tool's error is text")
+			}
+			st.Event.Error = text
 			s.space()
 		}
 	} else if !s.eol() && (s.peek() == '"' || s.peek() == '\'') {

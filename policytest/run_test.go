@@ -157,6 +157,8 @@ func TestEventsParseErrors(t *testing.T) {
 		"test \"x\" events [\n  event agent.stop\n  answer maybe\n]\n":          "t.test.mld:3:10: unknown answer \"maybe\"",
 		"test \"x\" events [\n  event tool.before Bash => \"out\"\n]\n":         "t.test.mld:2:26: tool.before has no output",
 		"test \"x\" events [\n  event agent.stop\n":                             "t.test.mld:1:1: test \"x\" has no closing ]",
+		"test \"x\" events [\n  event agent.stop \"a\" error \"b\"\n]\n":        "t.test.mld:2:24: unexpected \"error \\\"b\\\"\" in the event",
+		"test \"x\" events [\n  event tool.after X error 1\n]\n":                "t.test.mld:2:28: a tool's error is text",
 		"test \"x\" events [\n]\n":                                              "t.test.mld:1:1: events test \"x\" has no event",
 		"test \"x\" events [\n  show 1\n]\n":                                    "t.test.mld:2:3: expected event, answer or expect",
 		"test \"x\" events [\n  event agent.stop\n  expect input [1]\n]\n":      "expect input wants an object",
@@ -174,12 +176,14 @@ func TestEventsParseValues(t *testing.T) {
   }
   event prompt.submit "hi"
   event session.start "resume"
+  event tool.after Bash { command: "make" } => "" error "exit status 2"
 ]
 `
 	f, err := policytest.Parse("t.test.mld", []byte(src))
 	require.NoError(t, err)
 	evs := f.Tests[0].Events
-	require.Len(t, evs, 3)
+	require.Len(t, evs, 4)
+	require.Equal(t, "exit status 2", evs[3].Event.Error)
 	require.Equal(t, map[string]any{"file_path": `a "b".txt`, "edits": []any{map[string]any{"old": "x\ty", "n": -1.5}, true, nil}}, evs[0].Event.Input)
 	require.Equal(t, "hi", evs[1].Event.Text)
 	require.Equal(t, "resume", evs[2].Event.Source)
@@ -209,5 +213,23 @@ func TestOwnFixturesPass(t *testing.T) {
 	require.Greater(t, len(rs), 100)
 	for _, r := range rs {
 		require.True(t, r.Pass, "%s: %s", r.Name, strings.Join(r.Failures, "\n"))
+	}
+}
+
+func TestEventsTestNeedsALoadablePolicy(t *testing.T) {
+	for files, want := range map[[2]string]string{
+		{"", "test \"x\" events [\n  event agent.stop\n    expect deny\n]\n"}:                              `an events test needs the policy it runs against: add use "policy.guard"`,
+		{"show @nope\n", "use \"p.guard\"\ntest \"x\" events [\n  event agent.stop\n    expect deny\n]\n"}: "the policy does not load: ",
+	} {
+		dir := t.TempDir()
+		if files[0] != "" {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "p.guard"), []byte(files[0]), 0o644))
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "a.test.mld"), []byte(files[1]), 0o644))
+		rs, err := policytest.Run(context.Background(), []string{dir}, policytest.Options{})
+		require.NoError(t, err)
+		require.Len(t, rs, 1)
+		require.False(t, rs[0].Pass, "a policy that cannot decide fails the test, whatever it expects")
+		require.Contains(t, rs[0].Failures[0], want)
 	}
 }
