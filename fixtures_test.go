@@ -44,7 +44,7 @@ const (
 	expectedFile       = "expected.md"
 	expectedStderrFile = "expected-stderr.md"
 	errorFile          = "error.md"
-	errorContainsFile  = "error-contains.md"
+	errorContainsFile  = conformance.ErrorContainsFile
 )
 
 var scriptNames = []string{"example.md", "example.mld"}
@@ -311,7 +311,7 @@ func checkErrorCase(t *testing.T, c fixtureCase, work string, res *guardrun.Resu
 	require.False(t, gerr.Internal(), "the implementation panicked:\n%s", renderError(err))
 	require.NotEmpty(t, strings.TrimSpace(gerr.Hint), "error has no hint:\n%s", renderError(err))
 
-	got := firstLine(relativeTo(work, err.Error()))
+	got := conformance.FirstLine(conformance.RelativeTo(work, err.Error()))
 	// Logged so that `go test -v` shows what a loose error-contains.md accepted.
 	t.Logf("error: %s (hint: %s)", got, gerr.Hint)
 	errorPath := filepath.Join(c.dir, errorFile)
@@ -319,7 +319,7 @@ func checkErrorCase(t *testing.T, c fixtureCase, work string, res *guardrun.Resu
 		if *update {
 			writeGolden(t, errorPath, got)
 		} else {
-			want := firstLine(readFile(t, errorPath))
+			want := conformance.FirstLine(readFile(t, errorPath))
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("error mismatch (-want +got):\n%s\nfull error:\n%s", diff, renderError(err))
 			}
@@ -327,14 +327,9 @@ func checkErrorCase(t *testing.T, c fixtureCase, work string, res *guardrun.Resu
 	}
 	containsPath := filepath.Join(c.dir, errorContainsFile)
 	if fileExists(containsPath) {
-		parts := nonEmptyLines(readFile(t, containsPath))
-		require.NotEmpty(t, parts, "%s is empty", containsPath)
-		require.True(t, hasPositionPart(parts, c.script),
-			"%s must name the position (%s:LINE:) so a fixture cannot pass on the message alone", containsPath, c.script)
-		for _, part := range parts {
-			if !strings.Contains(got, part) {
-				t.Errorf("error first line does not contain %q\n got: %s\nfull error:\n%s", part, got, renderError(err))
-			}
+		parts := conformance.ErrorContainsParts(readFile(t, containsPath))
+		if cerr := conformance.CheckErrorContains(parts, c.script, got); cerr != nil {
+			t.Errorf("%s: %v\nfull error:\n%s", containsPath, cerr, renderError(err))
 		}
 	}
 	expectedPath := filepath.Join(c.dir, expectedFile)
@@ -345,18 +340,6 @@ func checkErrorCase(t *testing.T, c fixtureCase, work string, res *guardrun.Resu
 			t.Errorf("partial document does not contain expected.md\nwant (substring):\n%s\ngot:\n%s", want, gotDoc)
 		}
 	}
-}
-
-// hasPositionPart reports whether one required part pins the script's name
-// and at least a line number ("example.mld:3:"), or, for cases where only the
-// file is certain, the file name followed by a colon.
-func hasPositionPart(parts []string, script string) bool {
-	for _, p := range parts {
-		if strings.HasPrefix(p, script+":") {
-			return true
-		}
-	}
-	return false
 }
 
 var newlineRuns = regexp.MustCompile(`\n{3,}`)
@@ -373,34 +356,6 @@ func normalizeDocument(s string) string {
 // collapsed (blank lines written by the script are significant).
 func normalizeStream(s string) string {
 	return strings.TrimSpace(strings.ReplaceAll(s, "\r\n", "\n"))
-}
-
-// relativeTo strips the temporary case directory from paths in msg, so that
-// positions read "example.mld:2:1" as written in the golden files.
-func relativeTo(dir, msg string) string {
-	msg = strings.ReplaceAll(msg, dir+string(filepath.Separator), "")
-	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
-		msg = strings.ReplaceAll(msg, real+string(filepath.Separator), "")
-	}
-	return msg
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(strings.ReplaceAll(s, "\r\n", "\n"))
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return strings.TrimSpace(s)
-}
-
-func nonEmptyLines(s string) []string {
-	var out []string
-	for _, line := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
-		if line = strings.TrimSpace(line); line != "" {
-			out = append(out, line)
-		}
-	}
-	return out
 }
 
 func renderError(err error) string {

@@ -80,6 +80,9 @@ type Decision struct {
 	Reason   string `json:"reason,omitempty"`
 	Hint     string `json:"hint,omitempty"`
 	Question string `json:"question,omitempty"`
+	// Asker is the guard that asked (Question set). Hosts have the
+	// question; tests (`guardrun test`) name the guard.
+	Asker string `json:"-"`
 	// Approved says how an ask was answered ("once", "always", "cached").
 	Approved string  `json:"approved,omitempty"`
 	Denial   *Denial `json:"denial,omitempty"`

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/guardrun/guardrun"
+	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp"
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
@@ -76,6 +77,11 @@ type Config struct {
 	ScriptPriority int
 	// Now is the clock (tests).
 	Now func() time.Time
+	// Cover, when set, is called with the position of every guard the
+	// policies evaluate and every when arm they take (see
+	// guardrun.WithCoverage); `guardrun test --coverage` counts agent
+	// event tests with it.
+	Cover func(ast.Pos)
 }
 
 // Engine decides agent events. It is safe for concurrent use.
@@ -158,6 +164,9 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		opts := []guardrun.RunOption{}
 		if cfg.Dir != "" {
 			opts = append(opts, guardrun.WithDir(cfg.Dir))
+		}
+		if cfg.Cover != nil {
+			opts = append(opts, guardrun.WithCoverage(cfg.Cover))
 		}
 		m, err := prg.Load(ctx, opts...)
 		if err != nil {
@@ -659,7 +668,7 @@ func (e *Engine) resolve(ctx context.Context, s *Session, ev Event, sh string, v
 			d.Denial.Reason, d.Denial.Retryable = v.Hint, true
 		}
 	case guard.Ask:
-		d.Question = v.Reason
+		d.Question, d.Asker = v.Reason, v.Guard
 		key := ev.Tool + "\x00" + v.Reason
 		switch {
 		case s.Approvals[key]:

@@ -33,7 +33,11 @@ func fail(reason, diff string) Verdict { return Verdict{Reason: reason, Diff: di
 // any error, and check text only when a non-empty expected.md accompanies
 // error.md; stderr and expected-error.json are checked when present. A
 // recovered panic (Error.Internal) fails every case.
-func Check(exp Expectation, out Outcome) Verdict {
+func Check(exp Expectation, out Outcome) Verdict { return checkIn(exp, out, "", "") }
+
+// checkIn is Check for a script that ran as dir/script: error-contains.md
+// parts are matched against the error with dir stripped from its paths.
+func checkIn(exp Expectation, out Outcome, dir, script string) Verdict {
 	if out.Err.Internal() {
 		// A recovered panic is a guardrun bug: it must not pass an error
 		// case that accepts any error.
@@ -58,6 +62,12 @@ func Check(exp Expectation, out Outcome) Verdict {
 
 	if out.Err == nil {
 		return fail("expected an error, but the run completed", "document:\n"+doc)
+	}
+	if exp.ErrorContains != nil {
+		got := FirstLine(RelativeTo(dir, out.Err.Error()))
+		if err := CheckErrorContains(exp.ErrorContains, script, got); err != nil {
+			return fail(err.Error(), "got:\n"+out.Err.Render())
+		}
 	}
 	if exp.Document != nil && jsTrim(*exp.Document) != "" {
 		want, got := jsTrim(*exp.Document), jsTrim(doc)

@@ -20,6 +20,10 @@ type Expectation struct {
 	// Error is the raw text of error*.md ("" when absent). Non-empty makes
 	// the script an error case.
 	Error string
+	// ErrorContains are the parts of error-contains.md (nil when absent):
+	// each must occur in the error's first line (CheckErrorContains).
+	// Non-nil makes the script an error case.
+	ErrorContains []string
 	// Stderr is expected-stderr.md; nil when absent (stderr unchecked).
 	Stderr *string
 	// ErrorShape is expected-error.json; nil when absent.
@@ -30,7 +34,7 @@ type Expectation struct {
 }
 
 // IsErrorCase reports whether the script must fail.
-func (e Expectation) IsErrorCase() bool { return e.Error != "" }
+func (e Expectation) IsErrorCase() bool { return e.Error != "" || e.ErrorContains != nil }
 
 // variantSuffix returns what follows "example" in a script's base name:
 // "" for example.md, "-number" for example-number.md.
@@ -56,6 +60,13 @@ func LoadExpectation(caseDir, script string) (Expectation, error) {
 	}
 	if errText != nil {
 		exp.Error = *errText
+	}
+	contains, err := readOptional(filepath.Join(caseDir, ErrorContainsFile))
+	if err != nil {
+		return exp, err
+	}
+	if contains != nil {
+		exp.ErrorContains = append([]string{}, ErrorContainsParts(*contains)...)
 	}
 	if exp.Stderr, err = readOptional(filepath.Join(caseDir, "expected-stderr.md")); err != nil {
 		return exp, err

@@ -173,7 +173,7 @@ func runScript(ctx context.Context, caseDir, script string, opts Options) Script
 	if out.Err != nil {
 		sr.errMessage = out.Err.Message
 	}
-	return done(Check(exp, out))
+	return done(checkIn(exp, out, tmp, script))
 }
 
 // abandonGrace is how long a run is waited for after its context is

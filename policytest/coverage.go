@@ -54,7 +54,7 @@ func (c *Coverage) AddFile(path string) {
 		return
 	}
 	mode := ast.Markdown
-	if strings.HasSuffix(path, ".mld") {
+	if strings.HasSuffix(path, ".mld") || strings.HasSuffix(path, ".guard") {
 		mode = ast.Strict
 	}
 	doc, err := grammar.Parse(path, src, mode)

@@ -25,14 +25,15 @@ type Test struct {
 	File string
 	Line int
 	Name string
-	// Kind is the body's kind: "script" (the only one so far; agent
-	// event sequences will be another).
+	// Kind is the body's kind: "script" (Body) or "events" (Events).
 	Kind string
 	// Body is the script text; BodyLine is the file line of its first
 	// line.
 	Body     string
 	BodyLine int
 	Expects  []Expect
+	// Events is an events test's sequence, one session.
+	Events []*Step
 }
 
 // Expect is one expectation line.
@@ -45,9 +46,12 @@ type Expect struct {
 	Text string
 	// Re is set for `expect reason /regexp/`.
 	Re *regexp.Regexp
-	// Var and Includes are set for label expectations.
+	// Var and Includes are set for label expectations (Var is "" for an
+	// event's labels); Includes also marks `context contains`.
 	Var      string
 	Includes bool
+	// Value is the input `expect input { … }` wants.
+	Value map[string]any
 }
 
 // String renders the expectation as written.
@@ -66,7 +70,19 @@ func (e Expect) String() string {
 		if e.Includes {
 			verb = "includes"
 		}
+		if e.Var == "" {
+			return "expect labels " + verb + " " + strconv.Quote(e.Text)
+		}
 		return "expect @" + e.Var + ".mx.labels " + verb + " " + strconv.Quote(e.Text)
+	case "input":
+		if e.Value == nil {
+			return "expect input unchanged"
+		}
+		return "expect input " + e.Text
+	case "context", "message":
+		if e.Includes {
+			return "expect " + e.What + " contains " + strconv.Quote(e.Text)
+		}
 	}
 	return "expect " + e.What + " " + strconv.Quote(e.Text)
 }
@@ -75,14 +91,28 @@ func (e Expect) String() string {
 type ParseError struct {
 	File string
 	Line int
+	Col  int
 	Msg  string
+	// Hint says how to write it.
+	Hint string
 }
 
-func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+func (e *ParseError) Error() string {
+	msg := fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, max(e.Col, 1), e.Msg)
+	if e.Hint != "" {
+		msg += "\nhint: " + e.Hint
+	}
+	return msg
+}
+
+// colOf is the 1-based column of the first non-blank character of line.
+func colOf(line string) int { return len(line) - len(strings.TrimLeft(line, " \t")) + 1 }
+
+const fileHint = `a test file holds use "policy", test "name" [ … ] or test "name" events [ … ] blocks, expect lines and >> comments`
 
 var (
 	useRe    = regexp.MustCompile(`^use\s+"([^"]+)"$`)
-	testRe   = regexp.MustCompile(`^test\s+"((?:[^"\\]|\\.)*)"\s*\[$`)
+	testRe   = regexp.MustCompile(`^test\s+"((?:[^"\\]|\\.)*)"\s*(events\s*)?\[$`)
 	labelsRe = regexp.MustCompile(`^@([A-Za-z_][A-Za-z0-9_]*)\.mx\.labels\s+(includes|excludes)\s+"([^"]*)"$`)
 )
 
@@ -91,7 +121,7 @@ func Parse(path string, src []byte) (*File, error) {
 	f := &File{Path: path}
 	lines := strings.Split(string(src), "\n")
 	fail := func(i int, format string, args ...any) error {
-		return &ParseError{File: path, Line: i + 1, Msg: fmt.Sprintf(format, args...)}
+		return &ParseError{File: path, Line: i + 1, Col: colOf(lines[i]), Msg: fmt.Sprintf(format, args...), Hint: fileHint}
 	}
 	var cur *Test
 	for i := 0; i < len(lines); i++ {
@@ -109,6 +139,16 @@ func Parse(path string, src []byte) (*File, error) {
 				return nil, fail(i, "bad test name: %v", err)
 			}
 			cur = &Test{File: path, Line: i + 1, Name: name, Kind: "script", BodyLine: i + 2}
+			if testRe.FindStringSubmatch(line)[2] != "" {
+				cur.Kind = "events"
+				next, err := parseEvents(path, lines, i+1, cur)
+				if err != nil {
+					return nil, err
+				}
+				i = next
+				f.Tests = append(f.Tests, cur)
+				continue
+			}
 			var body []string
 			for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "]"; i++ {
 				body = append(body, lines[i])
@@ -121,6 +161,11 @@ func Parse(path string, src []byte) (*File, error) {
 		case strings.HasPrefix(line, "expect "):
 			if cur == nil {
 				return nil, fail(i, "expect before any test")
+			}
+			if cur.Kind == "events" {
+				e := fail(i, "an events test's expectations go inside its block, under the event they check").(*ParseError)
+				e.Hint = "move the line up, before the test's closing ], after its event line"
+				return nil, e
 			}
 			e, err := parseExpect(strings.TrimSpace(line[len("expect "):]))
 			if err != nil {

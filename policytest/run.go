@@ -29,12 +29,15 @@ type Options struct {
 	Coverage *Coverage
 	// Timeout bounds one test (0: conformance.DefaultTimeout).
 	Timeout time.Duration
+	// CommandTimeout bounds one command of a script (0: the facade's
+	// default).
+	CommandTimeout time.Duration
 }
 
 // Result is one test's outcome.
 type Result struct {
 	Name string `json:"name"`
-	// Kind is "decision" or "script".
+	// Kind is "decision", "events" or "script".
 	Kind string `json:"kind"`
 	File string `json:"file"`
 	Line int    `json:"line,omitempty"`
@@ -43,6 +46,8 @@ type Result struct {
 	// with the position of the expectation.
 	Failures []string `json:"failures,omitempty"`
 	Elapsed  float64  `json:"elapsed_ms"`
+	// Events are an events test's decisions, one per event.
+	Events []EventResult `json:"events,omitempty"`
 }
 
 // Run finds the tests under paths (files or directories) and runs them:
@@ -139,6 +144,10 @@ func runFile(ctx context.Context, path string, opts Options) ([]Result, error) {
 		if opts.Run != nil && !opts.Run.MatchString(name) {
 			continue
 		}
+		if t.Kind == "events" {
+			out = append(out, runEvents(ctx, f, t, opts))
+			continue
+		}
 		out = append(out, runDecision(ctx, f, t, opts))
 	}
 	return out, nil
@@ -223,6 +232,9 @@ func runBody(ctx context.Context, f *File, t *Test, opts Options) (obs observed,
 	}
 	if opts.Coverage != nil {
 		runOpts = append(runOpts, guardrun.WithCoverage(opts.Coverage.Hit))
+	}
+	if opts.CommandTimeout > 0 {
+		runOpts = append(runOpts, guardrun.WithCommandTimeout(opts.CommandTimeout))
 	}
 	r, err := prg.Run(ctx, runOpts...)
 	if r != nil {
@@ -341,20 +353,31 @@ func runCase(ctx context.Context, dir string, opts Options) Result {
 				opts.Coverage.AddFile(filepath.Join(dir, n))
 			}
 		}
+	}
+	if opts.Coverage != nil || opts.CommandTimeout > 0 {
 		run = func(ctx context.Context, s conformance.Script) conformance.Outcome {
-			// The runner works in a temporary copy: map positions back.
-			hit := func(p ast.Pos) {
-				if rel, err := filepath.Rel(s.Dir, p.File); err == nil && !strings.HasPrefix(rel, "..") {
-					p.File = filepath.Join(dir, rel)
-				}
-				opts.Coverage.Hit(p)
-			}
 			prg, err := guardrun.Compile(s.Name, s.Source, guardrun.WithMode(s.Mode))
 			if err != nil {
 				return conformance.Outcome{Err: asError(err)}
 			}
-			r, err := prg.Run(ctx, guardrun.WithDir(s.Dir), guardrun.WithCoverage(hit))
-			out := conformance.Outcome{Document: r.Document, Stdout: r.Stdout, Stderr: r.Stderr}
+			runOpts := []guardrun.RunOption{guardrun.WithDir(s.Dir)}
+			if opts.CommandTimeout > 0 {
+				runOpts = append(runOpts, guardrun.WithCommandTimeout(opts.CommandTimeout))
+			}
+			if opts.Coverage != nil {
+				// The runner works in a temporary copy: map positions back.
+				runOpts = append(runOpts, guardrun.WithCoverage(func(p ast.Pos) {
+					if rel, err := filepath.Rel(s.Dir, p.File); err == nil && !strings.HasPrefix(rel, "..") {
+						p.File = filepath.Join(dir, rel)
+					}
+					opts.Coverage.Hit(p)
+				}))
+			}
+			r, err := prg.Run(ctx, runOpts...)
+			var out conformance.Outcome
+			if r != nil {
+				out = conformance.Outcome{Document: r.Document, Stdout: r.Stdout, Stderr: r.Stderr}
+			}
 			if err != nil {
 				out.Err = asError(err)
 			}

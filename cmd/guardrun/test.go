@@ -13,7 +13,7 @@ import (
 	"github.com/guardrun/guardrun/policytest"
 )
 
-const testUsage = `usage: guardrun test [--run PATTERN] [-v] [--json] [--coverage] [--timeout D] [PATH...]
+const testUsage = `usage: guardrun test [--run PATTERN] [-v] [--json] [--coverage] [--timeout D] [--command-timeout D] [PATH...]
 `
 
 // coverageJSON is the last object of `guardrun test --json --coverage`.
@@ -43,6 +43,7 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON object per test (and one for coverage)")
 	coverage := fs.Bool("coverage", false, "report which guards and when arms the tests reached")
 	timeout := fs.Duration("timeout", conformance.DefaultTimeout, "timeout per test")
+	cmdTimeout := fs.Duration("command-timeout", 0, "timeout per command a script runs (default: guardrun's)")
 	paths, ok := parseInterspersed(fs, args)
 	if !ok {
 		return exitUsage
@@ -50,7 +51,7 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	opts := policytest.Options{Timeout: *timeout}
+	opts := policytest.Options{Timeout: *timeout, CommandTimeout: *cmdTimeout}
 	if *pattern != "" {
 		re, err := regexp.Compile(*pattern)
 		if err != nil {

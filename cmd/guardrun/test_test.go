@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,7 +27,7 @@ func TestTestCommandPassingAndFailing(t *testing.T) {
 	require.Contains(t, out, "FAIL expects a leak to be allowed ("+samplePolicy+"/failing/broken.test.mld:5)\n"+
 		"    "+samplePolicy+"/failing/broken.test.mld:9: expect allow\n"+
 		"        got: deny by policy @agent (defaults.rules.no-secret-exfil)")
-	require.Contains(t, out, "5 passed, 2 failed\n")
+	require.Contains(t, out, "9 passed, 3 failed\n")
 }
 
 func TestTestCommandRunPatternAndJSON(t *testing.T) {
@@ -76,4 +78,60 @@ func TestTestCommandErrors(t *testing.T) {
 	require.Contains(t, stderr, "guardrun test:")
 	code, _, _ = runCLI("test", "--run", "(", samplePolicy)
 	require.Equal(t, exitUsage, code)
+}
+
+func TestTestCommandOwnFixtures(t *testing.T) {
+	// error-contains.md cases, and the timeout case with its short
+	// command timeout.
+	code, out, _ := runCLI("test", "--command-timeout", "2s", "../../fixtures/guards-errors", "../../fixtures/errors")
+	require.Equal(t, exitOK, code, out)
+	require.Regexp(t, `^\d+ passed, 0 failed\n$`, out)
+}
+
+func TestTestCommandEvents(t *testing.T) {
+	code, out, _ := runCLI("test", "--coverage", samplePolicy+"/agent-session.test.mld")
+	require.Equal(t, exitOK, code, out)
+	require.Equal(t, "coverage: 11 of 12 guards and when arms reached (91.7%)\n"+
+		"    "+samplePolicy+"/agent-session.guard:19:3: arm `* => allow`: not reached\n"+
+		"4 passed, 0 failed\n", out)
+
+	code, out, _ = runCLI("test", samplePolicy+"/failing/session.test.mld")
+	require.Equal(t, exitFail, code)
+	require.Contains(t, out, "FAIL expects the key to leave ("+samplePolicy+"/failing/session.test.mld:5)\n"+
+		"    "+samplePolicy+"/failing/session.test.mld:8: expect allow (line 7, event tool.before Bash)\n"+
+		"        got: deny by defaults.rules.no-secret-exfil")
+	require.Contains(t, out, "0 passed, 1 failed\n")
+
+	code, out, _ = runCLI("test", "--json", "--run", "pushing|key", samplePolicy+"/agent-session.test.mld", samplePolicy+"/failing")
+	require.Equal(t, exitFail, code)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, lines, 3, "one object per events test")
+	var push struct {
+		Name   string
+		Kind   string
+		Pass   bool
+		Events []map[string]any
+	}
+	require.NoError(t, json.Unmarshal([]byte(lines[1]), &push))
+	require.Equal(t, "pushing asks the user, skipping hooks retries", push.Name)
+	require.Equal(t, "events", push.Kind)
+	require.True(t, push.Pass)
+	require.Len(t, push.Events, 4)
+	require.Equal(t, map[string]any{"line": float64(24), "event": "tool.before", "tool": "Bash", "outcome": "ask",
+		"reason": "Push to the remote?", "decider": "@push"}, push.Events[1])
+	require.Equal(t, "allow", push.Events[2]["outcome"], "answer once")
+	require.Equal(t, "retry", push.Events[3]["outcome"])
+	var failed map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[2]), &failed))
+	require.Equal(t, false, failed["pass"])
+	require.Len(t, failed["failures"], 2)
+}
+
+func TestTestCommandEventsParseError(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.test.mld"), []byte("test \"x\" events [\n  event tool.before Bash { command: ls }\n]\n"), 0o644))
+	code, _, stderr := runCLI("test", dir)
+	require.Equal(t, exitFail, code)
+	require.Equal(t, "guardrun test: "+dir+"/bad.test.mld:2:37: not a value: \"ls\"\n"+
+		"hint: values are written as in scripts: \"text\", 'text', 12, true, null, [a, b], { field: value }; quote text\n", stderr)
 }
