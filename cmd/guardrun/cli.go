@@ -23,7 +23,7 @@ const (
 
 const usage = `usage:
   guardrun [--json] [--explain] [--dir DIR] [--timeout D] [--command-timeout D] [--no-code] FILE
-  guardrun conform [--manifest FILE] [--filter SUBSTR] [-v] [--fail-under PCT] [--strict-errors] [--jobs N] [--timeout D] CASES_DIR
+  guardrun conform [--manifest FILE] [--filter SUBSTR] [-v] [--fail-under PCT] [--strict-errors] [--files DIR] [--jobs N] [--timeout D] CASES_DIR
 `
 
 // run is main without os.Exit, so tests can drive the whole command.
