@@ -292,6 +292,11 @@ type ForExpr struct {
 	Source Expr
 	Filter Expr
 	Body   Node
+	// Parallel marks `for parallel[(cap)]`: an iteration's error is
+	// collected in @mx.errors instead of ending the loop, and the body
+	// may not write outer variables. Cap is the concurrency cap.
+	Parallel bool
+	Cap      Expr
 }
 
 // ForeachExpr is `foreach @f(@array, …)`: calls f once per element.

@@ -199,7 +199,7 @@ func children(n Node) []Node {
 			out = append(out, x.Action)
 		}
 	case *ForExpr:
-		out = appendExprs(out, x.Source, x.Filter)
+		out = appendExprs(out, x.Source, x.Filter, x.Cap)
 		if x.Body != nil {
 			out = append(out, x.Body)
 		}
@@ -224,6 +224,17 @@ func children(n Node) []Node {
 		}
 	case *LabelExpr:
 		out = appendExprs(out, x.Value)
+	case *LoopExpr:
+		out = appendExprs(out, x.Limit, x.Until)
+		if x.Body != nil {
+			out = append(out, x.Body)
+		}
+	case *LoopCtlExpr:
+		out = appendExprs(out, x.Value)
+	case *LoopDirective:
+		if x.Loop != nil {
+			out = append(out, x.Loop)
+		}
 	}
 	return out
 }

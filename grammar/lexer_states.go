@@ -504,10 +504,17 @@ func opLen(s string) int {
 // bareKwLen matches a bare allow or retry ended by `;` or the end of its
 // line, so that the next rule's condition is not taken as its value.
 func bareKwLen(s string) int {
-	if !strings.HasPrefix(s, "allow") && !strings.HasPrefix(s, "retry") {
+	var kw string
+	for _, k := range bareKeywords {
+		if strings.HasPrefix(s, k) {
+			kw = k
+			break
+		}
+	}
+	if kw == "" {
 		return 0
 	}
-	i := 5 + blankLen(s[5:])
+	i := len(kw) + blankLen(s[len(kw):])
 	if i < len(s) && s[i] == ';' {
 		return i + 1
 	}
@@ -516,6 +523,10 @@ func bareKwLen(s string) int {
 	}
 	return 0
 }
+
+// bareKeywords may stand alone on a line; the loop controls may also
+// close a block (`[continue]`).
+var bareKeywords = []string{"allow", "retry", "done", "continue"}
 
 var codeLangs = []string{"javascript", "js", "node", "python", "py", "bash", "sh", "cmd"}
 

@@ -180,7 +180,10 @@ func (l *lowerer) block(b *block) *ast.BlockExpr {
 // forExpr lowers a for expression; outer is what follows a block action
 // (see bracketExpr), for the caller to attach.
 func (l *lowerer) forExpr(f *forBody, at ast.Pos) (_ *ast.ForExpr, outer *bracketExpr) {
-	out := &ast.ForExpr{Pos: at, Var: f.First[1:], Source: l.expr(f.Source)}
+	out := &ast.ForExpr{Pos: at, Var: f.First[1:], Source: l.expr(f.Source), Parallel: f.Parallel}
+	if f.Cap != nil {
+		out.Cap = l.expr(f.Cap)
+	}
 	if f.Second != nil {
 		out.Key, out.Var = out.Var, (*f.Second)[1:]
 	}

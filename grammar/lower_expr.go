@@ -219,10 +219,21 @@ func (l *lowerer) primary(p *primary) ast.Expr {
 		}
 		return &ast.ForeachExpr{Pos: at, Call: r}
 	case p.BareKw != nil:
-		if strings.HasPrefix(*p.BareKw, "allow") {
+		switch kw := *p.BareKw; {
+		case strings.HasPrefix(kw, "allow"):
 			return &ast.AllowExpr{Pos: at}
+		case strings.HasPrefix(kw, "done"), strings.HasPrefix(kw, "continue"):
+			return &ast.LoopCtlExpr{Pos: at, Done: strings.HasPrefix(kw, "done")}
 		}
 		return &ast.RetryExpr{Pos: at}
+	case p.Loop != nil:
+		return l.loop(p.Loop, at)
+	case p.Ctl != nil:
+		c := &ast.LoopCtlExpr{Pos: at, Done: p.Ctl.Kw == "done"}
+		if p.Ctl.Value != nil {
+			c.Value = l.ternary(p.Ctl.Value)
+		}
+		return c
 	case p.Retry != nil:
 		r := &ast.RetryExpr{Pos: at}
 		if p.Retry.Value != nil {

@@ -175,11 +175,17 @@ func (l *lowerer) stmt(s *stmt) ast.Directive {
 		return l.returnStmt(s.Return, p)
 	case s.Augment != nil:
 		return &ast.AugmentStmt{Pos: p, Name: s.Augment.Name[1:], Value: l.expr(s.Augment.Value)}
+	case s.LetAug != nil:
+		// `let @x += v` is mlld's spelling of += inside blocks.
+		return &ast.AugmentStmt{Pos: p, Name: s.LetAug.Name[1:], Value: l.expr(s.LetAug.Value)}
 	case s.Expr != nil:
 		if v, ok := l.runValue(s.Expr); ok {
 			return &ast.RunDirective{Pos: p, Value: v}
 		}
 		if d := l.controlStmt(s.Expr, p); d != nil {
+			return d
+		}
+		if d := l.loopStmt(s.Expr, p); d != nil {
 			return d
 		}
 		v := l.expr(s.Expr)
@@ -277,7 +283,18 @@ func (l *lowerer) labels(ls []*label, mods bool) []string {
 }
 
 func (l *lowerer) varStmt(v *varStmt, p ast.Pos) *ast.VarDirective {
-	return &ast.VarDirective{Pos: p, Labels: l.labels(v.Labels, false), Name: v.Name[1:], Value: l.expr(v.Value)}
+	d := &ast.VarDirective{Pos: p, Labels: l.labels(v.Labels, false), Name: v.Name[1:]}
+	if v.Block == nil {
+		d.Value = l.expr(v.Value)
+		return d
+	}
+	val, outer := l.bracketExpr(v.Block)
+	if blk, ok := val.(*ast.BlockExpr); ok && len(blk.Stmts) == 0 {
+		val = &ast.ArrayLit{Pos: blk.Pos, Items: []ast.ArrayItem{}}
+	}
+	// A pipe or operator after a block applies to the block's value.
+	d.Value = l.continueWith(val, outer)
+	return d
 }
 
 func (l *lowerer) exe(e *exeStmt, p ast.Pos) *ast.ExeDirective {

@@ -34,6 +34,7 @@ type stmt struct {
 	Guard   *guardStmt  `parser:"| 'guard' @@"`
 	Policy  *assignStmt `parser:"| 'policy' @@"`
 	Let     *assignStmt `parser:"| 'let' @@"`
+	LetAug  *augment    `parser:"| 'let' @@"`
 	Return  *returnStmt `parser:"| '=>' @@"`
 	Augment *augment    `parser:"| @@"`
 	Expr    *expr       `parser:"| @@"`
@@ -51,7 +52,10 @@ type varStmt struct {
 	Pos    lexer.Position
 	Labels []*label `parser:"( @@ ( ',' @@ )* )?"`
 	Name   string   `parser:"@AtIdent '='"`
-	Value  *expr    `parser:"@@"`
+	Value  *expr    `parser:"( (?! '[' ) @@"`
+	// Block is a `[ … ]` value: an array, or a statement block whose
+	// `=> value` is the variable's value (see lower_bracket.go).
+	Block *bracketExpr `parser:"| @@ )"`
 }
 
 type assignStmt struct {
@@ -267,8 +271,11 @@ type bracketItem struct {
 }
 
 type forBody struct {
-	Pos    lexer.Position
-	First  string   `parser:"@AtIdent"`
+	Pos      lexer.Position
+	Parallel bool     `parser:"( @'parallel'"`
+	Cap      *expr    `parser:"  ( '(' @@?"`
+	Pace     *string  `parser:"    ( ',' @Number @Ident? )? ')' )? )?"`
+	First    string   `parser:"@AtIdent"`
 	Second *string  `parser:"( ',' @AtIdent )?"`
 	Source *expr    `parser:"'in' @@"`
 	Filter *expr    `parser:"( 'when' @@ )?"`
@@ -361,12 +368,30 @@ type primary struct {
 	Bool    *string    `parser:"| @('true'|'false')"`
 	Null    bool       `parser:"| @'null'"`
 	Foreach *ref       `parser:"| 'foreach' @@"`
+	Loop    *loopX     `parser:"| 'loop' @@"`
+	Ctl     *ctlX      `parser:"| @@"`
 	Retry   *retryX    `parser:"| @@"`
 	Skip    bool       `parser:"| @'skip'"`
 	Denied  bool       `parser:"| @'denied'"`
 	Allow   *allowX    `parser:"| @@"`
 	Deny    *denyX     `parser:"| @@"`
 	Call    *bareCall  `parser:"| @@"`
+}
+
+// loopX is `loop[(limit)] [until cond] [ … ]`.
+type loopX struct {
+	Pos   lexer.Position
+	Paren bool     `parser:"( @'('"`
+	Limit *expr    `parser:"  @@? ')' )?"`
+	Until *expr    `parser:"( 'until' @@ )?"`
+	Body  *bracket `parser:"@@"`
+}
+
+// ctlX is `done [value]` / `continue [value]`; a bare one at the end of
+// a line is lexed as BareKw.
+type ctlX struct {
+	Kw    string   `parser:"@('done'|'continue')"`
+	Value *ternary `parser:"@@?"`
 }
 
 type retryX struct {

@@ -72,6 +72,9 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 	case *ast.ForDirective:
 		_, err := in.evalFor(e, d.For, false)
 		return undefined(), err
+	case *ast.LoopDirective:
+		_, err := in.evalLoop(e, d.Loop)
+		return undefined(), err
 	case *ast.IfDirective:
 		v, _, err := in.execIf(e, d)
 		return v, err
@@ -395,6 +398,9 @@ func (in *interp) execAugment(e *env, d *ast.AugmentStmt) error {
 	if cur == nil {
 		return newError(KindVariable, d.Pos, "declare it first with let",
 			"Cannot use += on undefined variable @%s. Use \"let @%s = ...\" first.", d.Name, d.Name)
+	}
+	if err := checkParallelWrite(e, sc, d.Name, d.Pos); err != nil {
+		return err
 	}
 	add, err := in.evalExpr(e, d.Value)
 	if err != nil {

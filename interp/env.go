@@ -141,6 +141,10 @@ type env struct {
 	// override is the `with { guards: … }` setting of the operation being
 	// evaluated (SPEC §5.14); nil when none.
 	override *guard.Override
+	// parIter is the scope of the current iteration of a parallel for:
+	// variables declared outside it may not be written (see
+	// checkParallelWrite).
+	parIter *scope
 }
 
 func (in *interp) rootEnv(mod *module) *env {

@@ -54,6 +54,10 @@ func (in *interp) evalExpr(e *env, x ast.Expr) (*value.Variable, error) {
 	case *ast.BlockExpr:
 		v, _, err := in.runBlock(e, x, false)
 		return v, err
+	case *ast.LoopExpr:
+		return in.evalLoop(e, x)
+	case *ast.LoopCtlExpr:
+		return in.evalLoopCtl(e, x)
 	case *ast.RetryExpr:
 		var hint *value.Variable
 		if x.Hint != nil {

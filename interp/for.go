@@ -86,6 +86,13 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 	if err != nil {
 		return nil, err
 	}
+	var parErrs []any
+	if f.Parallel {
+		if err := in.parallelCap(e, f); err != nil {
+			return nil, atPos(err, KindUnexpected, f.Pos)
+		}
+		parErrs = []any{}
+	}
 	results := make([]any, 0, len(items))
 	res := derived(nil, src)
 	// Each iteration needs an env, a scope and the element's value; they
@@ -118,6 +125,9 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 		fi.env = *e
 		fi.env.sc = &fi.sc
 		fe := &fi.env
+		if f.Parallel {
+			fe.parIter = &fi.sc
+		}
 		fi.item.Data = it.val
 		fi.item.Security = itemSec
 		fe.sc.vars[f.Var] = &fi.item
@@ -146,7 +156,24 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 			v, _, err = in.evalAction(fe, body, !collect)
 		}
 		if err != nil {
+			if f.Parallel {
+				// A failed iteration is collected, not fatal: its
+				// result is the error object (mlld's error marker).
+				if eo, ok := parallelIterError(err, i, it.val); ok {
+					parErrs = append(parErrs, eo)
+					if collect {
+						results = append(results, eo)
+					}
+					continue
+				}
+			}
 			return nil, err
+		}
+		if c, ok := ctlOf(v); ok {
+			if c.done {
+				break
+			}
+			continue
 		}
 		if v == nil || isSkip(v) {
 			continue
@@ -155,6 +182,9 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 			results = append(results, v.Data)
 			res.Security = res.Security.Merge(v.Security)
 		}
+	}
+	if f.Parallel {
+		in.lastErrors = parErrs
 	}
 	res.Data = results
 	return res, nil

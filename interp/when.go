@@ -193,7 +193,7 @@ func (in *interp) runBlock(e *env, b *ast.BlockExpr, stmt bool) (v *value.Variab
 			if err != nil {
 				return nil, false, atPos(err, KindUnexpected, s.Pos)
 			}
-			if isRetry(v) || isSkip(v) {
+			if isRetry(v) || isSkip(v) || isLoopCtl(v) {
 				return v, true, nil
 			}
 			last = v
