@@ -347,10 +347,18 @@ type LabelExpr struct {
 	Value  Expr
 }
 
-// FileLoad is `<path>`: the contents of a file.
+// FileLoad is `<path>`: the contents of a file, or the files a glob
+// matches. Section selects markdown sections (`<f.md # Intro>`), Optional
+// (`<f>?`) makes a missing file null and an empty glob [], As renames a
+// selected section or formats each file (`<>` stands for the file), and
+// Access reads fields of the loaded value (`<f.json>.name`).
 type FileLoad struct {
-	Pos  Pos
-	Path *StringLit
+	Pos      Pos
+	Path     *StringLit
+	Section  *StringLit
+	Optional bool
+	As       *StringLit
+	Access   []Accessor
 }
 
 // Position implements Node.

@@ -222,6 +222,16 @@ func children(n Node) []Node {
 		if x.Path != nil {
 			out = append(out, x.Path)
 		}
+		if x.Section != nil {
+			out = append(out, x.Section)
+		}
+		if x.As != nil {
+			out = append(out, x.As)
+		}
+		for _, a := range x.Access {
+			out = appendExprs(out, a.Index)
+			out = appendExprs(out, a.Args...)
+		}
 	case *LabelExpr:
 		out = appendExprs(out, x.Value)
 	case *LoopExpr:

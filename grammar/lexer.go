@@ -191,7 +191,7 @@ func (l *handLexer) emit(t lexer.TokenType, n int) lexer.Token {
 	tok := lexer.Token{Type: t, Value: l.src[off : off+n], Pos: l.pos}
 	l.advance(n)
 	l.pathEnd = -1
-	if t == tAtIdent || l.afterDot && (t == tIdent || t == tNumber) || tok.Value == ")" || tok.Value == "]" {
+	if t == tAtIdent || t == tFileLoad || l.afterDot && (t == tIdent || t == tNumber) || tok.Value == ")" || tok.Value == "]" {
 		l.pathEnd = off + n
 	}
 	l.afterDot = tok.Value == "." || tok.Value == "?."

@@ -614,10 +614,32 @@ func fileLoadLen(s string) int {
 	for i < len(s) && strings.IndexByte(" \t\n\f\r<>", s[i]) < 0 {
 		i++
 	}
-	if i < len(s) && s[i] == '>' {
-		return i + 1
+	if i < len(s) && s[i] != '>' {
+		// `<path # section …>`: a section selector after blanks and #
+		// runs to the > on the same line (quoted titles may hold one).
+		j := i + blankLen(s[i:])
+		if j == i || j >= len(s) || s[j] != '#' {
+			return 0
+		}
+		i = j
+		for quoted := false; i < len(s) && (quoted || s[i] != '>'); i++ {
+			switch s[i] {
+			case '"':
+				quoted = !quoted
+			case '\n', '\r':
+				return 0
+			}
+		}
 	}
-	return 0
+	if i >= len(s) {
+		return 0
+	}
+	i++
+	if i < len(s) && s[i] == '?' {
+		// `<path>?`: an optional load, touching the >.
+		i++
+	}
+	return i
 }
 
 // textLen is the length of template text at the start of s: anything but

@@ -203,7 +203,7 @@ func (l *lowerer) primary(p *primary) ast.Expr {
 	case p.Str != nil:
 		return l.str(p.Str)
 	case p.Load != nil:
-		return &ast.FileLoad{Pos: at, Path: l.loadPath(p)}
+		return l.fileLoad(p, at)
 	case p.Code != nil:
 		return l.code(p.Code)
 	case p.When != nil:
@@ -408,10 +408,11 @@ func (l *lowerer) plainString(s *strLit) (string, bool) {
 	return l.str(s).PlainText()
 }
 
-func (l *lowerer) loadPath(p *primary) *ast.StringLit {
-	raw := *p.Load
-	inner := raw[1 : len(raw)-1]
-	sub := &lowerer{src: l.src, base: l.base + p.Pos.Offset + 1, text: inner}
+// loadTemplate lowers the part of a <…> token from byte from to to as a
+// template (paths and section selectors interpolate @variables).
+func (l *lowerer) loadTemplate(p *primary, from, to int) *ast.StringLit {
+	inner := p.Load.Tok[from:to]
+	sub := &lowerer{src: l.src, base: l.base + p.Pos.Offset + from, text: inner}
 	lit := sub.cmdTemplate(inner, p.Pos)
 	if sub.err != nil && l.err == nil {
 		l.err = sub.err

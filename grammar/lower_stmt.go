@@ -396,7 +396,7 @@ func (l *lowerer) importStmt(s *importStmt, p ast.Pos) *ast.ImportDirective {
 func (l *lowerer) literalPath(p *primary) string {
 	if p != nil {
 		if p.Load != nil {
-			return strings.TrimSuffix(strings.TrimPrefix(*p.Load, "<"), ">")
+			return strings.TrimSuffix(strings.TrimPrefix(p.Load.Tok, "<"), ">")
 		}
 		if p.Str != nil {
 			if s, ok := l.plainString(p.Str); ok {

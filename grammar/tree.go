@@ -361,7 +361,7 @@ type primary struct {
 	For     *forBody   `parser:"| 'for' @@"`
 	Run     *ternary   `parser:"| 'run' @@"`
 	Paren   *expr      `parser:"| '(':Punct @@ ')'"`
-	Load    *string    `parser:"| @FileLoad"`
+	Load    *loadX     `parser:"| @@"`
 	Not     *primary   `parser:"| '!' @@"`
 	Neg     *primary   `parser:"| '-' @@"`
 	BareKw  *string    `parser:"| @BareKw"`
@@ -376,6 +376,14 @@ type primary struct {
 	Allow   *allowX    `parser:"| @@"`
 	Deny    *denyX     `parser:"| @@"`
 	Call    *bareCall  `parser:"| @@"`
+}
+
+// loadX is `<path[ # section]>[?]` with field access and an `as`
+// template after it.
+type loadX struct {
+	Tok  string      `parser:"@FileLoad"`
+	Path []*accessor `parser:"@@*"`
+	As   *strLit     `parser:"( 'as' @@ )?"`
 }
 
 // loopX is `loop[(limit)] [until cond] [ … ]`.

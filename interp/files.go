@@ -254,27 +254,27 @@ func (f *files) provenance(abs, path string, content []byte, pos ast.Pos) (taint
 	return d.Merge(restored), nil
 }
 
-// evalFileLoad evaluates `<path>`: the file's text with the provenance of
-// the file.
+// evalFileLoad evaluates `<path>`: the file's contents with the
+// provenance of the file, or the files a glob matches (fileload.go).
 func (in *interp) evalFileLoad(e *env, x *ast.FileLoad) (*value.Variable, error) {
-	p, err := in.evalString(e, x.Path)
+	return in.loadExpr(e, x)
+}
+
+// loadOne reads one file and labels it with its provenance.
+func (in *interp) loadOne(e *env, name string, pos ast.Pos) (*value.Variable, []byte, string, error) {
+	b, path, err := in.files.read(e.mod.dir, name, pos)
 	if err != nil {
-		return nil, err
-	}
-	name := value.Text(p.Data)
-	b, path, err := in.files.read(e.mod.dir, name, x.Pos)
-	if err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
 	v := value.New(string(b))
 	// The ledger is read after the file: a writer records before it
 	// writes, so whatever content was read, its record is already there.
-	v.Security, err = in.files.provenance(path, name, b, x.Pos)
+	v.Security, err = in.files.provenance(path, name, b, pos)
 	if err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
 	v.Source = path
-	return v, nil
+	return v, b, path, nil
 }
 
 // ioError says what went wrong with path, keeping the cause.

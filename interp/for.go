@@ -94,6 +94,7 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 		parErrs = []any{}
 	}
 	results := make([]any, 0, len(items))
+	var metas []*value.Object
 	res := derived(nil, src)
 	// Each iteration needs an env, a scope and the element's value; they
 	// are allocated for the whole loop at once instead of three times per
@@ -130,6 +131,7 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 		}
 		fi.item.Data = it.val
 		fi.item.Security = itemSec
+		fi.item.Meta = itemMetaAt(src, i)
 		fe.sc.vars[f.Var] = &fi.item
 		if f.Key != "" {
 			fe.sc.vars[f.Key] = derived(it.keyValue(), src)
@@ -179,6 +181,7 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 			continue
 		}
 		if collect {
+			metas = collectMeta(metas, len(results), v)
 			results = append(results, v.Data)
 			res.Security = res.Security.Merge(v.Security)
 		}
@@ -187,6 +190,7 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 		in.lastErrors = parErrs
 	}
 	res.Data = results
+	res.ItemMeta = metas
 	return res, nil
 }
 

@@ -114,6 +114,11 @@ func (in *interp) applyPath(e *env, cur *value.Variable, path []ast.Accessor, r 
 				cur = value.New(builtin{name: b.name + "." + acc.Name})
 				continue
 			}
+			if acc.Name == "keep" && hasFileMeta(cur) {
+				// `.keep` asks to keep a loaded file's metadata, which
+				// guardrun values always do.
+				continue
+			}
 			cur = fieldOf(cur, acc.Name)
 		case ast.AccessIndex:
 			idx, err := in.evalExpr(e.withLenient(false), acc.Index)
@@ -209,7 +214,7 @@ func indexOf(cur *value.Variable, idx any) *value.Variable {
 	if !ok {
 		return derived(value.Undefined{}, cur)
 	}
-	return derived(d, cur)
+	return withItemMeta(derived(d, cur), cur, idx)
 }
 
 // evalArgs evaluates call arguments. A bare reference to an unknown

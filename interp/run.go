@@ -49,6 +49,10 @@ type Options struct {
 	// denied an operation (guard or policy) and per policy denial a
 	// privileged guard overrode, as it happens.
 	Explain func(Explanation)
+	// BaseAsRoot makes loaded files' metadata (.mx.absolute, .mx.path,
+	// .mx.absoluteDir) show paths rooted at the base directory ("/" is the
+	// base directory), as mlld's test harness does, instead of host paths.
+	BaseAsRoot bool
 }
 
 // Result is what a run produced.

@@ -103,7 +103,7 @@ func displayText(v *value.Variable) string {
 	if v == nil {
 		return ""
 	}
-	if v.Source == sourceParallel && v.Text != nil {
+	if (v.Source == sourceParallel || v.Source == sourceGlob) && v.Text != nil {
 		return *v.Text
 	}
 	return value.Display(v.Data)
@@ -208,11 +208,24 @@ func mxOf(v *value.Variable, pos ast.Pos) (*value.Object, error) {
 			o.Set(k, x)
 		}
 	}
+	if v.Meta != nil {
+		for _, k := range v.Meta.Keys {
+			if _, ok := o.Get(k); !ok {
+				o.Set(k, v.Meta.Values[k])
+			}
+		}
+	}
 	return o, nil
 }
 
 // mxField is one field of `.mx`; ok is false for a field v does not have.
 func mxField(v *value.Variable, name string, pos ast.Pos) (any, bool, error) {
+	if v.Meta != nil {
+		// A loaded file's metadata; `.mx.data` stays the parsed data.
+		if x, ok := v.Meta.Get(name); ok && name != "data" {
+			return x, true, nil
+		}
+	}
 	switch name {
 	case "labels":
 		return stringList(v.Security.Labels()), true, nil

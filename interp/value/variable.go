@@ -60,6 +60,12 @@ type Variable struct {
 	// input list (`@input` of an operation guard): each keeps its own
 	// descriptor while Data holds their data and Security their union.
 	Items []*Variable
+	// Meta, when non-nil, holds the file metadata of a loaded file
+	// (filename, relative, absolute, fm, …): `.mx` fields read it first.
+	// ItemMeta holds the same per element of an array of loaded files
+	// (a glob), nil where an element has none.
+	Meta     *Object
+	ItemMeta []*Object
 }
 
 // New wraps data in a Variable with an empty descriptor.
