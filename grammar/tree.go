@@ -276,11 +276,11 @@ type forBody struct {
 	Cap      *expr    `parser:"  ( '(' @@?"`
 	Pace     *string  `parser:"    ( ',' @Number @Ident? )? ')' )? )?"`
 	First    string   `parser:"@AtIdent"`
-	Second *string  `parser:"( ',' @AtIdent )?"`
-	Source *expr    `parser:"'in' @@"`
-	Filter *expr    `parser:"( 'when' @@ )?"`
-	Block  *bracket `parser:"( @@"`
-	Action *action  `parser:"| '=>' @@ )"`
+	Second   *string  `parser:"( ',' @AtIdent )?"`
+	Source   *expr    `parser:"'in' @@"`
+	Filter   *expr    `parser:"( 'when' @@ )?"`
+	Block    *bracket `parser:"( @@"`
+	Action   *action  `parser:"| '=>' @@ )"`
 }
 
 type ifStmt struct {
