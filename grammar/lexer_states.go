@@ -131,10 +131,63 @@ func (l *handLexer) quoted(i int, closer byte, closeT lexer.TokenType) (lexer.To
 	if tok, res, ok := l.interpolation(rest, false); ok {
 		return tok, res
 	}
+	if closer == '`' {
+		if tok, ok := l.templateLoad(rest); ok {
+			return tok, stepToken
+		}
+	}
 	if n := textLen(rest, closer, false); n > 0 {
+		if closer == '`' {
+			n = templateLoadCut(rest, n)
+		}
 		return l.emit(tText, n), stepToken
 	}
 	return l.loneAt(rest)
+}
+
+// templateLoad lexes a `<path>` file reference inside a backtick or ::
+// template, which mlld loads and interpolates; its field accessors follow
+// as in an @reference.
+func (l *handLexer) templateLoad(rest string) (lexer.Token, bool) {
+	n := templateLoadLen(rest)
+	if n == 0 {
+		return none, false
+	}
+	l.push(stTRef)
+	return l.emit(tFileLoad, n), true
+}
+
+// templateLoadLen is the length of a file reference at the start of s:
+// a <…> whose path looks like one (it has a '.', '/' or '*' and does not
+// end in '/', so markup such as <b> or <br/> stays text).
+func templateLoadLen(s string) int {
+	if len(s) == 0 || s[0] != '<' {
+		return 0
+	}
+	n := fileLoadLen(s)
+	if n == 0 {
+		return 0
+	}
+	p := strings.TrimSuffix(s[1:n], "?")
+	p = strings.TrimSuffix(p, ">")
+	if i := strings.IndexAny(p, " \t"); i >= 0 {
+		p = p[:i]
+	}
+	if !strings.ContainsAny(p, "./*") || strings.HasSuffix(p, "/") {
+		return 0
+	}
+	return n
+}
+
+// templateLoadCut shortens a text run of n bytes to end before the first
+// file reference in it.
+func templateLoadCut(s string, n int) int {
+	for i := 1; i < n; i++ {
+		if s[i] == '<' && templateLoadLen(s[i:]) > 0 {
+			return i
+		}
+	}
+	return n
 }
 
 // interpolation lexes what all @-templates share: an escape, `@@` and an
@@ -198,8 +251,11 @@ func (l *handLexer) colon(i int) (lexer.Token, step) {
 	if tok, res, ok := l.interpolation(rest, false); ok {
 		return tok, res
 	}
+	if tok, ok := l.templateLoad(rest); ok {
+		return tok, stepToken
+	}
 	if n := l.colonTextLen(i); n > 0 {
-		return l.emit(tText, n), stepToken
+		return l.emit(tText, templateLoadCut(rest, n)), stepToken
 	}
 	if rest[0] == ':' {
 		return l.emit(tText, 1), stepToken

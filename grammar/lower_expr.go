@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/alecthomas/participle/v2/lexer"
 	"github.com/guardrun/guardrun/ast"
 )
 
@@ -410,10 +411,10 @@ func (l *lowerer) plainString(s *strLit) (string, bool) {
 
 // loadTemplate lowers the part of a <…> token from byte from to to as a
 // template (paths and section selectors interpolate @variables).
-func (l *lowerer) loadTemplate(p *primary, from, to int) *ast.StringLit {
-	inner := p.Load.Tok[from:to]
-	sub := &lowerer{src: l.src, base: l.base + p.Pos.Offset + from, text: inner}
-	lit := sub.cmdTemplate(inner, p.Pos)
+func (l *lowerer) loadTemplate(tok string, pos lexer.Position, from, to int) *ast.StringLit {
+	inner := tok[from:to]
+	sub := &lowerer{src: l.src, base: l.base + pos.Offset + from, text: inner}
+	lit := sub.cmdTemplate(inner, pos)
 	if sub.err != nil && l.err == nil {
 		l.err = sub.err
 	}

@@ -3,13 +3,35 @@ package grammar
 import (
 	"strings"
 
+	"github.com/alecthomas/participle/v2/lexer"
 	"github.com/guardrun/guardrun/ast"
 )
 
 // fileLoad lowers a `<path[ # section]>[?]` token with what follows it:
 // field access and an `as` template.
 func (l *lowerer) fileLoad(p *primary, at ast.Pos) *ast.FileLoad {
-	tok := p.Load.Tok
+	out := l.fileLoadTok(p.Load.Tok, p.Pos, at)
+	if p.Load.As != nil {
+		out.As = l.str(p.Load.As)
+	}
+	if len(p.Load.Path) > 0 {
+		r := l.ref(&ref{Pos: p.Pos, Name: "@_", Path: p.Load.Path})
+		out.Access = r.Path
+	}
+	return out
+}
+
+// tplLoad lowers a `<path>` inside a template, with its field accessors.
+func (l *lowerer) tplLoad(t *tplLoad) *ast.InterpPart {
+	at := l.pos(t.Pos)
+	fl := l.fileLoadTok(t.Tok, t.Pos, at)
+	r := l.interp(&interp{Pos: t.Pos, Name: "@_", Path: t.Path})
+	fl.Access = r.Value.(*ast.Ref).Path
+	return &ast.InterpPart{Pos: at, Value: fl}
+}
+
+// fileLoadTok lowers the text of a <…> token at pos.
+func (l *lowerer) fileLoadTok(tok string, pos lexer.Position, at ast.Pos) *ast.FileLoad {
 	out := &ast.FileLoad{Pos: at}
 	end := len(tok) - 1 // the closing >
 	if strings.HasSuffix(tok, ">?") {
@@ -24,20 +46,13 @@ func (l *lowerer) fileLoad(p *primary, at ast.Pos) *ast.FileLoad {
 		}
 		sel := strings.TrimSpace(tok[i+1 : end])
 		if sel == "" {
-			l.fail(p.Pos, "Syntax error: empty section selector", tok, "name a heading after #, as in <guide.md # Overview>")
+			l.fail(pos, "Syntax error: empty section selector", tok, "name a heading after #, as in <guide.md # Overview>")
 			return out
 		}
 		from := i + 1 + strings.Index(tok[i+1:end], sel)
-		out.Section = l.loadTemplate(p, from, from+len(sel))
+		out.Section = l.loadTemplate(tok, pos, from, from+len(sel))
 	}
-	out.Path = l.loadTemplate(p, 1, pathEnd)
-	if p.Load.As != nil {
-		out.As = l.str(p.Load.As)
-	}
-	if len(p.Load.Path) > 0 {
-		r := l.ref(&ref{Pos: p.Pos, Name: "@_", Path: p.Load.Path})
-		out.Access = r.Path
-	}
+	out.Path = l.loadTemplate(tok, pos, 1, pathEnd)
 	return out
 }
 

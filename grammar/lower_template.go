@@ -60,6 +60,8 @@ func (l *lowerer) parts(ps []*part, unescape func(string) string) []ast.Template
 			out = appendText(out, p, "@")
 		case pt.Interp != nil:
 			out = append(out, l.interp(pt.Interp))
+		case pt.Load != nil:
+			out = append(out, l.tplLoad(pt.Load))
 		case pt.For != nil:
 			out = append(out, l.tplFor(pt.For, unescape))
 		}

@@ -519,11 +519,12 @@ type strLit struct {
 
 type part struct {
 	Pos    lexer.Position
-	Text   *string `parser:"  @Text"`
-	Esc    *string `parser:"| @Esc"`
-	AtAt   bool    `parser:"| @AtAt"`
-	Interp *interp `parser:"| @@"`
-	For    *tplFor `parser:"| @@"`
+	Load   *tplLoad `parser:"  @@"`
+	Text   *string  `parser:"| @Text"`
+	Esc    *string  `parser:"| @Esc"`
+	AtAt   bool     `parser:"| @AtAt"`
+	Interp *interp  `parser:"| @@"`
+	For    *tplFor  `parser:"| @@"`
 }
 
 // tplFor is a `/for @x in @source … /end` block inside a :: template; the
@@ -534,6 +535,13 @@ type tplFor struct {
 	Second *string `parser:"( ',' @AtIdent )?"`
 	Source *expr   `parser:"'in' @@ ForHeadEnd"`
 	Body   []*part `parser:"@@* ColonEnd"`
+}
+
+// tplLoad is a `<path>` inside a backtick or :: template.
+type tplLoad struct {
+	Pos  lexer.Position
+	Tok  string         `parser:"@FileLoad"`
+	Path []*tplAccessor `parser:"@@*"`
 }
 
 type interp struct {

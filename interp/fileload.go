@@ -140,7 +140,11 @@ func (in *interp) fileMeta(rel, abs, text string) *value.Object {
 	o.Set("absolute", absolute)
 	o.Set("path", absolute)
 	o.Set("dirname", path.Base(absDir))
-	o.Set("relativeDir", path.Clean("./"+dir))
+	relDir := "."
+	if dir != "." {
+		relDir = "./" + dir
+	}
+	o.Set("relativeDir", relDir)
 	o.Set("absoluteDir", absDir)
 	o.Set("ext", path.Ext(slash))
 	o.Set("text", text)
@@ -385,4 +389,13 @@ func collectMeta(metas []*value.Object, n int, v *value.Variable) []*value.Objec
 		metas = append(metas, nil)
 	}
 	return append(metas, v.Meta)
+}
+
+// interpText is a value as a template interpolates it; the files of a glob
+// interpolate as their texts, joined by blank lines.
+func interpText(v *value.Variable) string {
+	if v.Source == sourceGlob && v.Text != nil {
+		return *v.Text
+	}
+	return value.Text(v.Data)
 }

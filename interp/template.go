@@ -78,7 +78,7 @@ func (in *interp) renderParts(e *env, kind ast.QuoteKind, parts []ast.TemplatePa
 			if e.interpolated != nil {
 				*e.interpolated = append(*e.interpolated, v)
 			}
-			b.WriteString(value.Text(v.Data))
+			b.WriteString(interpText(v))
 		case *ast.TemplateFor:
 			if err := in.renderFor(e, kind, p, b, descs); err != nil {
 				return err
