@@ -241,6 +241,11 @@ func children(n Node) []Node {
 		}
 	case *LoopCtlExpr:
 		out = appendExprs(out, x.Value)
+	case *ShowJoin:
+		out = appendExprs(out, x.Value)
+		if x.Options != nil {
+			out = append(out, x.Options)
+		}
 	case *LoopDirective:
 		if x.Loop != nil {
 			out = append(out, x.Loop)

@@ -212,13 +212,17 @@ func (l *lowerer) primary(p *primary) ast.Expr {
 		return l.continueWith(w, outer)
 	case p.For != nil:
 		f, outer := l.forExpr(p.For, at)
+		if len(p.For.Batch) > 0 {
+			// The batch pipeline runs on the collected results.
+			return l.pipeline(at, l.continueWith(f, outer), p.For.Batch, nil)
+		}
 		return l.continueWith(f, outer)
 	case p.Foreach != nil:
-		r := l.ref(p.Foreach)
+		r := l.ref(p.Foreach.Call)
 		if len(r.Path) == 0 || r.Path[len(r.Path)-1].Kind != ast.AccessCall {
 			l.fail(p.Pos, "foreach needs an invocation: foreach @f(@items)", r.Name, "write foreach @f(@array)")
 		}
-		return &ast.ForeachExpr{Pos: at, Call: r}
+		return l.pipeline(at, &ast.ForeachExpr{Pos: at, Call: r}, p.Foreach.Batch, nil)
 	case p.BareKw != nil:
 		switch kw := *p.BareKw; {
 		case strings.HasPrefix(kw, "allow"):
@@ -227,6 +231,13 @@ func (l *lowerer) primary(p *primary) ast.Expr {
 			return &ast.LoopCtlExpr{Pos: at, Done: strings.HasPrefix(kw, "done")}
 		}
 		return &ast.RetryExpr{Pos: at}
+	case p.LeadPar != nil:
+		st := &ast.Stage{Pos: at, Kind: ast.StageParallel}
+		for _, a := range p.LeadPar.Atoms {
+			st.Parallel = append(st.Parallel, l.stageAtom(a))
+		}
+		empty := &ast.StringLit{Pos: at, Kind: ast.DoubleQuote, Parts: []ast.TemplatePart{}}
+		return &ast.PipelineExpr{Pos: at, Source: empty, Stages: []*ast.Stage{st}}
 	case p.Loop != nil:
 		return l.loop(p.Loop, at)
 	case p.Ctl != nil:

@@ -148,7 +148,7 @@ func (l *lowerer) stmt(s *stmt) ast.Directive {
 	case s.Var != nil:
 		return l.varStmt(s.Var, p)
 	case s.Show != nil:
-		return &ast.ShowDirective{Pos: p, Value: l.expr(s.Show)}
+		return &ast.ShowDirective{Pos: p, Value: showForeach(l.expr(s.Show))}
 	case s.Exe != nil:
 		return l.exe(s.Exe, p)
 	case s.If != nil:

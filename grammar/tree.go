@@ -281,6 +281,8 @@ type forBody struct {
 	Filter   *expr    `parser:"( 'when' @@ )?"`
 	Block    *bracket `parser:"( @@"`
 	Action   *action  `parser:"| '=>' @@ )"`
+	// Batch is a pipeline run on the collected results: `=> | @f`.
+	Batch []*pipeStep `parser:"( '=>' @@+ )?"`
 }
 
 type ifStmt struct {
@@ -367,8 +369,9 @@ type primary struct {
 	BareKw  *string    `parser:"| @BareKw"`
 	Bool    *string    `parser:"| @('true'|'false')"`
 	Null    bool       `parser:"| @'null'"`
-	Foreach *ref       `parser:"| 'foreach' @@"`
+	Foreach *foreachX  `parser:"| 'foreach' @@"`
 	Loop    *loopX     `parser:"| 'loop' @@"`
+	LeadPar *leadPar   `parser:"| @@"`
 	Ctl     *ctlX      `parser:"| @@"`
 	Retry   *retryX    `parser:"| @@"`
 	Skip    bool       `parser:"| @'skip'"`
@@ -376,6 +379,22 @@ type primary struct {
 	Allow   *allowX    `parser:"| @@"`
 	Deny    *denyX     `parser:"| @@"`
 	Call    *bareCall  `parser:"| @@"`
+}
+
+// foreachX is `foreach @f(args)`, optionally with a batch pipeline run
+// on the whole result (`=> | @stage …`).
+type foreachX struct {
+	Call  *ref        `parser:"@@"`
+	Batch []*pipeStep `parser:"( '=>' @@+ )?"`
+}
+
+// leadPar is a leading parallel group, `|| @a() || @b() [(cap, pace)]`:
+// its branches run on an empty input and its value is their results.
+type leadPar struct {
+	Pos   lexer.Position
+	Atoms []*stageAtom `parser:"( '||' @@ )+"`
+	Cap   *string      `parser:"( '(' @Number"`
+	Pace  *string      `parser:"  ( ',' @Number @Ident? )? ')' )?"`
 }
 
 // loadX is `<path[ # section]>[?]` with field access and an `as`
