@@ -269,7 +269,7 @@ func (in *interp) prepareCommand(e *env, c *ast.CodeExpr) (*preparedCommand, err
 			if literal {
 				pc.segs = append(pc.segs, code.Segment{Literal: text})
 			} else {
-				pc.segs = append(pc.segs, code.Segment{Value: text, IsValue: true})
+				pc.segs = append(pc.segs, commandSegments(v, text)...)
 			}
 		}
 	}
