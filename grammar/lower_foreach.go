@@ -20,3 +20,18 @@ func showForeach(v ast.Expr) ast.Expr {
 	}
 	return &ast.ShowJoin{Pos: v.Position(), Value: src, Options: opts}
 }
+
+// onlyValues reports whether every statement of blk is a plain expression
+// (no let, +=, =>, directive or loop control).
+func onlyValues(blk *ast.BlockExpr) bool {
+	for _, s := range blk.Stmts {
+		es, ok := s.(*ast.ExprStmt)
+		if !ok {
+			return false
+		}
+		if _, ok := es.Value.(*ast.LoopCtlExpr); ok {
+			return false
+		}
+	}
+	return true
+}

@@ -289,8 +289,14 @@ func (l *lowerer) varStmt(v *varStmt, p ast.Pos) *ast.VarDirective {
 		return d
 	}
 	val, outer := l.bracketExpr(v.Block)
-	if blk, ok := val.(*ast.BlockExpr); ok && len(blk.Stmts) == 0 {
-		val = &ast.ArrayLit{Pos: blk.Pos, Items: []ast.ArrayItem{}}
+	if blk, ok := val.(*ast.BlockExpr); ok && onlyValues(blk) {
+		// A var's `[ … ]` is a block only when it holds statements:
+		// `[@f()]` is an array of one call's result.
+		arr := &ast.ArrayLit{Pos: blk.Pos, Items: []ast.ArrayItem{}}
+		for _, s := range blk.Stmts {
+			arr.Items = append(arr.Items, ast.ArrayItem{Value: s.(*ast.ExprStmt).Value})
+		}
+		val = arr
 	}
 	// A pipe or operator after a block applies to the block's value.
 	d.Value = l.continueWith(val, outer)

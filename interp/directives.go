@@ -23,6 +23,15 @@ func (in *interp) execDocument(e *env, doc *ast.Document) error {
 			in.out.prose(d.Text)
 		case ast.Directive:
 			in.curPos = d.Position()
+			if ran, stop, err := in.topLevelReturn(e, d); ran {
+				if err != nil {
+					return unansweredRetry(err, d.Position())
+				}
+				if stop {
+					return nil
+				}
+				continue
+			}
 			if err := in.execDirective(e, d); err != nil {
 				return unansweredRetry(err, d.Position())
 			}
