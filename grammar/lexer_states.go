@@ -34,6 +34,12 @@ func (l *handLexer) expr(i int, forHead bool) (lexer.Token, step) {
 			return l.emit(tForHeadEnd, n+spaceLen(rest[n:])), stepToken
 		}
 		j := n + blankLen(rest[n:])
+		if pipeContinues(rest[j:]) {
+			// A line starting with | continues the expression above it
+			// (vertical pipelines).
+			l.advance(j)
+			return none, stepAgain
+		}
 		if j < len(rest) && rest[j] == '*' {
 			return l.emit(tArmStar, j+1), stepToken
 		}
@@ -578,6 +584,12 @@ func bareKwLen(s string) int {
 		return i + n
 	}
 	return 0
+}
+
+// pipeContinues reports whether a line starting with s (after its
+// indentation) continues a pipeline: a single | (not ||).
+func pipeContinues(s string) bool {
+	return len(s) > 1 && s[0] == '|' && s[1] != '|'
 }
 
 // bareKeywords may stand alone on a line; the loop controls may also
