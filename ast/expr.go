@@ -194,6 +194,9 @@ type CodeExpr struct {
 	Code    string
 	Command *StringLit
 	Run     bool
+	// Args are the variables a block names in its header
+	// (`js (@a, @b) { … }`), bound as its parameters.
+	Args []string
 }
 
 // WithClause is `with { pipeline: [...], key: value, … }`. Pipeline holds

@@ -621,7 +621,17 @@ func codeOpenLen(s string) int {
 func langOpenLen(s string) int {
 	for _, lang := range codeLangs {
 		if strings.HasPrefix(s, lang) {
-			if i := len(lang) + blankLen(s[len(lang):]); i < len(s) && s[i] == '{' {
+			i := len(lang) + blankLen(s[len(lang):])
+			if i < len(s) && s[i] == '(' {
+				// `js (@a, @b) {`: the variables the block receives.
+				j := strings.IndexAny(s[i:], ")\n")
+				if j < 0 || s[i+j] != ')' {
+					return 0
+				}
+				i += j + 1
+				i += blankLen(s[i:])
+			}
+			if i < len(s) && s[i] == '{' {
 				return i + 1
 			}
 		}

@@ -437,8 +437,18 @@ func (l *lowerer) code(c *codeBlock) *ast.CodeExpr {
 	last := c.Tokens[len(c.Tokens)-1]
 	start := open.Pos.Offset + len(open.Value)
 	raw := l.text[start:last.Pos.Offset]
-	words := strings.Fields(strings.TrimSuffix(strings.TrimPrefix(open.Value, "|"), "{"))
-	out := &ast.CodeExpr{Pos: l.pos(c.Pos), Lang: "cmd", Code: raw}
+	head := strings.TrimSuffix(strings.TrimPrefix(open.Value, "|"), "{")
+	var args []string
+	if i := strings.IndexByte(head, '('); i >= 0 {
+		for _, a := range strings.Split(strings.Trim(head[i:], "() \t"), ",") {
+			if a = strings.TrimPrefix(strings.TrimSpace(a), "@"); a != "" {
+				args = append(args, a)
+			}
+		}
+		head = head[:i]
+	}
+	words := strings.Fields(head)
+	out := &ast.CodeExpr{Pos: l.pos(c.Pos), Lang: "cmd", Code: raw, Args: args}
 	if len(words) > 0 && words[0] == "run" {
 		out.Run = true
 		words = words[1:]

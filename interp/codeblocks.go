@@ -61,6 +61,13 @@ func (in *interp) runCode(e *env, c *ast.CodeExpr, stdin *string) (*value.Variab
 			"code execution is disabled: cannot run %s block", c.Lang)
 	}
 	lang := c.Lang
+	if len(c.Args) > 0 {
+		ae, err := in.codeArgsEnv(e, c)
+		if err != nil {
+			return nil, err
+		}
+		e = ae
+	}
 	var res *value.Variable
 	var err error
 	switch lang {
