@@ -9,7 +9,19 @@ type ShowJoin struct {
 	Options *ObjectLit
 }
 
+// TemplateFile is `template "path"` as an exe body: the file is read and
+// interpolated when the exe is called (.att: @variables, <file>
+// references and /for loops; .mtt: {{variables}} only).
+type TemplateFile struct {
+	Pos  Pos
+	Path *StringLit
+}
+
 // Position implements Node.
 func (n *ShowJoin) Position() Pos { return n.Pos }
 
-func (*ShowJoin) expr() {}
+// Position implements Node.
+func (n *TemplateFile) Position() Pos { return n.Pos }
+
+func (*ShowJoin) expr()     {}
+func (*TemplateFile) expr() {}

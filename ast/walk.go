@@ -241,6 +241,10 @@ func children(n Node) []Node {
 		}
 	case *LoopCtlExpr:
 		out = appendExprs(out, x.Value)
+	case *TemplateFile:
+		if x.Path != nil {
+			out = append(out, x.Path)
+		}
 	case *ShowJoin:
 		out = appendExprs(out, x.Value)
 		if x.Options != nil {

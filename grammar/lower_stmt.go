@@ -312,7 +312,9 @@ func (l *lowerer) exe(e *exeStmt, p ast.Pos) *ast.ExeDirective {
 		}
 		d.Params = append(d.Params, q)
 	}
-	if e.Body != nil {
+	if e.Tpl != nil {
+		d.Body = &ast.TemplateFile{Pos: l.pos(e.Tpl.Pos), Path: l.str(e.Tpl)}
+	} else if e.Body != nil {
 		d.Body = l.expr(e.Body)
 	} else {
 		var outer *bracketExpr

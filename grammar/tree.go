@@ -82,8 +82,10 @@ type exeStmt struct {
 	Name   string       `parser:"@AtIdent"`
 	Parens bool         `parser:"( @'('"`
 	Params []*param     `parser:"  ( @@ ( ',' @@ )* )? ')' )? '='"`
-	Body   *expr        `parser:"( (?! '[' ) @@"`
-	Block  *bracketExpr `parser:"| @@ )"`
+	// Tpl is `template "file.att"`: the body is an external template.
+	Tpl   *strLit      `parser:"( 'template' @@"`
+	Body  *expr        `parser:"| (?! '[' ) @@"`
+	Block *bracketExpr `parser:"| @@ )"`
 }
 
 type block struct {

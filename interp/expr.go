@@ -60,6 +60,8 @@ func (in *interp) evalExpr(e *env, x ast.Expr) (*value.Variable, error) {
 		return in.evalLoopCtl(e, x)
 	case *ast.ShowJoin:
 		return in.evalShowJoin(e, x)
+	case *ast.TemplateFile:
+		return in.evalTemplateFile(e, x)
 	case *ast.RetryExpr:
 		var hint *value.Variable
 		if x.Hint != nil {

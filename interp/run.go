@@ -53,6 +53,9 @@ type Options struct {
 	// .mx.absoluteDir) show paths rooted at the base directory ("/" is the
 	// base directory), as mlld's test harness does, instead of host paths.
 	BaseAsRoot bool
+	// ParseTemplate parses the text of an external template file
+	// (mustache: a .mtt file); the facade passes grammar.ParseTemplate.
+	ParseTemplate func(file string, src []byte, mustache bool) (*ast.StringLit, error)
 }
 
 // Result is what a run produced.
