@@ -78,10 +78,10 @@ type param struct {
 
 type exeStmt struct {
 	Pos    lexer.Position
-	Labels []*label     `parser:"( @@ ( ',' @@ )* )?"`
-	Name   string       `parser:"@AtIdent"`
-	Parens bool         `parser:"( @'('"`
-	Params []*param     `parser:"  ( @@ ( ',' @@ )* )? ')' )? '='"`
+	Labels []*label `parser:"( @@ ( ',' @@ )* )?"`
+	Name   string   `parser:"@AtIdent"`
+	Parens bool     `parser:"( @'('"`
+	Params []*param `parser:"  ( @@ ( ',' @@ )* )? ')' )? '='"`
 	// Tpl is `template "file.att"`: the body is an external template.
 	Tpl   *strLit      `parser:"( 'template' @@"`
 	Body  *expr        `parser:"| (?! '[' ) @@"`
