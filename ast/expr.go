@@ -113,6 +113,9 @@ const (
 	// AccessCall is `(args)`: invokes the value reached so far (an exe, or a
 	// builtin method when the previous accessor was a field).
 	AccessCall
+	// AccessSlice is `[start:end]`; Index is the start and End the end,
+	// either nil when left out.
+	AccessSlice
 )
 
 // Accessor is one step of a reference path.
@@ -122,6 +125,7 @@ type Accessor struct {
 	Name     string // AccessField
 	Index    Expr   // AccessIndex
 	Args     []Expr // AccessCall
+	End      Expr   // AccessSlice
 	Optional bool   // `?.`
 }
 

@@ -140,7 +140,7 @@ func children(n Node) []Node {
 		}
 	case *Ref:
 		for _, a := range x.Path {
-			out = appendExprs(out, a.Index)
+			out = appendExprs(out, a.Index, a.End)
 			out = appendExprs(out, a.Args...)
 		}
 	case *ArrayLit:

@@ -103,6 +103,7 @@ const (
 	tCodeText
 	tIndexOpen
 	tCallOpen
+	tBarePath
 )
 
 var tokenNames = map[string]lexer.TokenType{
@@ -117,7 +118,7 @@ var tokenNames = map[string]lexer.TokenType{
 	"MOpen": tMOpen, "MClose": tMClose, "MDot": tMDot, "TField": tTField, "TLBrack": tTLBrack,
 	"TLParen": tTLParen, "TFallback": tTFallback, "TOmit": tTOmit, "TRBrack": tTRBrack,
 	"TRParen": tTRParen, "CodeLBrace": tCodeLBrace, "CodeRBrace": tCodeRBrace, "CodeText": tCodeText,
-	"IndexOpen": tIndexOpen, "CallOpen": tCallOpen,
+	"IndexOpen": tIndexOpen, "CallOpen": tCallOpen, "BarePath": tBarePath,
 }
 
 // lexDef is a participle lexer definition whose lexers start in root.
@@ -165,6 +166,9 @@ type handLexer struct {
 	// and -1 otherwise; afterDot says the last token was . or ?.
 	pathEnd  int
 	afterDot bool
+	// afterTo says the last token was the word `to` (not a field): an
+	// output target may follow as a bare path (`to data.json`).
+	afterTo bool
 }
 
 func newLexer(filename, src string, root lexState) *handLexer {
@@ -194,6 +198,7 @@ func (l *handLexer) emit(t lexer.TokenType, n int) lexer.Token {
 	if t == tAtIdent || t == tFileLoad || l.afterDot && (t == tIdent || t == tNumber) || tok.Value == ")" || tok.Value == "]" {
 		l.pathEnd = off + n
 	}
+	l.afterTo = t == tIdent && tok.Value == "to" && !l.afterDot
 	l.afterDot = tok.Value == "." || tok.Value == "?."
 	return tok
 }

@@ -90,6 +90,11 @@ func (l *handLexer) expr(i int, forHead bool) (lexer.Token, step) {
 			return l.emit(tAtIdent, 1+n), stepToken
 		}
 	}
+	if l.afterTo {
+		if n := barePathLen(rest); n > 0 {
+			return l.emit(tBarePath, n), stepToken
+		}
+	}
 	if isAlpha(c) {
 		if n := bareKwLen(rest); n > 0 {
 			return l.emit(tBareKw, n), stepToken
@@ -590,6 +595,26 @@ func bareKwLen(s string) int {
 // indentation) continues a pipeline: a single | (not ||).
 func pipeContinues(s string) bool {
 	return len(s) > 1 && s[0] == '|' && s[1] != '|'
+}
+
+// barePathLen matches an unquoted file path after `to` (`output @x to
+// out/data.json`): letters, digits and _ . / - up to a blank or the end of
+// the line, holding a . or / (so `to stdout` stays a word), starting with
+// a letter, digit, _ or ./ and not ending in a dot.
+func barePathLen(s string) int {
+	i := 0
+	for i < len(s) && (isAlnum(s[i]) || strings.IndexByte("_./-", s[i]) >= 0) {
+		i++
+	}
+	p := s[:i]
+	switch {
+	case i == 0, !strings.ContainsAny(p, "./"), strings.HasSuffix(p, "."),
+		!(isAlnum(p[0]) || p[0] == '_' || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../")):
+		return 0
+	case i < len(s) && strings.IndexByte(" \t\r\n;]", s[i]) < 0:
+		return 0
+	}
+	return i
 }
 
 // bareKeywords may stand alone on a line; the loop controls may also

@@ -164,6 +164,9 @@ func (l *lowerer) runValue(e *expr) (ast.Expr, bool) {
 	if t == nil || t.First == nil || t.First.Run == nil || len(t.Rest) > 0 || t.Then != nil {
 		return nil, false
 	}
+	if c := l.runString(t.First.Run); c != nil {
+		return l.pipeline(c.Pos, c, e.Steps, e.With), true
+	}
 	return l.expr(&expr{Pos: t.First.Run.Pos, Source: t.First.Run, Steps: e.Steps, With: e.With}), true
 }
 

@@ -349,6 +349,18 @@ func (l *lowerer) ref(r *ref) *ast.Ref {
 			for i, f := range strings.Split(*a.Field, ".") {
 				out.Path = append(out.Path, ast.Accessor{Pos: p, Kind: ast.AccessField, Name: f, Optional: a.Optional && i == 0})
 			}
+		case a.Colon || a.Lead:
+			acc := ast.Accessor{Pos: p, Kind: ast.AccessSlice}
+			if a.Index != nil {
+				acc.Index = l.expr(a.Index)
+			}
+			if a.End != nil {
+				acc.End = l.expr(a.End)
+			}
+			if a.LeadEnd != nil {
+				acc.End = l.expr(a.LeadEnd)
+			}
+			out.Path = append(out.Path, acc)
 		default:
 			out.Path = append(out.Path, l.bracketAccessor(p, a.Wild, a.Index, a.Args))
 		}

@@ -35,3 +35,22 @@ func onlyValues(blk *ast.BlockExpr) bool {
 	}
 	return true
 }
+
+// runString lowers `run "command"`: a quoted command runs as cmd { … }
+// does, its literal text as shell text and its interpolations as data.
+// It returns nil when the operand is not a plain double-quoted string.
+func (l *lowerer) runString(t *ternary) *ast.CodeExpr {
+	if t.First == nil || t.First.Str == nil || !t.First.Str.DQ || len(t.Rest) > 0 || t.Then != nil {
+		return nil
+	}
+	lit := l.str(t.First.Str)
+	for _, p := range lit.Parts {
+		if tp, ok := p.(*ast.TextPart); ok {
+			if _, op := forbiddenShellOperator(tp.Text); op != "" {
+				l.fail(t.First.Pos, cmdOperatorMessage(op), op, `run "…" runs a single pipeline (only | is allowed); use sh { … } for shell syntax`)
+				return nil
+			}
+		}
+	}
+	return &ast.CodeExpr{Pos: lit.Pos, Lang: "cmd", Command: lit, Run: true}
+}

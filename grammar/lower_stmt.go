@@ -76,6 +76,10 @@ func (l *lowerer) fail(p lexer.Position, msg, found, hint string) {
 
 func (l *lowerer) top(t *span, extra *lexer.Token, at ast.Pos) ast.Directive {
 	if extra != nil {
+		if extra.Type == tIndexOpen {
+			l.fail(extra.Pos, "Syntax error: invalid index or slice", l.snippet(extra.Pos), "write an index such as [0] or a slice such as [1:3]")
+			return nil
+		}
 		if t.Stmt.Show != nil {
 			l.fail(extra.Pos, "show accepts only a single argument. To display multiple values, use a template: show `@a @b`", "", "combine the values in one template")
 		} else {
@@ -365,9 +369,12 @@ func (l *lowerer) output(o *outputStmt) (ast.Expr, ast.OutputTarget, string) {
 
 func (l *lowerer) target(t *target) ast.OutputTarget {
 	out := ast.OutputTarget{Pos: l.pos(t.Pos)}
-	if t.Stream != nil {
+	switch {
+	case t.Stream != nil:
 		out.Stream = *t.Stream
-	} else {
+	case t.Bare != nil:
+		out.Path = &ast.StringLit{Pos: out.Pos, Kind: ast.DoubleQuote, Parts: []ast.TemplatePart{&ast.TextPart{Pos: out.Pos, Text: *t.Bare}}}
+	default:
 		out.Path = l.ternary(t.Path)
 	}
 	return out

@@ -123,6 +123,7 @@ type outputStmt struct {
 type target struct {
 	Pos    lexer.Position
 	Stream *string  `parser:"  @('stdout'|'stderr')"`
+	Bare   *string  `parser:"| @BarePath"`
 	Path   *ternary `parser:"| @@"`
 }
 
@@ -472,8 +473,12 @@ type accessor struct {
 	Pos      lexer.Position
 	Optional bool    `parser:"(   ( @'?.' | '.' )"`
 	Field    *string `parser:"    @(Ident|Number)"`
-	Wild     bool    `parser:"  | ( IndexOpen | TLBrack ) @'*' ']'"`
-	Index    *expr   `parser:"  | ( IndexOpen | TLBrack ) @@ ']'"`
+	Wild     bool    `parser:"  | ( IndexOpen | TLBrack ) ( @'*'"`
+	Index    *expr   `parser:"    | @@"`
+	Colon    bool    `parser:"      ( @':'"`
+	End      *expr   `parser:"        @@? )?"`
+	Lead     bool    `parser:"    | @':'"`
+	LeadEnd  *expr   `parser:"      @@? ) ']'"`
 	Call     bool    `parser:"  | @( CallOpen | TLParen )"`
 	Args     []*expr `parser:"    ( @@ ( ',' @@ )* ','? )? ')' )"`
 }

@@ -126,6 +126,12 @@ func (in *interp) applyPath(e *env, cur *value.Variable, path []ast.Accessor, r 
 				return nil, err
 			}
 			cur = indexOf(cur, idx.Data)
+		case ast.AccessSlice:
+			res, err := in.sliceOf(e, cur, acc)
+			if err != nil {
+				return nil, err
+			}
+			cur = res
 		case ast.AccessWildcard:
 			arr, ok := structuredData(cur.Data).([]any)
 			if !ok {

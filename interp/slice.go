@@ -1,0 +1,66 @@
+package interp
+
+import (
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// sliceOf evaluates `[start:end]` on an array or a string, as JavaScript's
+// slice does: a missing bound is the start or the end, a negative one
+// counts from the end, and bounds are clamped. Anything else slices to
+// undefined. The result carries the container's descriptor.
+func (in *interp) sliceOf(e *env, cur *value.Variable, acc ast.Accessor) (*value.Variable, error) {
+	bound := func(x ast.Expr) (int, bool, error) {
+		if x == nil {
+			return 0, false, nil
+		}
+		v, err := in.evalExpr(e.withLenient(false), x)
+		if err != nil {
+			return 0, false, err
+		}
+		n, ok := v.Data.(float64)
+		if !ok {
+			return 0, false, newError(KindType, acc.Pos, "slice bounds are numbers, as in [1:3]",
+				"slice bound must be a number, got %s", typeName(v.Data))
+		}
+		return int(n), true, nil
+	}
+	from, hasFrom, err := bound(acc.Index)
+	if err != nil {
+		return nil, err
+	}
+	to, hasTo, err := bound(acc.End)
+	if err != nil {
+		return nil, err
+	}
+	span := func(n int) (int, int) {
+		a, b := 0, n
+		if hasFrom {
+			a = clampBound(from, n)
+		}
+		if hasTo {
+			b = clampBound(to, n)
+		}
+		if b < a {
+			b = a
+		}
+		return a, b
+	}
+	switch d := structuredData(cur.Data).(type) {
+	case []any:
+		a, b := span(len(d))
+		return derived(append([]any{}, d[a:b]...), cur), nil
+	case string:
+		r := []rune(d)
+		a, b := span(len(r))
+		return derived(string(r[a:b]), cur), nil
+	}
+	return derived(value.Undefined{}, cur), nil
+}
+
+func clampBound(i, n int) int {
+	if i < 0 {
+		i += n
+	}
+	return max(0, min(i, n))
+}
