@@ -1,6 +1,10 @@
 package grammar
 
-import "github.com/guardrun/guardrun/ast"
+import (
+	"strings"
+
+	"github.com/guardrun/guardrun/ast"
+)
 
 // showForeach turns the value of `show foreach @f(@xs) [=> | stages]
 // [with { separator, template }]` into a ShowJoin: shown, a foreach's
@@ -53,4 +57,22 @@ func (l *lowerer) runString(t *ternary) *ast.CodeExpr {
 		}
 	}
 	return &ast.CodeExpr{Pos: lit.Pos, Lang: "cmd", Command: lit, Run: true}
+}
+
+// shadowExe lowers `exe @js = { helper, … }`, the @-spelling of a shadow
+// environment.
+func (l *lowerer) shadowExe(e *exeStmt, p ast.Pos) ast.Directive {
+	lang := strings.TrimPrefix(e.Name, "@")
+	switch lang {
+	case "js", "javascript", "node", "nodejs", "py", "python":
+	default:
+		l.fail(e.Pos, "Syntax error: { "+strings.Join(e.Names, ", ")+" } declares a shadow environment, which needs a language name",
+			e.Name, "write exe js = { helper } (or node) to expose exes to code blocks")
+		return nil
+	}
+	if e.Parens || len(e.Labels) > 0 {
+		l.fail(e.Pos, "Syntax error: a shadow environment takes no parameters or labels", e.Name, "write exe js = { helper }")
+		return nil
+	}
+	return &ast.ShadowDirective{Pos: p, Lang: lang, Names: e.Names}
 }

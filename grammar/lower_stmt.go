@@ -153,7 +153,12 @@ func (l *lowerer) stmt(s *stmt) ast.Directive {
 		return l.varStmt(s.Var, p)
 	case s.Show != nil:
 		return &ast.ShowDirective{Pos: p, Value: showForeach(l.expr(s.Show))}
+	case s.Shadow != nil:
+		return &ast.ShadowDirective{Pos: p, Lang: s.Shadow.Lang, Names: s.Shadow.Names}
 	case s.Exe != nil:
+		if s.Exe.Names != nil {
+			return l.shadowExe(s.Exe, p)
+		}
 		return l.exe(s.Exe, p)
 	case s.If != nil:
 		return l.ifStmt(s.If, p)

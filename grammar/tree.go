@@ -24,6 +24,7 @@ type stmt struct {
 	Pos     lexer.Position
 	Var     *varStmt    `parser:"  'var' @@"`
 	Show    *expr       `parser:"| 'show' @@"`
+	Shadow  *shadowStmt `parser:"| 'exe' @@"`
 	Exe     *exeStmt    `parser:"| 'exe' @@"`
 	If      *ifStmt     `parser:"| 'if' @@"`
 	Output  *outputStmt `parser:"| 'output' @@"`
@@ -83,9 +84,19 @@ type exeStmt struct {
 	Parens bool     `parser:"( @'('"`
 	Params []*param `parser:"  ( @@ ( ',' @@ )* )? ')' )? '='"`
 	// Tpl is `template "file.att"`: the body is an external template.
-	Tpl   *strLit      `parser:"( 'template' @@"`
+	Tpl *strLit `parser:"( 'template' @@"`
+	// Names is a shadow environment, `exe @js = { helper, … }`.
+	Names []string     `parser:"| '{' @Ident ( ',' @Ident )* ','? '}'"`
 	Body  *expr        `parser:"| (?! '[' ) @@"`
 	Block *bracketExpr `parser:"| @@ )"`
+}
+
+// shadowStmt is `exe js = { helper, … }`: a shadow environment for the
+// code blocks of a language.
+type shadowStmt struct {
+	Pos   lexer.Position
+	Lang  string   `parser:"@('js'|'javascript'|'node'|'nodejs'|'py'|'python') '='"`
+	Names []string `parser:"'{' @Ident ( ',' @Ident )* ','? '}'"`
 }
 
 type block struct {

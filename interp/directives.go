@@ -81,6 +81,8 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 	case *ast.ForDirective:
 		_, err := in.evalFor(e, d.For, false)
 		return undefined(), err
+	case *ast.ShadowDirective:
+		return undefined(), in.execShadow(e, d)
 	case *ast.LoopDirective:
 		_, err := in.evalLoop(e, d.Loop)
 		return undefined(), err
