@@ -112,7 +112,12 @@ func (in *interp) evalArray(e *env, x *ast.ArrayLit) (*value.Variable, error) {
 				continue
 			}
 		}
-		v, err := in.evalExpr(e, it.Value)
+		ie := e
+		if it.Optional {
+			// `@x?` leaves a missing variable out, as any falsy value.
+			ie = e.withLenient(true)
+		}
+		v, err := in.evalExpr(ie, it.Value)
 		if err != nil {
 			return nil, err
 		}
@@ -151,7 +156,12 @@ func (in *interp) evalObject(e *env, x *ast.ObjectLit) (*value.Variable, error) 
 	o := value.NewObject()
 	res := value.New(o)
 	for _, en := range x.Entries {
-		v, err := in.evalExpr(e, en.Value)
+		ee := e
+		if en.Optional {
+			// `key?: @x` leaves the pair out when @x is missing or falsy.
+			ee = e.withLenient(true)
+		}
+		v, err := in.evalExpr(ee, en.Value)
 		if err != nil {
 			return nil, err
 		}

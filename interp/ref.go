@@ -54,6 +54,9 @@ func (in *interp) evalRefRoot(e *env, r *ast.Ref, root *value.Variable, ok bool)
 		switch {
 		case builtinNames[r.Name]:
 			root = value.New(builtin{name: r.Name})
+		case probesDefined(r):
+			// `@missing.isDefined()` asks the question instead of failing.
+			return value.New(false), nil
 		case e.lenient && !(e.strictRefs && r.Name != "p" && r.Name != "pipeline"):
 			return undefined(), nil
 		default:
@@ -324,6 +327,9 @@ func (in *interp) callValue(e *env, callee *value.Variable, args []*value.Variab
 	case *guardHelper:
 		return in.callGuardHelper(f, args, pos)
 	case builtin:
+		if v, ok, err := in.callBuiltinFunc(e, f.name, args, pos); ok {
+			return v, err
+		}
 		var input any = ""
 		var extra []any
 		if len(args) > 0 {
