@@ -49,7 +49,7 @@ func (l *lowerer) bracketBody(b *bracket) (v ast.Expr, block bool) {
 	if isBlockForm(b) {
 		blk := &ast.BlockExpr{Pos: l.pos(b.Pos)}
 		for _, it := range b.Items {
-			if d := l.stmt(it.Stmt); d != nil {
+			if d := l.blockStmt(it.Stmt); d != nil {
 				blk.Stmts = append(blk.Stmts, d)
 			}
 		}

@@ -173,7 +173,7 @@ func (l *lowerer) runValue(e *expr) (ast.Expr, bool) {
 func (l *lowerer) block(b *block) *ast.BlockExpr {
 	out := &ast.BlockExpr{Pos: l.pos(b.Pos)}
 	for _, s := range b.Stmts {
-		if d := l.stmt(s); d != nil {
+		if d := l.blockStmt(s); d != nil {
 			out.Stmts = append(out.Stmts, d)
 		}
 	}

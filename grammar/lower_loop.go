@@ -23,7 +23,7 @@ func (l *lowerer) loop(x *loopX, at ast.Pos) *ast.LoopExpr {
 	}
 	out.Body = &ast.BlockExpr{Pos: l.pos(x.Body.Pos)}
 	for _, it := range x.Body.Items {
-		if d := l.stmt(it.Stmt); d != nil {
+		if d := l.blockStmt(it.Stmt); d != nil {
 			out.Body.Stmts = append(out.Body.Stmts, d)
 		}
 	}
@@ -46,4 +46,16 @@ func (l *lowerer) loopStmt(e *expr, p ast.Pos) ast.Directive {
 		l.fail(end, "Syntax error: unexpected text after the directive", l.snippet(end), "end the directive here or put the rest on its own line")
 	}
 	return d
+}
+
+// blockStmt lowers a statement of a [ … ] block. `var` declares
+// document-level variables and is refused there, as in mlld: a block
+// binds with let.
+func (l *lowerer) blockStmt(s *stmt) ast.Directive {
+	if s != nil && s.Var != nil {
+		l.fail(s.Pos, "`var` cannot be used inside blocks — use `let` for block-scoped bindings", "var",
+			"write let "+s.Var.Name+" = … inside the block")
+		return nil
+	}
+	return l.stmt(s)
 }

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/value"
@@ -85,6 +86,10 @@ func (in *interp) evalLoop(e *env, x *ast.LoopExpr) (*value.Variable, error) {
 		if err != nil {
 			return nil, err
 		}
+		if isRetry(v) {
+			return nil, newError(KindPipeline, x.Pos, "end an iteration with continue [value], and the loop with done [value]",
+				"Use 'continue' instead of 'retry' in loop bodies")
+		}
 		if c, ok := ctlOf(v); ok {
 			next := c.val
 			if next == nil {
@@ -164,4 +169,16 @@ func (in *interp) parallelCap(e *env, f *ast.ForExpr) error {
 			"parallel cap must be a positive number, got %s", fmt.Sprint(value.Display(v.Data)))
 	}
 	return nil
+}
+
+// isJSONRecord reports whether v can be one line of a .jsonl file: data
+// (an object, array, number, boolean or null) or a string holding JSON.
+func isJSONRecord(v *value.Variable) bool {
+	s, ok := v.Data.(string)
+	if !ok {
+		_, undef := v.Data.(value.Undefined)
+		return !undef
+	}
+	_, err := value.ParseJSON(strings.TrimSpace(s))
+	return err == nil
 }
