@@ -387,6 +387,12 @@ func (l *lowerer) target(t *target) ast.OutputTarget {
 
 func (l *lowerer) importStmt(s *importStmt, p ast.Pos) *ast.ImportDirective {
 	d := &ast.ImportDirective{Pos: p}
+	if s.Kind != nil && *s.Kind == "module" {
+		// Local files are not registry modules; guardrun has no registry.
+		l.fail(s.Pos, "Import type 'module' requires a registry module reference.", "module",
+			"import local files without a type, or as static: import static \"./x.mld\" as @x")
+		return d
+	}
 	switch {
 	case s.Policy != nil:
 		d.Policy = true

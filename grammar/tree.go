@@ -145,7 +145,10 @@ type importName struct {
 }
 
 type importStmt struct {
-	Pos    lexer.Position
+	Pos lexer.Position
+	// Kind is mlld's import type (`import static <x> as @ns`); local
+	// modules load the same way whichever is named.
+	Kind   *string       `parser:"@('module'|'static'|'live'|'local')?"`
 	Policy *string       `parser:"(  'policy' @AtIdent 'from'"`
 	PPath  *primary      `parser:"   @@"`
 	All    bool          `parser:" | '{' ( @'*'"`

@@ -19,6 +19,9 @@ func (in *interp) execImport(e *env, d *ast.ImportDirective) error {
 		return err
 	}
 	exports := mod.exported()
+	if d.Namespace == "" && !d.All && len(d.Names) == 0 {
+		return in.importBare(e, d, mod)
+	}
 	switch {
 	case d.Namespace != "":
 		o := value.NewObject()
