@@ -39,6 +39,9 @@ type files struct {
 	baseOnce sync.Once
 	// stateDir is Options.StateDir; see privateLedger.
 	stateDir string
+	// baseAsRoot is Options.BaseAsRoot: dir: labels and sources of loaded
+	// files are rooted at the base directory.
+	baseAsRoot bool
 	// mirror is .mlld/sec/audit.jsonl, opened with the root; private is
 	// opened on first use (under ledgerMu: parallel branches load files).
 	// Their indexes live as long as the run.
@@ -242,8 +245,13 @@ func (f *files) isLedger(root *os.Root, rel string) bool {
 // ledger fails the load rather than return the data unlabelled.
 func (f *files) provenance(abs, path string, content []byte, pos ast.Pos) (taint.Descriptor, error) {
 	w := f.writeOf(abs)
-	tnt := append([]string{taint.SrcFile}, taint.DirTaint(w.Path)...)
-	d := taint.Make(nil, tnt, []string{abs})
+	shown, source := w.Path, abs
+	if f.baseAsRoot && w.Rel != "" {
+		shown = "/" + filepath.ToSlash(w.Rel)
+		source = shown
+	}
+	tnt := append([]string{taint.SrcFile}, taint.DirTaint(shown)...)
+	d := taint.Make(nil, tnt, []string{source})
 	sum := sha256.Sum256(content)
 	restored, _, err := f.lookup(audit.Key{Path: w.Path, Rel: w.Rel, SHA256: hex.EncodeToString(sum[:])})
 	if err != nil {

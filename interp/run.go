@@ -50,8 +50,9 @@ type Options struct {
 	// privileged guard overrode, as it happens.
 	Explain func(Explanation)
 	// BaseAsRoot makes loaded files' metadata (.mx.absolute, .mx.path,
-	// .mx.absoluteDir) show paths rooted at the base directory ("/" is the
-	// base directory), as mlld's test harness does, instead of host paths.
+	// .mx.absoluteDir), their dir: labels and their sources show paths
+	// rooted at the base directory ("/" is the base directory), as mlld's
+	// test harness does, instead of host paths.
 	BaseAsRoot bool
 	// ParseTemplate parses the text of an external template file
 	// (mustache: a .mtt file); the facade passes grammar.ParseTemplate.
@@ -99,6 +100,7 @@ func Run(ctx context.Context, doc *ast.Document, opts Options) (res *Result, err
 	}
 	in.files.base = baseDir(opts, doc.File)
 	in.files.stateDir = opts.StateDir
+	in.files.baseAsRoot = opts.BaseAsRoot
 	mod := newModule(doc.File, scriptDir(doc.File, in.files.base))
 	in.main = mod
 	err = in.execDocument(in.rootEnv(mod), doc)
