@@ -445,7 +445,16 @@ func (l *lowerer) loadTemplate(tok string, pos lexer.Position, from, to int) *as
 }
 
 func (l *lowerer) code(c *codeBlock) *ast.CodeExpr {
+	// The captured tokens may start with line breaks the parser elided
+	// (a block's statement on its own line): the opener is the first
+	// CodeOpen or PipeCode.
 	open := c.Tokens[0]
+	for _, t := range c.Tokens {
+		if t.Type == tCodeOpen || t.Type == tPipeCode {
+			open = t
+			break
+		}
+	}
 	last := c.Tokens[len(c.Tokens)-1]
 	start := open.Pos.Offset + len(open.Value)
 	raw := l.text[start:last.Pos.Offset]

@@ -320,8 +320,10 @@ type expr struct {
 
 type pipeStep struct {
 	Pos   lexer.Position
-	Stage *stage     `parser:"  '|' @@"`
-	Code  *codeBlock `parser:"| @@"`
+	Stage *stage `parser:"  '|' @@"`
+	// Code is `| { … }` (one PipeCode token). A block opened by its
+	// language on the next line is a statement of its own, not a stage.
+	Code *codeBlock `parser:"| (?= PipeCode) @@"`
 }
 
 type stage struct {
