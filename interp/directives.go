@@ -345,6 +345,13 @@ func exeSubtype(body ast.Expr) string {
 // execRun runs a command, code block or invocation and prints its output
 // to the document.
 func (in *interp) execRun(e *env, d *ast.RunDirective) (*value.Variable, error) {
+	quiet := e.quietRun
+	if quiet {
+		// Only this run is quiet, not the statements of what it calls.
+		c := *e
+		c.quietRun = false
+		e = &c
+	}
 	var v *value.Variable
 	var err error
 	switch x := d.Value.(type) {
@@ -368,7 +375,7 @@ func (in *interp) execRun(e *env, d *ast.RunDirective) (*value.Variable, error) 
 	if err := retryOutsidePipeline(v, d.Pos); err != nil {
 		return nil, err
 	}
-	if s := runText(v); s != "" {
+	if s := runText(v); s != "" && !quiet {
 		in.out.both(withNewline(s))
 	}
 	return v, nil

@@ -145,6 +145,9 @@ type env struct {
 	// variables declared outside it may not be written (see
 	// checkParallelWrite).
 	parIter *scope
+	// quietRun makes a run directive return its output without printing
+	// it (the action of a for expression).
+	quietRun bool
 }
 
 func (in *interp) rootEnv(mod *module) *env {

@@ -154,6 +154,17 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 			v, _, err = in.runBlock(fe, body, !collect)
 		case *ast.ForExpr:
 			v, err = in.evalFor(fe, body, collect)
+		case *ast.RunDirective:
+			if collect {
+				// `=> run {…}` in a for expression: the run is still a
+				// guarded operation, but its output is the element, not
+				// printed.
+				qe := *fe
+				qe.quietRun = true
+				v, err = in.execRun(&qe, body)
+				break
+			}
+			v, _, err = in.evalAction(fe, body, !collect)
 		case ast.Node:
 			v, _, err = in.evalAction(fe, body, !collect)
 		}
