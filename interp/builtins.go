@@ -70,3 +70,19 @@ func probesDefined(r *ast.Ref) bool {
 	return len(r.Path) == 2 && r.Path[0].Kind == ast.AccessField && r.Path[0].Name == "isDefined" &&
 		r.Path[1].Kind == ast.AccessCall && len(r.Path[1].Args) == 0
 }
+
+// objectParts is `.mx.keys`, `.mx.values` or `.mx.entries` of o.
+func objectParts(o *value.Object, which string) []any {
+	out := make([]any, 0, len(o.Keys))
+	for _, k := range o.Keys {
+		switch which {
+		case "keys":
+			out = append(out, k)
+		case "values":
+			out = append(out, o.Values[k])
+		default:
+			out = append(out, []any{k, o.Values[k]})
+		}
+	}
+	return out
+}

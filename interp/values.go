@@ -227,6 +227,13 @@ func mxField(v *value.Variable, name string, pos ast.Pos) (any, bool, error) {
 		}
 	}
 	switch name {
+	case "keys", "values", "entries":
+		// Object utilities: `.mx.keys`, `.mx.values`, `.mx.entries`.
+		o, ok := structuredData(v.Data).(*value.Object)
+		if !ok {
+			return nil, false, nil
+		}
+		return objectParts(o, name), true, nil
 	case "labels":
 		return stringList(v.Security.Labels()), true, nil
 	case "taint":

@@ -44,7 +44,13 @@ func (in *interp) evalWhen(e *env, w *ast.WhenExpr, stmt bool) (v *value.Variabl
 		if !ok {
 			continue
 		}
-		v, isValue, err = in.evalAction(we, arm.Action, stmt)
+		ae := we
+		if _, ok := arm.Action.(*ast.VarDirective); ok && stmt {
+			// `when … => var @x = …` defines @x where the when stands,
+			// as mlld does (the when's own scope would drop it).
+			ae = e
+		}
+		v, isValue, err = in.evalAction(ae, arm.Action, stmt)
 		if err != nil {
 			return nil, true, false, atPos(err, KindUnexpected, arm.Pos)
 		}
