@@ -710,7 +710,8 @@ func codeStringLen(s string, q byte) int {
 // fileLoadLen matches <path>: no blanks or angle brackets inside, and a
 // first character that cannot start an operator or a quoted string.
 func fileLoadLen(s string) int {
-	if len(s) < 3 || strings.IndexByte(" \t\n\f\r<>=@!'\"", s[1]) >= 0 {
+	if len(s) < 3 || strings.IndexByte(" \t\n\f\r<>=@!'\"", s[1]) >= 0 && !(s[1] == '@' && identLen(s[2:]) > 0) {
+		// `<@path>` loads the file a variable names.
 		return 0
 	}
 	i := 1 + runeLen(s[1:])

@@ -86,11 +86,10 @@ func (in *interp) shapeLoaded(e *env, v *value.Variable, text, abs string, x *as
 		v.Meta.Set("text", value.Text(out))
 		return nil
 	}
+	// Loaded data is data-first (mlld): code blocks get the parsed value
+	// and commands its compact JSON; the file's text stays in .mx.text
+	// and is what a template interpolates.
 	v.Data = parseLoaded(rel, text)
-	if _, ok := v.Data.(string); !ok {
-		t := text
-		v.Text = &t
-	}
 	if x.As != nil {
 		s, err := in.formatLoaded(e, v, x.As)
 		if err != nil {
@@ -396,6 +395,11 @@ func collectMeta(metas []*value.Object, n int, v *value.Variable) []*value.Objec
 func interpText(v *value.Variable) string {
 	if v.Source == sourceGlob && v.Text != nil {
 		return *v.Text
+	}
+	if v.Meta != nil && isStructured(v.Data) {
+		if t, ok := v.Meta.Get("text"); ok {
+			return value.Text(t)
+		}
 	}
 	return value.Text(v.Data)
 }
