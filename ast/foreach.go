@@ -17,6 +17,20 @@ type TemplateFile struct {
 	Path *StringLit
 }
 
+// LeadParallel is a leading parallel group, `|| @a() || @b()`: the
+// pipeline runs its branches on an empty input, and the value is the
+// array of their results (shown as an array, unlike a parallel stage's
+// text).
+type LeadParallel struct {
+	Pos      Pos
+	Pipeline *PipelineExpr
+}
+
+// Position implements Node.
+func (n *LeadParallel) Position() Pos { return n.Pos }
+
+func (*LeadParallel) expr() {}
+
 // Position implements Node.
 func (n *ShowJoin) Position() Pos { return n.Pos }
 

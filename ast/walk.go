@@ -241,6 +241,10 @@ func children(n Node) []Node {
 		}
 	case *LoopCtlExpr:
 		out = appendExprs(out, x.Value)
+	case *LeadParallel:
+		if x.Pipeline != nil {
+			out = append(out, x.Pipeline)
+		}
 	case *TemplateFile:
 		if x.Path != nil {
 			out = append(out, x.Path)

@@ -237,7 +237,7 @@ func (l *lowerer) primary(p *primary) ast.Expr {
 			st.Parallel = append(st.Parallel, l.stageAtom(a))
 		}
 		empty := &ast.StringLit{Pos: at, Kind: ast.DoubleQuote, Parts: []ast.TemplatePart{}}
-		return &ast.PipelineExpr{Pos: at, Source: empty, Stages: []*ast.Stage{st}}
+		return &ast.LeadParallel{Pos: at, Pipeline: &ast.PipelineExpr{Pos: at, Source: empty, Stages: []*ast.Stage{st}}}
 	case p.Loop != nil:
 		return l.loop(p.Loop, at)
 	case p.Ctl != nil:

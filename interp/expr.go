@@ -60,6 +60,14 @@ func (in *interp) evalExpr(e *env, x ast.Expr) (*value.Variable, error) {
 		return in.evalLoopCtl(e, x)
 	case *ast.ShowJoin:
 		return in.evalShowJoin(e, x)
+	case *ast.LeadParallel:
+		v, err := in.evalExpr(e, x.Pipeline)
+		if err != nil {
+			return nil, err
+		}
+		c := *v
+		c.Source = ""
+		return &c, nil
 	case *ast.TemplateFile:
 		return in.evalTemplateFile(e, x)
 	case *ast.RetryExpr:

@@ -403,3 +403,16 @@ func interpText(v *value.Variable) string {
 	}
 	return value.Text(v.Data)
 }
+
+// loadedText is the file text of a loaded file's value, for the string
+// methods that apply to it (`<data.jsonl>.trim()`).
+func loadedText(v *value.Variable) (string, bool) {
+	if v.Meta == nil {
+		return "", false
+	}
+	t, ok := v.Meta.Get("text")
+	if !ok {
+		return "", false
+	}
+	return value.Text(t), true
+}

@@ -298,6 +298,8 @@ func (in *interp) callMember(e *env, cur *value.Variable, name string, call ast.
 	recv := cur.Data
 	if cur.Text != nil && isStructured(recv) && isStringMethod(name) {
 		recv = *cur.Text
+	} else if t, ok := loadedText(cur); ok && isStructured(recv) && isStringMethod(name) {
+		recv = t
 	}
 	res, err := value.CallMethod(recv, name, argData)
 	if err != nil {
