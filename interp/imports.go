@@ -14,6 +14,9 @@ func (in *interp) execImport(e *env, d *ast.ImportDirective) error {
 	if d.Policy {
 		return in.importPolicy(e, d)
 	}
+	if ok, err := in.importDirectory(e, d); ok || err != nil {
+		return err
+	}
 	mod, err := in.loadModule(e, d)
 	if err != nil {
 		return err
