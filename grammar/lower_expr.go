@@ -212,9 +212,9 @@ func (l *lowerer) primary(p *primary) ast.Expr {
 		return l.continueWith(w, outer)
 	case p.For != nil:
 		f, outer := l.forExpr(p.For, at)
-		if len(p.For.Batch) > 0 {
+		if len(p.For.Batch) > 0 || p.For.BatchPar != nil {
 			// The batch pipeline runs on the collected results.
-			return l.pipeline(at, l.continueWith(f, outer), p.For.Batch, nil)
+			return l.batch(at, l.continueWith(f, outer), p.For.Batch, p.For.BatchPar)
 		}
 		return l.continueWith(f, outer)
 	case p.Foreach != nil:
@@ -222,7 +222,7 @@ func (l *lowerer) primary(p *primary) ast.Expr {
 		if len(r.Path) == 0 || r.Path[len(r.Path)-1].Kind != ast.AccessCall {
 			l.fail(p.Pos, "foreach needs an invocation: foreach @f(@items)", r.Name, "write foreach @f(@array)")
 		}
-		return l.pipeline(at, &ast.ForeachExpr{Pos: at, Call: r}, p.Foreach.Batch, nil)
+		return l.batch(at, &ast.ForeachExpr{Pos: at, Call: r}, p.Foreach.Batch, p.Foreach.BatchPar)
 	case p.BareKw != nil:
 		switch kw := *p.BareKw; {
 		case strings.HasPrefix(kw, "allow"):

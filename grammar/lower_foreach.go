@@ -76,3 +76,16 @@ func (l *lowerer) shadowExe(e *exeStmt, p ast.Pos) ast.Directive {
 	}
 	return &ast.ShadowDirective{Pos: p, Lang: lang, Names: e.Names}
 }
+
+// batch applies a batch pipeline (`=> | @f …`, or a parallel group `=> ||
+// @a() || @b()`) to the collected results src.
+func (l *lowerer) batch(at ast.Pos, src ast.Expr, steps []*pipeStep, par *leadPar) ast.Expr {
+	if par == nil {
+		return l.pipeline(at, src, steps, nil)
+	}
+	st := &ast.Stage{Pos: l.pos(par.Pos), Kind: ast.StageParallel}
+	for _, a := range par.Atoms {
+		st.Parallel = append(st.Parallel, l.stageAtom(a))
+	}
+	return &ast.LeadParallel{Pos: at, Pipeline: &ast.PipelineExpr{Pos: at, Source: src, Stages: []*ast.Stage{st}}}
+}

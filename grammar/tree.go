@@ -298,8 +298,10 @@ type forBody struct {
 	Filter   *expr    `parser:"( 'when' @@ )?"`
 	Block    *bracket `parser:"( @@"`
 	Action   *action  `parser:"| '=>' @@ )"`
-	// Batch is a pipeline run on the collected results: `=> | @f`.
-	Batch []*pipeStep `parser:"( '=>' @@+ )?"`
+	// Batch is a pipeline run on the collected results: `=> | @f`, or
+	// a parallel group on them, `=> || @a() || @b()`.
+	Batch    []*pipeStep `parser:"( '=>' ( @@+"`
+	BatchPar *leadPar    `parser:"  | @@ ) )?"`
 }
 
 type ifStmt struct {
@@ -403,8 +405,9 @@ type primary struct {
 // foreachX is `foreach @f(args)`, optionally with a batch pipeline run
 // on the whole result (`=> | @stage …`).
 type foreachX struct {
-	Call  *ref        `parser:"@@"`
-	Batch []*pipeStep `parser:"( '=>' @@+ )?"`
+	Call     *ref        `parser:"@@"`
+	Batch    []*pipeStep `parser:"( '=>' ( @@+"`
+	BatchPar *leadPar    `parser:"  | @@ ) )?"`
 }
 
 // leadPar is a leading parallel group, `|| @a() || @b() [(cap, pace)]`:
