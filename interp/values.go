@@ -106,6 +106,10 @@ func displayText(v *value.Variable) string {
 	if (v.Source == sourceParallel || v.Source == sourceGlob) && v.Text != nil {
 		return *v.Text
 	}
+	if v.Data == nil {
+		// mlld shows null as an empty line (templates still say "null").
+		return ""
+	}
 	return value.Display(v.Data)
 }
 
