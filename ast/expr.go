@@ -87,6 +87,9 @@ type InterpPart struct {
 	Value     Expr
 	OmitFalsy bool
 	Fallback  Expr
+	// Snippet, when non-nil, is `@x?`…``: rendered in place of the value
+	// when the value is truthy, else nothing (OmitFalsy is set too).
+	Snippet []TemplatePart
 }
 
 // TemplateFor is a `/for [@key,] @var in source … /end` block inside a ::

@@ -104,6 +104,7 @@ const (
 	tIndexOpen
 	tCallOpen
 	tBarePath
+	tCondOpen
 )
 
 var tokenNames = map[string]lexer.TokenType{
@@ -118,7 +119,7 @@ var tokenNames = map[string]lexer.TokenType{
 	"MOpen": tMOpen, "MClose": tMClose, "MDot": tMDot, "TField": tTField, "TLBrack": tTLBrack,
 	"TLParen": tTLParen, "TFallback": tTFallback, "TOmit": tTOmit, "TRBrack": tTRBrack,
 	"TRParen": tTRParen, "CodeLBrace": tCodeLBrace, "CodeRBrace": tCodeRBrace, "CodeText": tCodeText,
-	"IndexOpen": tIndexOpen, "CallOpen": tCallOpen, "BarePath": tBarePath,
+	"IndexOpen": tIndexOpen, "CallOpen": tCallOpen, "BarePath": tBarePath, "CondOpen": tCondOpen,
 }
 
 // lexDef is a participle lexer definition whose lexers start in root.

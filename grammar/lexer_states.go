@@ -346,6 +346,12 @@ func (l *handLexer) tref(i int) (lexer.Token, step) {
 			l.push(stTFB)
 			return l.emit(tTFallback, 2), stepToken
 		}
+		if strings.HasPrefix(rest, "?`") {
+			// `@x?`snippet``: the snippet is included when @x is truthy.
+			l.pop()
+			l.push(stBT)
+			return l.emit(tCondOpen, 2), stepToken
+		}
 		return l.emit(tTOmit, 1), stepToken
 	}
 	l.pop()

@@ -593,7 +593,9 @@ type interp struct {
 	Pos      lexer.Position
 	Name     string         `parser:"@TplRef"`
 	Path     []*tplAccessor `parser:"@@*"`
-	Omit     bool           `parser:"( @TOmit"`
+	Cond     bool           `parser:"( @CondOpen"`
+	Snippet  []*part        `parser:"  @@* BTClose"`
+	Omit     bool           `parser:"| @TOmit"`
 	Fallback *primary       `parser:"| TFallback @@ )?"`
 }
 

@@ -9,9 +9,13 @@ import (
 // shell interpolation): an array of primitives expands to one word per
 // element (none for an empty array), other arrays and objects to their
 // compact JSON as one word, anything else to its text. Every word is
-// still a value segment, passed to the shell as data (see
+// still a value segment (an omitted `@x?` is no word at all), passed to the shell as data (see
 // code.BuildCommand), never spliced in as shell text.
-func commandSegments(v *value.Variable, text string) []code.Segment {
+func commandSegments(v *value.Variable, text string, omitFalsy bool) []code.Segment {
+	if omitFalsy && text == "" {
+		// `@x?` that left its value out leaves no word behind.
+		return nil
+	}
 	if v == nil {
 		return []code.Segment{{Value: text, IsValue: true}}
 	}

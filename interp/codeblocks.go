@@ -276,7 +276,7 @@ func (in *interp) prepareCommand(e *env, c *ast.CodeExpr) (*preparedCommand, err
 			if literal {
 				pc.segs = append(pc.segs, code.Segment{Literal: text})
 			} else {
-				pc.segs = append(pc.segs, commandSegments(v, text)...)
+				pc.segs = append(pc.segs, commandSegments(v, text, p.OmitFalsy)...)
 			}
 		}
 	}

@@ -153,6 +153,9 @@ func (in *interp) interpolate(e *env, p *ast.InterpPart) (v *value.Variable, lit
 // interpolated applies an interpolation's fallback and falsy omission to
 // its value v.
 func (in *interp) interpolated(e *env, p *ast.InterpPart, v *value.Variable) (*value.Variable, string, error) {
+	if p.Snippet != nil {
+		return in.snippet(e, p, v)
+	}
 	if p.Fallback != nil && isNullish(v) {
 		fb, err := in.evalExpr(e, p.Fallback)
 		return fb, "", err
