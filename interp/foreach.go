@@ -45,7 +45,7 @@ func (in *interp) evalShowJoin(e *env, x *ast.ShowJoin) (*value.Variable, error)
 	return derived(strings.Join(parts, sep), v), nil
 }
 
-// snippet renders `@x?`…``: the snippet when v is truthy, else nothing.
+// snippet renders `@x?`…“: the snippet when v is truthy, else nothing.
 // The result carries v's descriptor as well as the snippet's.
 func (in *interp) snippet(e *env, p *ast.InterpPart, v *value.Variable) (*value.Variable, string, error) {
 	if !value.Truthy(v.Data) {
