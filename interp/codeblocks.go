@@ -42,6 +42,9 @@ func jsValue(v *value.Variable) any {
 	if v == nil {
 		return ""
 	}
+	if v.Keep && v.Meta != nil {
+		return keptForCode(v)
+	}
 	if v.Text != nil && isStructured(v.Data) {
 		return *v.Text
 	}

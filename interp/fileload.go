@@ -416,3 +416,20 @@ func loadedText(v *value.Variable) (string, bool) {
 	}
 	return value.Text(t), true
 }
+
+// keptForCode is what a code block receives for a loaded file taken with
+// `.keep`: { text, data, type, mx }, `mx` holding its metadata and
+// labels. Metadata that cannot be computed is left out rather than guessed.
+func keptForCode(v *value.Variable) any {
+	o := value.NewObject()
+	text, _ := loadedText(v)
+	o.Set("text", text)
+	o.Set("data", v.Data)
+	if t, ok, err := mxField(v, "type", ast.Pos{}); err == nil && ok {
+		o.Set("type", t)
+	}
+	if mx, err := mxOf(v, ast.Pos{}); err == nil {
+		o.Set("mx", mx)
+	}
+	return o
+}

@@ -118,8 +118,10 @@ func (in *interp) applyPath(e *env, cur *value.Variable, path []ast.Accessor, r 
 				continue
 			}
 			if acc.Name == "keep" && hasFileMeta(cur) {
-				// `.keep` asks to keep a loaded file's metadata, which
-				// guardrun values always do.
+				// `.keep` hands a loaded file to code with its metadata.
+				c := *cur
+				c.Keep = true
+				cur = &c
 				continue
 			}
 			cur = fieldOf(cur, acc.Name)

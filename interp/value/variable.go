@@ -66,6 +66,9 @@ type Variable struct {
 	// (a glob), nil where an element has none.
 	Meta     *Object
 	ItemMeta []*Object
+	// Keep marks a loaded file taken with `.keep`: code blocks receive it
+	// with its metadata ({ text, data, type, mx }) instead of its data.
+	Keep bool
 }
 
 // New wraps data in a Variable with an empty descriptor.
