@@ -42,8 +42,8 @@ func jsValue(v *value.Variable) any {
 	if v == nil {
 		return ""
 	}
-	if v.Keep && v.Meta != nil {
-		return keptForCode(v)
+	if c, ok := loadedForCode(v); ok {
+		return c
 	}
 	if v.Text != nil && isStructured(v.Data) {
 		return *v.Text

@@ -86,9 +86,9 @@ func (in *interp) shapeLoaded(e *env, v *value.Variable, text, abs string, x *as
 		v.Meta.Set("text", value.Text(out))
 		return nil
 	}
-	// Loaded data is data-first (mlld): code blocks get the parsed value
-	// and commands its compact JSON; the file's text stays in .mx.text
-	// and is what a template interpolates.
+	// Loaded data is data-first (mlld): fields and commands see the
+	// parsed value (commands as compact JSON); the file's text stays in
+	// .mx.text and is what templates and code blocks get.
 	v.Data = parseLoaded(rel, text)
 	if x.As != nil {
 		s, err := in.formatLoaded(e, v, x.As)
@@ -415,6 +415,25 @@ func loadedText(v *value.Variable) (string, bool) {
 		return "", false
 	}
 	return value.Text(t), true
+}
+
+// loadedForCode is what a code block receives for a loaded file, ok false
+// for any other value: taken with `.keep`, the file with its metadata
+// (keptForCode); parsed JSON, its text, as for parsed command output
+// (mlld passes loaded JSON to code as text).
+func loadedForCode(v *value.Variable) (any, bool) {
+	if v.Meta == nil {
+		return nil, false
+	}
+	if v.Keep {
+		return keptForCode(v), true
+	}
+	if isStructured(v.Data) {
+		if t, ok := loadedText(v); ok {
+			return t, true
+		}
+	}
+	return nil, false
 }
 
 // keptForCode is what a code block receives for a loaded file taken with
