@@ -59,3 +59,23 @@ func (l *lowerer) blockStmt(s *stmt) ast.Directive {
 	}
 	return l.stmt(s)
 }
+
+// runsParam reports whether an exe's body is `run @p` for one of its own
+// parameters p, which holds data rather than a command.
+func runsParam(e *exeStmt) (string, bool) {
+	t := e.Body.Source
+	if t == nil || t.First == nil || t.First.Run == nil || len(e.Body.Steps) > 0 {
+		return "", false
+	}
+	r := t.First.Run
+	if len(r.Rest) > 0 || r.Then != nil || r.First == nil || r.First.Ref == nil || len(r.First.Ref.Path) > 0 {
+		return "", false
+	}
+	name := strings.TrimPrefix(r.First.Ref.Name, "@")
+	for _, p := range e.Params {
+		if strings.TrimPrefix(p.Name, "@") == name {
+			return name, true
+		}
+	}
+	return "", false
+}

@@ -324,6 +324,11 @@ func (l *lowerer) exe(e *exeStmt, p ast.Pos) *ast.ExeDirective {
 	if e.Tpl != nil {
 		d.Body = &ast.TemplateFile{Pos: l.pos(e.Tpl.Pos), Path: l.str(e.Tpl)}
 	} else if e.Body != nil {
+		if name, ok := runsParam(e); ok {
+			l.fail(e.Body.Pos, "Invalid exe syntax. run needs a command, code or an executable, but @"+name+" is a parameter (data)",
+				"run @"+name, "write exe @f("+name+") = cmd { … @"+name+" … } to use the parameter in a command")
+			return d
+		}
 		d.Body = l.expr(e.Body)
 	} else {
 		var outer *bracketExpr

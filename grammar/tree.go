@@ -205,7 +205,9 @@ type armList struct {
 // follows it (`=>` or an arm list) tells the inline form from the match
 // form, whose subject the lowerer then checks is a plain reference.
 type whenBody struct {
-	Pos      lexer.Position
+	Pos lexer.Position
+	// Colon is mlld's older `when: [ … ]` spelling of a when list.
+	Colon    bool     `parser:"@':'?"`
 	Modifier *string  `parser:"@('all'|'any'|'first')?"`
 	Block    *armList `parser:"(  @@"`
 	Head     *expr    `parser:" | (?! '[' ) @@"`
