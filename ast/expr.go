@@ -91,6 +91,9 @@ type InterpPart struct {
 	Value     Expr
 	OmitFalsy bool
 	Fallback  Expr
+	// Snippet, when non-nil, is `@x?`…``: rendered in place of the value
+	// when the value is truthy, else nothing (OmitFalsy is set too).
+	Snippet []TemplatePart
 }
 
 // TemplateFor is a `/for [@key,] @var in source … /end` block inside a ::
@@ -117,6 +120,9 @@ const (
 	// AccessCall is `(args)`: invokes the value reached so far (an exe, or a
 	// builtin method when the previous accessor was a field).
 	AccessCall
+	// AccessSlice is `[start:end]`; Index is the start and End the end,
+	// either nil when left out.
+	AccessSlice
 )
 
 // Accessor is one step of a reference path.
@@ -126,6 +132,7 @@ type Accessor struct {
 	Name     string // AccessField
 	Index    Expr   // AccessIndex
 	Args     []Expr // AccessCall
+	End      Expr   // AccessSlice
 	Optional bool   // `?.`
 }
 
@@ -198,6 +205,9 @@ type CodeExpr struct {
 	Code    string
 	Command *StringLit
 	Run     bool
+	// Args are the variables a block names in its header
+	// (`js (@a, @b) { … }`), bound as its parameters.
+	Args []string
 }
 
 // WithClause is `with { pipeline: [...], key: value, … }`. Pipeline holds
@@ -296,6 +306,11 @@ type ForExpr struct {
 	Source Expr
 	Filter Expr
 	Body   Node
+	// Parallel marks `for parallel[(cap)]`: an iteration's error is
+	// collected in @mx.errors instead of ending the loop, and the body
+	// may not write outer variables. Cap is the concurrency cap.
+	Parallel bool
+	Cap      Expr
 }
 
 // ForeachExpr is `foreach @f(@array, …)`: calls f once per element.
@@ -360,10 +375,18 @@ type LabelExpr struct {
 	Value  Expr
 }
 
-// FileLoad is `<path>`: the contents of a file.
+// FileLoad is `<path>`: the contents of a file, or the files a glob
+// matches. Section selects markdown sections (`<f.md # Intro>`), Optional
+// (`<f>?`) makes a missing file null and an empty glob [], As renames a
+// selected section or formats each file (`<>` stands for the file), and
+// Access reads fields of the loaded value (`<f.json>.name`).
 type FileLoad struct {
-	Pos  Pos
-	Path *StringLit
+	Pos      Pos
+	Path     *StringLit
+	Section  *StringLit
+	Optional bool
+	As       *StringLit
+	Access   []Accessor
 }
 
 // Position implements Node.

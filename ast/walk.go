@@ -140,7 +140,7 @@ func children(n Node) []Node {
 		}
 	case *Ref:
 		for _, a := range x.Path {
-			out = appendExprs(out, a.Index)
+			out = appendExprs(out, a.Index, a.End)
 			out = appendExprs(out, a.Args...)
 		}
 	case *ArrayLit:
@@ -199,7 +199,7 @@ func children(n Node) []Node {
 			out = append(out, x.Action)
 		}
 	case *ForExpr:
-		out = appendExprs(out, x.Source, x.Filter)
+		out = appendExprs(out, x.Source, x.Filter, x.Cap)
 		if x.Body != nil {
 			out = append(out, x.Body)
 		}
@@ -233,8 +233,42 @@ func children(n Node) []Node {
 		if x.Path != nil {
 			out = append(out, x.Path)
 		}
+		if x.Section != nil {
+			out = append(out, x.Section)
+		}
+		if x.As != nil {
+			out = append(out, x.As)
+		}
+		for _, a := range x.Access {
+			out = appendExprs(out, a.Index)
+			out = appendExprs(out, a.Args...)
+		}
 	case *LabelExpr:
 		out = appendExprs(out, x.Value)
+	case *LoopExpr:
+		out = appendExprs(out, x.Limit, x.Until)
+		if x.Body != nil {
+			out = append(out, x.Body)
+		}
+	case *LoopCtlExpr:
+		out = appendExprs(out, x.Value)
+	case *LeadParallel:
+		if x.Pipeline != nil {
+			out = append(out, x.Pipeline)
+		}
+	case *TemplateFile:
+		if x.Path != nil {
+			out = append(out, x.Path)
+		}
+	case *ShowJoin:
+		out = appendExprs(out, x.Value)
+		if x.Options != nil {
+			out = append(out, x.Options)
+		}
+	case *LoopDirective:
+		if x.Loop != nil {
+			out = append(out, x.Loop)
+		}
 	}
 	return out
 }

@@ -414,8 +414,12 @@ func (fl *flow) code(c *ast.CodeExpr, input facts, en *env) facts {
 	if c.Command != nil {
 		v = union(input, fl.eval(c.Command, en))
 	} else {
-		// The code reads its scope and, through `mx`, the context.
+		// The code reads its scope, the variables its header names
+		// (`js (@a) {…}`) and, through `mx`, the context.
 		v = union(input, en.all(), fl.ambient)
+		for _, a := range c.Args {
+			v = union(v, fl.lookup(strings.TrimPrefix(a, "@"), en))
+		}
 	}
 	switch c.Lang {
 	case "cmd", "sh", "bash":

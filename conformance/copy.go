@@ -45,6 +45,36 @@ func CopyCase(src, dst string) error {
 	})
 }
 
+// CopyShared copies the top-level regular files of dir into dst, as mlld's
+// harness copies tests/cases/files/ into every case's file system before
+// the case's own files (which then win on a name clash). Subdirectories and
+// config.mlld stay out, as there.
+func CopyShared(dir, dst string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || e.Name() == "config.mlld" {
+			continue
+		}
+		if err := copyFile(filepath.Join(dir, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SharedDirFor returns the shared-files folder of a corpus, the `files/`
+// directory beside casesDir, or "" when there is none.
+func SharedDirFor(casesDir string) string {
+	dir := filepath.Join(filepath.Dir(filepath.Clean(casesDir)), "files")
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return dir
+	}
+	return ""
+}
+
 func copyFile(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {

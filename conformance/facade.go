@@ -21,7 +21,7 @@ func Facade(ctx context.Context, s Script) Outcome {
 		return Outcome{Err: asError(err)}
 	}
 	defer os.RemoveAll(state)
-	res, err := prg.Run(ctx, guardrun.WithDir(s.Dir), guardrun.WithStateDir(state))
+	res, err := prg.Run(ctx, guardrun.WithDir(s.Dir), guardrun.WithStateDir(state), guardrun.WithBaseAsRoot())
 	out := Outcome{Document: res.Document, Stdout: res.Stdout, Stderr: res.Stderr}
 	if err != nil {
 		out.Err = asError(err)

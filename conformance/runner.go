@@ -45,6 +45,10 @@ type Options struct {
 	// error.md in its message, "first-line" its first line. mlld's own rule
 	// accepts any error.
 	StrictErrors bool
+	// SharedDir, when set, holds files copied into every script's fresh
+	// directory before the case's own files (mlld's harness does this with
+	// the top-level files of tests/cases/files/). See CopyShared.
+	SharedDir string
 }
 
 // DefaultTimeout bounds one script when Options.Timeout is zero.
@@ -149,6 +153,12 @@ func runScript(ctx context.Context, caseDir, script string, opts Options) Script
 	tmp, err := os.MkdirTemp("", "guardrun-case-")
 	if err != nil {
 		return done(fail("temporary directory: "+err.Error(), ""))
+	}
+	if opts.SharedDir != "" {
+		if err := CopyShared(opts.SharedDir, tmp); err != nil {
+			os.RemoveAll(tmp)
+			return done(fail("copying shared files: "+err.Error(), ""))
+		}
 	}
 	if err := CopyCase(caseDir, tmp); err != nil {
 		os.RemoveAll(tmp)

@@ -335,3 +335,34 @@ func TestRunHonouringCancellationIsWaitedFor(t *testing.T) {
 	_, err := os.Stat(dir)
 	require.True(t, os.IsNotExist(err), "then it was removed")
 }
+
+func TestRunCopiesSharedFilesFirst(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"cases/c/example.md":  "doc:x",
+		"cases/c/expected.md": "x",
+		"cases/c/clash.txt":   "case",
+		"files/helpers.mld":   "shared",
+		"files/clash.txt":     "shared",
+		"files/config.mlld":   "harness config",
+		"files/sub/deep.txt":  "not top-level",
+	})
+	cases := filepath.Join(root, "cases")
+	require.Equal(t, filepath.Join(root, "files"), SharedDirFor(cases))
+	require.Equal(t, "", SharedDirFor(filepath.Join(cases, "c")))
+	got := map[string]string{}
+	run := func(_ context.Context, s Script) Outcome {
+		_ = filepath.Walk(s.Dir, func(p string, info os.FileInfo, err error) error {
+			if err == nil && !info.IsDir() {
+				rel, _ := filepath.Rel(s.Dir, p)
+				b, _ := os.ReadFile(p)
+				got[filepath.ToSlash(rel)] = string(b)
+			}
+			return nil
+		})
+		return echoRun(context.Background(), s)
+	}
+	res := Run(context.Background(), []Case{{Path: "c"}}, Options{CasesDir: cases, Run: run, Jobs: 1, SharedDir: SharedDirFor(cases)})
+	require.True(t, res[0].Pass, res[0].Reason)
+	require.Equal(t, map[string]string{"helpers.mld": "shared", "clash.txt": "case"}, got)
+}

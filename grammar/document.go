@@ -13,7 +13,7 @@ import (
 var directiveKeywords = map[string]bool{
 	"var": true, "show": true, "exe": true, "run": true, "when": true, "if": true,
 	"for": true, "output": true, "append": true, "log": true, "import": true,
-	"export": true, "guard": true, "policy": true, "let": true,
+	"export": true, "guard": true, "policy": true, "let": true, "loop": true,
 }
 
 // unsupportedKeywords are mlld directives outside guardrun's subset; they
@@ -22,7 +22,7 @@ var directiveKeywords = map[string]bool{
 var unsupportedKeywords = map[string]bool{
 	"hook": true, "auth": true, "sign": true, "verify": true, "needs": true,
 	"profiles": true, "stream": true, "box": true, "file": true, "files": true,
-	"checkpoint": true, "while": true, "loop": true, "bail": true,
+	"checkpoint": true, "while": true, "bail": true,
 }
 
 var (
@@ -236,7 +236,7 @@ func (p *docParser) strict(pos int) error {
 }
 
 func unsupported(src *source, start int, kw string) error {
-	return &Error{Pos: src.posAt(start), Message: fmt.Sprintf("unsupported directive %q: guardrun implements only a subset of mlld", kw), Found: kw, Hint: "supported directives: var show exe run when if for output append log import export guard policy let"}
+	return &Error{Pos: src.posAt(start), Message: fmt.Sprintf("unsupported directive %q: guardrun implements only a subset of mlld", kw), Found: kw, Hint: "supported directives: var show exe run when if for loop output append log import export guard policy let"}
 }
 
 func firstWords(s string) string {

@@ -103,6 +103,8 @@ const (
 	tCodeText
 	tIndexOpen
 	tCallOpen
+	tBarePath
+	tCondOpen
 )
 
 var tokenNames = map[string]lexer.TokenType{
@@ -117,7 +119,7 @@ var tokenNames = map[string]lexer.TokenType{
 	"MOpen": tMOpen, "MClose": tMClose, "MDot": tMDot, "TField": tTField, "TLBrack": tTLBrack,
 	"TLParen": tTLParen, "TFallback": tTFallback, "TOmit": tTOmit, "TRBrack": tTRBrack,
 	"TRParen": tTRParen, "CodeLBrace": tCodeLBrace, "CodeRBrace": tCodeRBrace, "CodeText": tCodeText,
-	"IndexOpen": tIndexOpen, "CallOpen": tCallOpen,
+	"IndexOpen": tIndexOpen, "CallOpen": tCallOpen, "BarePath": tBarePath, "CondOpen": tCondOpen,
 }
 
 // lexDef is a participle lexer definition whose lexers start in root.
@@ -165,6 +167,9 @@ type handLexer struct {
 	// and -1 otherwise; afterDot says the last token was . or ?.
 	pathEnd  int
 	afterDot bool
+	// afterTo says the last token was the word `to` (not a field): an
+	// output target may follow as a bare path (`to data.json`).
+	afterTo bool
 }
 
 func newLexer(filename, src string, root lexState) *handLexer {
@@ -191,9 +196,10 @@ func (l *handLexer) emit(t lexer.TokenType, n int) lexer.Token {
 	tok := lexer.Token{Type: t, Value: l.src[off : off+n], Pos: l.pos}
 	l.advance(n)
 	l.pathEnd = -1
-	if t == tAtIdent || l.afterDot && (t == tIdent || t == tNumber) || tok.Value == ")" || tok.Value == "]" {
+	if t == tAtIdent || t == tFileLoad || l.afterDot && (t == tIdent || t == tNumber) || tok.Value == ")" || tok.Value == "]" {
 		l.pathEnd = off + n
 	}
+	l.afterTo = t == tIdent && tok.Value == "to" && !l.afterDot
 	l.afterDot = tok.Value == "." || tok.Value == "?."
 	return tok
 }

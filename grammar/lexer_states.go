@@ -34,6 +34,12 @@ func (l *handLexer) expr(i int, forHead bool) (lexer.Token, step) {
 			return l.emit(tForHeadEnd, n+spaceLen(rest[n:])), stepToken
 		}
 		j := n + blankLen(rest[n:])
+		if pipeContinues(rest[j:]) {
+			// A line starting with | continues the expression above it
+			// (vertical pipelines).
+			l.advance(j)
+			return none, stepAgain
+		}
 		if j < len(rest) && rest[j] == '*' {
 			return l.emit(tArmStar, j+1), stepToken
 		}
@@ -84,6 +90,11 @@ func (l *handLexer) expr(i int, forHead bool) (lexer.Token, step) {
 			return l.emit(tAtIdent, 1+n), stepToken
 		}
 	}
+	if l.afterTo {
+		if n := barePathLen(rest); n > 0 {
+			return l.emit(tBarePath, n), stepToken
+		}
+	}
 	if isAlpha(c) {
 		if n := bareKwLen(rest); n > 0 {
 			return l.emit(tBareKw, n), stepToken
@@ -131,10 +142,63 @@ func (l *handLexer) quoted(i int, closer byte, closeT lexer.TokenType) (lexer.To
 	if tok, res, ok := l.interpolation(rest, false); ok {
 		return tok, res
 	}
+	if closer == '`' {
+		if tok, ok := l.templateLoad(rest); ok {
+			return tok, stepToken
+		}
+	}
 	if n := textLen(rest, closer, false); n > 0 {
+		if closer == '`' {
+			n = templateLoadCut(rest, n)
+		}
 		return l.emit(tText, n), stepToken
 	}
 	return l.loneAt(rest)
+}
+
+// templateLoad lexes a `<path>` file reference inside a backtick or ::
+// template, which mlld loads and interpolates; its field accessors follow
+// as in an @reference.
+func (l *handLexer) templateLoad(rest string) (lexer.Token, bool) {
+	n := templateLoadLen(rest)
+	if n == 0 {
+		return none, false
+	}
+	l.push(stTRef)
+	return l.emit(tFileLoad, n), true
+}
+
+// templateLoadLen is the length of a file reference at the start of s:
+// a <…> whose path looks like one (it has a '.', '/' or '*' and does not
+// end in '/', so markup such as <b> or <br/> stays text).
+func templateLoadLen(s string) int {
+	if len(s) == 0 || s[0] != '<' {
+		return 0
+	}
+	n := fileLoadLen(s)
+	if n == 0 {
+		return 0
+	}
+	p := strings.TrimSuffix(s[1:n], "?")
+	p = strings.TrimSuffix(p, ">")
+	if i := strings.IndexAny(p, " \t"); i >= 0 {
+		p = p[:i]
+	}
+	if !strings.ContainsAny(p, "./*") || strings.HasSuffix(p, "/") {
+		return 0
+	}
+	return n
+}
+
+// templateLoadCut shortens a text run of n bytes to end before the first
+// file reference in it.
+func templateLoadCut(s string, n int) int {
+	for i := 1; i < n; i++ {
+		if s[i] == '<' && templateLoadLen(s[i:]) > 0 {
+			return i
+		}
+	}
+	return n
 }
 
 // interpolation lexes what all @-templates share: an escape, `@@` and an
@@ -198,8 +262,11 @@ func (l *handLexer) colon(i int) (lexer.Token, step) {
 	if tok, res, ok := l.interpolation(rest, false); ok {
 		return tok, res
 	}
+	if tok, ok := l.templateLoad(rest); ok {
+		return tok, stepToken
+	}
 	if n := l.colonTextLen(i); n > 0 {
-		return l.emit(tText, n), stepToken
+		return l.emit(tText, templateLoadCut(rest, n)), stepToken
 	}
 	if rest[0] == ':' {
 		return l.emit(tText, 1), stepToken
@@ -278,6 +345,12 @@ func (l *handLexer) tref(i int) (lexer.Token, step) {
 		if strings.HasPrefix(rest, "??") {
 			l.push(stTFB)
 			return l.emit(tTFallback, 2), stepToken
+		}
+		if strings.HasPrefix(rest, "?`") {
+			// `@x?`snippet``: the snippet is included when @x is truthy.
+			l.pop()
+			l.push(stBT)
+			return l.emit(tCondOpen, 2), stepToken
 		}
 		return l.emit(tTOmit, 1), stepToken
 	}
@@ -504,10 +577,17 @@ func opLen(s string) int {
 // bareKwLen matches a bare allow or retry ended by `;` or the end of its
 // line, so that the next rule's condition is not taken as its value.
 func bareKwLen(s string) int {
-	if !strings.HasPrefix(s, "allow") && !strings.HasPrefix(s, "retry") {
+	var kw string
+	for _, k := range bareKeywords {
+		if strings.HasPrefix(s, k) {
+			kw = k
+			break
+		}
+	}
+	if kw == "" {
 		return 0
 	}
-	i := 5 + blankLen(s[5:])
+	i := len(kw) + blankLen(s[len(kw):])
 	if i < len(s) && s[i] == ';' {
 		return i + 1
 	}
@@ -516,6 +596,36 @@ func bareKwLen(s string) int {
 	}
 	return 0
 }
+
+// pipeContinues reports whether a line starting with s (after its
+// indentation) continues a pipeline: a single | (not ||).
+func pipeContinues(s string) bool {
+	return len(s) > 1 && s[0] == '|' && s[1] != '|'
+}
+
+// barePathLen matches an unquoted file path after `to` (`output @x to
+// out/data.json`): letters, digits and _ . / - up to a blank or the end of
+// the line, holding a . or / (so `to stdout` stays a word), starting with
+// a letter, digit, _ or ./ and not ending in a dot.
+func barePathLen(s string) int {
+	i := 0
+	for i < len(s) && (isAlnum(s[i]) || strings.IndexByte("_./-", s[i]) >= 0) {
+		i++
+	}
+	p := s[:i]
+	switch {
+	case i == 0, !strings.ContainsAny(p, "./"), strings.HasSuffix(p, "."),
+		!(isAlnum(p[0]) || p[0] == '_' || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../")):
+		return 0
+	case i < len(s) && strings.IndexByte(" \t\r\n;]", s[i]) < 0:
+		return 0
+	}
+	return i
+}
+
+// bareKeywords may stand alone on a line; the loop controls may also
+// close a block (`[continue]`).
+var bareKeywords = []string{"allow", "retry", "done", "continue"}
 
 var codeLangs = []string{"javascript", "js", "node", "python", "py", "bash", "sh", "cmd"}
 
@@ -542,7 +652,17 @@ func codeOpenLen(s string) int {
 func langOpenLen(s string) int {
 	for _, lang := range codeLangs {
 		if strings.HasPrefix(s, lang) {
-			if i := len(lang) + blankLen(s[len(lang):]); i < len(s) && s[i] == '{' {
+			i := len(lang) + blankLen(s[len(lang):])
+			if i < len(s) && s[i] == '(' {
+				// `js (@a, @b) {`: the variables the block receives.
+				j := strings.IndexAny(s[i:], ")\n")
+				if j < 0 || s[i+j] != ')' {
+					return 0
+				}
+				i += j + 1
+				i += blankLen(s[i:])
+			}
+			if i < len(s) && s[i] == '{' {
 				return i + 1
 			}
 		}
@@ -596,17 +716,40 @@ func codeStringLen(s string, q byte) int {
 // fileLoadLen matches <path>: no blanks or angle brackets inside, and a
 // first character that cannot start an operator or a quoted string.
 func fileLoadLen(s string) int {
-	if len(s) < 3 || strings.IndexByte(" \t\n\f\r<>=@!'\"", s[1]) >= 0 {
+	if len(s) < 3 || strings.IndexByte(" \t\n\f\r<>=@!'\"", s[1]) >= 0 && !(s[1] == '@' && identLen(s[2:]) > 0) {
+		// `<@path>` loads the file a variable names.
 		return 0
 	}
 	i := 1 + runeLen(s[1:])
 	for i < len(s) && strings.IndexByte(" \t\n\f\r<>", s[i]) < 0 {
 		i++
 	}
-	if i < len(s) && s[i] == '>' {
-		return i + 1
+	if i < len(s) && s[i] != '>' {
+		// `<path # section …>`: a section selector after blanks and #
+		// runs to the > on the same line (quoted titles may hold one).
+		j := i + blankLen(s[i:])
+		if j == i || j >= len(s) || s[j] != '#' {
+			return 0
+		}
+		i = j
+		for quoted := false; i < len(s) && (quoted || s[i] != '>'); i++ {
+			switch s[i] {
+			case '"':
+				quoted = !quoted
+			case '\n', '\r':
+				return 0
+			}
+		}
 	}
-	return 0
+	if i >= len(s) {
+		return 0
+	}
+	i++
+	if i < len(s) && s[i] == '?' {
+		// `<path>?`: an optional load, touching the >.
+		i++
+	}
+	return i
 }
 
 // textLen is the length of template text at the start of s: anything but

@@ -49,7 +49,7 @@ func (l *lowerer) bracketBody(b *bracket) (v ast.Expr, block bool) {
 	if isBlockForm(b) {
 		blk := &ast.BlockExpr{Pos: l.pos(b.Pos)}
 		for _, it := range b.Items {
-			if d := l.stmt(it.Stmt); d != nil {
+			if d := l.blockStmt(it.Stmt); d != nil {
 				blk.Stmts = append(blk.Stmts, d)
 			}
 		}
@@ -73,7 +73,9 @@ func arrayIfValues(blk *ast.BlockExpr) ast.Expr {
 		if r, ok := es.Value.(*ast.Ref); ok && len(r.Path) > 0 && r.Path[len(r.Path)-1].Kind == ast.AccessCall {
 			return blk
 		}
-		if _, ok := es.Value.(*ast.PipelineExpr); ok {
+		switch es.Value.(type) {
+		case *ast.PipelineExpr, *ast.LoopCtlExpr:
+			// A pipeline runs; done and continue are control, not items.
 			return blk
 		}
 		arr.Items = append(arr.Items, ast.ArrayItem{Value: es.Value})

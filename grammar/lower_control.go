@@ -164,13 +164,16 @@ func (l *lowerer) runValue(e *expr) (ast.Expr, bool) {
 	if t == nil || t.First == nil || t.First.Run == nil || len(t.Rest) > 0 || t.Then != nil {
 		return nil, false
 	}
+	if c := l.runString(t.First.Run); c != nil {
+		return l.pipeline(c.Pos, c, e.Steps, e.With), true
+	}
 	return l.expr(&expr{Pos: t.First.Run.Pos, Source: t.First.Run, Steps: e.Steps, With: e.With}), true
 }
 
 func (l *lowerer) block(b *block) *ast.BlockExpr {
 	out := &ast.BlockExpr{Pos: l.pos(b.Pos)}
 	for _, s := range b.Stmts {
-		if d := l.stmt(s); d != nil {
+		if d := l.blockStmt(s); d != nil {
 			out.Stmts = append(out.Stmts, d)
 		}
 	}
@@ -180,7 +183,10 @@ func (l *lowerer) block(b *block) *ast.BlockExpr {
 // forExpr lowers a for expression; outer is what follows a block action
 // (see bracketExpr), for the caller to attach.
 func (l *lowerer) forExpr(f *forBody, at ast.Pos) (_ *ast.ForExpr, outer *bracketExpr) {
-	out := &ast.ForExpr{Pos: at, Var: f.First[1:], Source: l.expr(f.Source)}
+	out := &ast.ForExpr{Pos: at, Var: f.First[1:], Source: l.expr(f.Source), Parallel: f.Parallel}
+	if f.Cap != nil {
+		out.Cap = l.expr(f.Cap)
+	}
 	if f.Second != nil {
 		out.Key, out.Var = out.Var, (*f.Second)[1:]
 	}

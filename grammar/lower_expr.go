@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/alecthomas/participle/v2/lexer"
 	"github.com/guardrun/guardrun/ast"
 )
 
@@ -204,7 +205,7 @@ func (l *lowerer) primary(p *primary) ast.Expr {
 	case p.Str != nil:
 		return l.str(p.Str)
 	case p.Load != nil:
-		return &ast.FileLoad{Pos: at, Path: l.loadPath(p)}
+		return l.fileLoad(p, at)
 	case p.Code != nil:
 		return l.code(p.Code)
 	case p.When != nil:
@@ -212,18 +213,40 @@ func (l *lowerer) primary(p *primary) ast.Expr {
 		return l.continueWith(w, outer)
 	case p.For != nil:
 		f, outer := l.forExpr(p.For, at)
+		if len(p.For.Batch) > 0 || p.For.BatchPar != nil {
+			// The batch pipeline runs on the collected results.
+			return l.batch(at, l.continueWith(f, outer), p.For.Batch, p.For.BatchPar)
+		}
 		return l.continueWith(f, outer)
 	case p.Foreach != nil:
-		r := l.ref(p.Foreach)
+		r := l.ref(p.Foreach.Call)
 		if len(r.Path) == 0 || r.Path[len(r.Path)-1].Kind != ast.AccessCall {
 			l.fail(p.Pos, "foreach needs an invocation: foreach @f(@items)", r.Name, "write foreach @f(@array)")
 		}
-		return &ast.ForeachExpr{Pos: at, Call: r}
+		return l.batch(at, &ast.ForeachExpr{Pos: at, Call: r}, p.Foreach.Batch, p.Foreach.BatchPar)
 	case p.BareKw != nil:
-		if strings.HasPrefix(*p.BareKw, "allow") {
+		switch kw := *p.BareKw; {
+		case strings.HasPrefix(kw, "allow"):
 			return &ast.AllowExpr{Pos: at}
+		case strings.HasPrefix(kw, "done"), strings.HasPrefix(kw, "continue"):
+			return &ast.LoopCtlExpr{Pos: at, Done: strings.HasPrefix(kw, "done")}
 		}
 		return &ast.RetryExpr{Pos: at}
+	case p.LeadPar != nil:
+		st := &ast.Stage{Pos: at, Kind: ast.StageParallel}
+		for _, a := range p.LeadPar.Atoms {
+			st.Parallel = append(st.Parallel, l.stageAtom(a))
+		}
+		empty := &ast.StringLit{Pos: at, Kind: ast.DoubleQuote, Parts: []ast.TemplatePart{}}
+		return &ast.LeadParallel{Pos: at, Pipeline: &ast.PipelineExpr{Pos: at, Source: empty, Stages: []*ast.Stage{st}}}
+	case p.Loop != nil:
+		return l.loop(p.Loop, at)
+	case p.Ctl != nil:
+		c := &ast.LoopCtlExpr{Pos: at, Done: p.Ctl.Kw == "done"}
+		if p.Ctl.Value != nil {
+			c.Value = l.ternary(p.Ctl.Value)
+		}
+		return c
 	case p.Retry != nil:
 		r := &ast.RetryExpr{Pos: at}
 		if p.Retry.Value != nil {
@@ -330,6 +353,18 @@ func (l *lowerer) ref(r *ref) *ast.Ref {
 			for i, f := range strings.Split(*a.Field, ".") {
 				out.Path = append(out.Path, ast.Accessor{Pos: p, Kind: ast.AccessField, Name: f, Optional: a.Optional && i == 0})
 			}
+		case a.Colon || a.Lead:
+			acc := ast.Accessor{Pos: p, Kind: ast.AccessSlice}
+			if a.Index != nil {
+				acc.Index = l.expr(a.Index)
+			}
+			if a.End != nil {
+				acc.End = l.expr(a.End)
+			}
+			if a.LeadEnd != nil {
+				acc.End = l.expr(a.LeadEnd)
+			}
+			out.Path = append(out.Path, acc)
 		default:
 			out.Path = append(out.Path, l.bracketAccessor(p, a.Wild, a.Index, a.Args))
 		}
@@ -401,11 +436,12 @@ func (l *lowerer) plainString(s *strLit) (string, bool) {
 	return l.str(s).PlainText()
 }
 
-func (l *lowerer) loadPath(p *primary) *ast.StringLit {
-	raw := *p.Load
-	inner := raw[1 : len(raw)-1]
-	sub := &lowerer{src: l.src, base: l.base + p.Pos.Offset + 1, text: inner}
-	lit := sub.cmdTemplate(inner, p.Pos)
+// loadTemplate lowers the part of a <…> token from byte from to to as a
+// template (paths and section selectors interpolate @variables).
+func (l *lowerer) loadTemplate(tok string, pos lexer.Position, from, to int) *ast.StringLit {
+	inner := tok[from:to]
+	sub := &lowerer{src: l.src, base: l.base + pos.Offset + from, text: inner}
+	lit := sub.cmdTemplate(inner, pos)
 	if sub.err != nil && l.err == nil {
 		l.err = sub.err
 	}
@@ -413,12 +449,31 @@ func (l *lowerer) loadPath(p *primary) *ast.StringLit {
 }
 
 func (l *lowerer) code(c *codeBlock) *ast.CodeExpr {
+	// The captured tokens may start with line breaks the parser elided
+	// (a block's statement on its own line): the opener is the first
+	// CodeOpen or PipeCode.
 	open := c.Tokens[0]
+	for _, t := range c.Tokens {
+		if t.Type == tCodeOpen || t.Type == tPipeCode {
+			open = t
+			break
+		}
+	}
 	last := c.Tokens[len(c.Tokens)-1]
 	start := open.Pos.Offset + len(open.Value)
 	raw := l.text[start:last.Pos.Offset]
-	words := strings.Fields(strings.TrimSuffix(strings.TrimPrefix(open.Value, "|"), "{"))
-	out := &ast.CodeExpr{Pos: l.pos(c.Pos), Lang: "cmd", Code: raw}
+	head := strings.TrimSuffix(strings.TrimPrefix(open.Value, "|"), "{")
+	var args []string
+	if i := strings.IndexByte(head, '('); i >= 0 {
+		for _, a := range strings.Split(strings.Trim(head[i:], "() \t"), ",") {
+			if a = strings.TrimPrefix(strings.TrimSpace(a), "@"); a != "" {
+				args = append(args, a)
+			}
+		}
+		head = head[:i]
+	}
+	words := strings.Fields(head)
+	out := &ast.CodeExpr{Pos: l.pos(c.Pos), Lang: "cmd", Code: raw, Args: args}
 	if len(words) > 0 && words[0] == "run" {
 		out.Run = true
 		words = words[1:]

@@ -76,6 +76,10 @@ func (l *lowerer) fail(p lexer.Position, msg, found, hint string) {
 
 func (l *lowerer) top(t *span, extra *lexer.Token, at ast.Pos) ast.Directive {
 	if extra != nil {
+		if extra.Type == tIndexOpen {
+			l.fail(extra.Pos, "Syntax error: invalid index or slice", l.snippet(extra.Pos), "write an index such as [0] or a slice such as [1:3]")
+			return nil
+		}
 		if t.Stmt.Show != nil {
 			l.fail(extra.Pos, "show accepts only a single argument. To display multiple values, use a template: show `@a @b`", "", "combine the values in one template")
 		} else {
@@ -148,8 +152,13 @@ func (l *lowerer) stmt(s *stmt) ast.Directive {
 	case s.Var != nil:
 		return l.varStmt(s.Var, p)
 	case s.Show != nil:
-		return &ast.ShowDirective{Pos: p, Value: l.expr(s.Show)}
+		return &ast.ShowDirective{Pos: p, Value: showForeach(l.expr(s.Show))}
+	case s.Shadow != nil:
+		return &ast.ShadowDirective{Pos: p, Lang: s.Shadow.Lang, Names: s.Shadow.Names}
 	case s.Exe != nil:
+		if s.Exe.Names != nil {
+			return l.shadowExe(s.Exe, p)
+		}
 		return l.exe(s.Exe, p)
 	case s.If != nil:
 		return l.ifStmt(s.If, p)
@@ -175,11 +184,17 @@ func (l *lowerer) stmt(s *stmt) ast.Directive {
 		return l.returnStmt(s.Return, p)
 	case s.Augment != nil:
 		return &ast.AugmentStmt{Pos: p, Name: s.Augment.Name[1:], Value: l.expr(s.Augment.Value)}
+	case s.LetAug != nil:
+		// `let @x += v` is mlld's spelling of += inside blocks.
+		return &ast.AugmentStmt{Pos: p, Name: s.LetAug.Name[1:], Value: l.expr(s.LetAug.Value)}
 	case s.Expr != nil:
 		if v, ok := l.runValue(s.Expr); ok {
 			return &ast.RunDirective{Pos: p, Value: v}
 		}
 		if d := l.controlStmt(s.Expr, p); d != nil {
+			return d
+		}
+		if d := l.loopStmt(s.Expr, p); d != nil {
 			return d
 		}
 		v := l.expr(s.Expr)
@@ -283,7 +298,24 @@ func (l *lowerer) varStmt(v *varStmt, p ast.Pos) *ast.VarDirective {
 	if len(labels) > 0 && string(labels[0].Name) == "tools" && labels[0].Sub == nil && !labels[0].Bang && !labels[0].Priv {
 		labels, tools = labels[1:], true
 	}
-	return &ast.VarDirective{Pos: p, Labels: l.labels(labels, false), Name: v.Name[1:], Value: l.expr(v.Value), Tools: tools}
+	d := &ast.VarDirective{Pos: p, Labels: l.labels(labels, false), Name: v.Name[1:], Tools: tools}
+	if v.Block == nil {
+		d.Value = l.expr(v.Value)
+		return d
+	}
+	val, outer := l.bracketExpr(v.Block)
+	if blk, ok := val.(*ast.BlockExpr); ok && onlyValues(blk) {
+		// A var's `[ … ]` is a block only when it holds statements:
+		// `[@f()]` is an array of one call's result.
+		arr := &ast.ArrayLit{Pos: blk.Pos, Items: []ast.ArrayItem{}}
+		for _, s := range blk.Stmts {
+			arr.Items = append(arr.Items, ast.ArrayItem{Value: s.(*ast.ExprStmt).Value})
+		}
+		val = arr
+	}
+	// A pipe or operator after a block applies to the block's value.
+	d.Value = l.continueWith(val, outer)
+	return d
 }
 
 func (l *lowerer) exe(e *exeStmt, p ast.Pos) *ast.ExeDirective {
@@ -295,7 +327,14 @@ func (l *lowerer) exe(e *exeStmt, p ast.Pos) *ast.ExeDirective {
 		}
 		d.Params = append(d.Params, q)
 	}
-	if e.Body != nil {
+	if e.Tpl != nil {
+		d.Body = &ast.TemplateFile{Pos: l.pos(e.Tpl.Pos), Path: l.str(e.Tpl)}
+	} else if e.Body != nil {
+		if name, ok := runsParam(e); ok {
+			l.fail(e.Body.Pos, "Invalid exe syntax. run needs a command, code or an executable, but @"+name+" is a parameter (data)",
+				"run @"+name, "write exe @f("+name+") = cmd { … @"+name+" … } to use the parameter in a command")
+			return d
+		}
 		d.Body = l.expr(e.Body)
 	} else {
 		var outer *bracketExpr
@@ -346,9 +385,12 @@ func (l *lowerer) output(o *outputStmt) (ast.Expr, ast.OutputTarget, string) {
 
 func (l *lowerer) target(t *target) ast.OutputTarget {
 	out := ast.OutputTarget{Pos: l.pos(t.Pos)}
-	if t.Stream != nil {
+	switch {
+	case t.Stream != nil:
 		out.Stream = *t.Stream
-	} else {
+	case t.Bare != nil:
+		out.Path = &ast.StringLit{Pos: out.Pos, Kind: ast.DoubleQuote, Parts: []ast.TemplatePart{&ast.TextPart{Pos: out.Pos, Text: *t.Bare}}}
+	default:
 		out.Path = l.ternary(t.Path)
 	}
 	return out
@@ -356,6 +398,12 @@ func (l *lowerer) target(t *target) ast.OutputTarget {
 
 func (l *lowerer) importStmt(s *importStmt, p ast.Pos) *ast.ImportDirective {
 	d := &ast.ImportDirective{Pos: p}
+	if s.Kind != nil && *s.Kind == "module" {
+		// Local files are not registry modules; guardrun has no registry.
+		l.fail(s.Pos, "Import type 'module' requires a registry module reference.", "module",
+			"import local files without a type, or as static: import static \"./x.mld\" as @x")
+		return d
+	}
 	switch {
 	case s.Policy != nil:
 		d.Policy = true
@@ -388,7 +436,7 @@ func (l *lowerer) importStmt(s *importStmt, p ast.Pos) *ast.ImportDirective {
 func (l *lowerer) literalPath(p *primary) string {
 	if p != nil {
 		if p.Load != nil {
-			return strings.TrimSuffix(strings.TrimPrefix(*p.Load, "<"), ">")
+			return strings.TrimSuffix(strings.TrimPrefix(p.Load.Tok, "<"), ">")
 		}
 		if p.Str != nil {
 			if s, ok := l.plainString(p.Str); ok {

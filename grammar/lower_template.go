@@ -77,6 +77,8 @@ func (l *lowerer) parts(ps []*part, unescape func(string) string) []ast.Template
 			out = appendText(out, p, "@")
 		case pt.Interp != nil:
 			out = append(out, l.interp(pt.Interp))
+		case pt.Load != nil:
+			out = append(out, l.tplLoad(pt.Load))
 		case pt.For != nil:
 			out = append(out, l.tplFor(pt.For, unescape))
 		}
@@ -127,7 +129,10 @@ func (l *lowerer) interp(in *interp) *ast.InterpPart {
 			r.Path = append(r.Path, l.bracketAccessor(ap, a.Wild, a.Index, a.Args))
 		}
 	}
-	out := &ast.InterpPart{Pos: p, Value: r, OmitFalsy: in.Omit}
+	out := &ast.InterpPart{Pos: p, Value: r, OmitFalsy: in.Omit || in.Cond}
+	if in.Cond {
+		out.Snippet = l.parts(in.Snippet, func(s string) string { return s[1:] })
+	}
 	if in.Fallback != nil {
 		out.Fallback = l.primary(in.Fallback)
 	}

@@ -60,6 +60,11 @@ func scanSpan(src string, start int) scanResult {
 	limit := lineEnd(src, start)
 	for {
 		res, open := scanWindow(src, start, limit)
+		if !open && res.deep == nil && res.end == limit && nextLinePipes(src, limit) {
+			// The next line continues the pipeline: scan it too.
+			limit = lineEnd(src, limit+1)
+			continue
+		}
 		if !open || res.deep != nil || limit >= len(src) {
 			return res
 		}
@@ -123,6 +128,16 @@ func scanWindowTokens(src string, start int) scanResult {
 		res.unclosed = &top
 	}
 	return res
+}
+
+// nextLinePipes reports whether the line after the newline at off starts
+// (after blanks) with a pipeline continuation.
+func nextLinePipes(src string, off int) bool {
+	if off >= len(src) || src[off] != '\n' {
+		return false
+	}
+	rest := src[off+1:]
+	return pipeContinues(rest[blankLen(rest):])
 }
 
 // lineEnd is the offset of the newline ending the line that holds off.

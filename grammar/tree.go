@@ -24,6 +24,7 @@ type stmt struct {
 	Pos     lexer.Position
 	Var     *varStmt    `parser:"  'var' @@"`
 	Show    *expr       `parser:"| 'show' @@"`
+	Shadow  *shadowStmt `parser:"| 'exe' @@"`
 	Exe     *exeStmt    `parser:"| 'exe' @@"`
 	If      *ifStmt     `parser:"| 'if' @@"`
 	Output  *outputStmt `parser:"| 'output' @@"`
@@ -34,6 +35,7 @@ type stmt struct {
 	Guard   *guardStmt  `parser:"| 'guard' @@"`
 	Policy  *assignStmt `parser:"| 'policy' @@"`
 	Let     *assignStmt `parser:"| 'let' @@"`
+	LetAug  *augment    `parser:"| 'let' @@"`
 	Return  *returnStmt `parser:"| '=>' @@"`
 	Augment *augment    `parser:"| @@"`
 	Expr    *expr       `parser:"| @@"`
@@ -51,7 +53,10 @@ type varStmt struct {
 	Pos    lexer.Position
 	Labels []*label `parser:"( @@ ( ',' @@ )* )?"`
 	Name   string   `parser:"@AtIdent '='"`
-	Value  *expr    `parser:"@@"`
+	Value  *expr    `parser:"( (?! '[' ) @@"`
+	// Block is a `[ … ]` value: an array, or a statement block whose
+	// `=> value` is the variable's value (see lower_bracket.go).
+	Block *bracketExpr `parser:"| @@ )"`
 }
 
 type assignStmt struct {
@@ -74,12 +79,24 @@ type param struct {
 
 type exeStmt struct {
 	Pos    lexer.Position
-	Labels []*label     `parser:"( @@ ( ',' @@ )* )?"`
-	Name   string       `parser:"@AtIdent"`
-	Parens bool         `parser:"( @'('"`
-	Params []*param     `parser:"  ( @@ ( ',' @@ )* )? ')' )? '='"`
-	Body   *expr        `parser:"( (?! '[' ) @@"`
-	Block  *bracketExpr `parser:"| @@ )"`
+	Labels []*label `parser:"( @@ ( ',' @@ )* )?"`
+	Name   string   `parser:"@AtIdent"`
+	Parens bool     `parser:"( @'('"`
+	Params []*param `parser:"  ( @@ ( ',' @@ )* )? ')' )? '='"`
+	// Tpl is `template "file.att"`: the body is an external template.
+	Tpl *strLit `parser:"( 'template' @@"`
+	// Names is a shadow environment, `exe @js = { helper, … }`.
+	Names []string     `parser:"| '{' @Ident ( ',' @Ident )* ','? '}'"`
+	Body  *expr        `parser:"| (?! '[' ) @@"`
+	Block *bracketExpr `parser:"| @@ )"`
+}
+
+// shadowStmt is `exe js = { helper, … }`: a shadow environment for the
+// code blocks of a language.
+type shadowStmt struct {
+	Pos   lexer.Position
+	Lang  string   `parser:"@('js'|'javascript'|'node'|'nodejs'|'py'|'python') '='"`
+	Names []string `parser:"'{' @Ident ( ',' @Ident )* ','? '}'"`
 }
 
 type block struct {
@@ -117,6 +134,7 @@ type outputStmt struct {
 type target struct {
 	Pos    lexer.Position
 	Stream *string  `parser:"  @('stdout'|'stderr')"`
+	Bare   *string  `parser:"| @BarePath"`
 	Path   *ternary `parser:"| @@"`
 }
 
@@ -127,7 +145,10 @@ type importName struct {
 }
 
 type importStmt struct {
-	Pos    lexer.Position
+	Pos lexer.Position
+	// Kind is mlld's import type (`import static <x> as @ns`); local
+	// modules load the same way whichever is named.
+	Kind   *string       `parser:"@('module'|'static'|'live'|'local')?"`
 	Policy *string       `parser:"(  'policy' @AtIdent 'from'"`
 	PPath  *primary      `parser:"   @@"`
 	Guards bool          `parser:" | @'guards' 'from'"`
@@ -186,7 +207,9 @@ type armList struct {
 // follows it (`=>` or an arm list) tells the inline form from the match
 // form, whose subject the lowerer then checks is a plain reference.
 type whenBody struct {
-	Pos      lexer.Position
+	Pos lexer.Position
+	// Colon is mlld's older `when: [ … ]` spelling of a when list.
+	Colon    bool     `parser:"@':'?"`
 	Modifier *string  `parser:"@('all'|'any'|'first')?"`
 	Block    *armList `parser:"(  @@"`
 	Head     *expr    `parser:" | (?! '[' ) @@"`
@@ -269,13 +292,20 @@ type bracketItem struct {
 }
 
 type forBody struct {
-	Pos    lexer.Position
-	First  string   `parser:"@AtIdent"`
-	Second *string  `parser:"( ',' @AtIdent )?"`
-	Source *expr    `parser:"'in' @@"`
-	Filter *expr    `parser:"( 'when' @@ )?"`
-	Block  *bracket `parser:"( @@"`
-	Action *action  `parser:"| '=>' @@ )"`
+	Pos      lexer.Position
+	Parallel bool     `parser:"( @'parallel'"`
+	Cap      *expr    `parser:"  ( '(' @@?"`
+	Pace     *string  `parser:"    ( ',' @Number @Ident? )? ')' )? )?"`
+	First    string   `parser:"@AtIdent"`
+	Second   *string  `parser:"( ',' @AtIdent )?"`
+	Source   *expr    `parser:"'in' @@"`
+	Filter   *expr    `parser:"( 'when' @@ )?"`
+	Block    *bracket `parser:"( @@"`
+	Action   *action  `parser:"| '=>' @@ )"`
+	// Batch is a pipeline run on the collected results: `=> | @f`, or
+	// a parallel group on them, `=> || @a() || @b()`.
+	Batch    []*pipeStep `parser:"( '=>' ( @@+"`
+	BatchPar *leadPar    `parser:"  | @@ ) )?"`
 }
 
 type ifStmt struct {
@@ -296,8 +326,10 @@ type expr struct {
 
 type pipeStep struct {
 	Pos   lexer.Position
-	Stage *stage     `parser:"  '|' @@"`
-	Code  *codeBlock `parser:"| @@"`
+	Stage *stage `parser:"  '|' @@"`
+	// Code is `| { … }` (one PipeCode token). A block opened by its
+	// language on the next line is a statement of its own, not a stage.
+	Code *codeBlock `parser:"| (?= PipeCode) @@"`
 }
 
 type stage struct {
@@ -356,13 +388,16 @@ type primary struct {
 	For     *forBody   `parser:"| 'for' @@"`
 	Run     *ternary   `parser:"| 'run' @@"`
 	Paren   *expr      `parser:"| '(':Punct @@ ')'"`
-	Load    *string    `parser:"| @FileLoad"`
+	Load    *loadX     `parser:"| @@"`
 	Not     *primary   `parser:"| '!' @@"`
 	Neg     *primary   `parser:"| '-' @@"`
 	BareKw  *string    `parser:"| @BareKw"`
 	Bool    *string    `parser:"| @('true'|'false')"`
 	Null    bool       `parser:"| @'null'"`
-	Foreach *ref       `parser:"| 'foreach' @@"`
+	Foreach *foreachX  `parser:"| 'foreach' @@"`
+	Loop    *loopX     `parser:"| 'loop' @@"`
+	LeadPar *leadPar   `parser:"| @@"`
+	Ctl     *ctlX      `parser:"| @@"`
 	Retry   *retryX    `parser:"| @@"`
 	Skip    bool       `parser:"| @'skip'"`
 	Denied  bool       `parser:"| @'denied'"`
@@ -370,6 +405,47 @@ type primary struct {
 	Deny    *denyX     `parser:"| @@"`
 	Ask     *askX      `parser:"| @@"`
 	Call    *bareCall  `parser:"| @@"`
+}
+
+// foreachX is `foreach @f(args)`, optionally with a batch pipeline run
+// on the whole result (`=> | @stage …`).
+type foreachX struct {
+	Call     *ref        `parser:"@@"`
+	Batch    []*pipeStep `parser:"( '=>' ( @@+"`
+	BatchPar *leadPar    `parser:"  | @@ ) )?"`
+}
+
+// leadPar is a leading parallel group, `|| @a() || @b() [(cap, pace)]`:
+// its branches run on an empty input and its value is their results.
+type leadPar struct {
+	Pos   lexer.Position
+	Atoms []*stageAtom `parser:"( '||' @@ )+"`
+	Cap   *string      `parser:"( '(' @Number"`
+	Pace  *string      `parser:"  ( ',' @Number @Ident? )? ')' )?"`
+}
+
+// loadX is `<path[ # section]>[?]` with field access and an `as`
+// template after it.
+type loadX struct {
+	Tok  string      `parser:"@FileLoad"`
+	Path []*accessor `parser:"@@*"`
+	As   *strLit     `parser:"( 'as' @@ )?"`
+}
+
+// loopX is `loop[(limit)] [until cond] [ … ]`.
+type loopX struct {
+	Pos   lexer.Position
+	Paren bool     `parser:"( @'('"`
+	Limit *expr    `parser:"  @@? ')' )?"`
+	Until *expr    `parser:"( 'until' @@ )?"`
+	Body  *bracket `parser:"@@"`
+}
+
+// ctlX is `done [value]` / `continue [value]`; a bare one at the end of
+// a line is lexed as BareKw.
+type ctlX struct {
+	Kw    string   `parser:"@('done'|'continue')"`
+	Value *ternary `parser:"@@?"`
 }
 
 type retryX struct {
@@ -433,8 +509,12 @@ type accessor struct {
 	Pos      lexer.Position
 	Optional bool    `parser:"(   ( @'?.' | '.' )"`
 	Field    *string `parser:"    @(Ident|Number)"`
-	Wild     bool    `parser:"  | ( IndexOpen | TLBrack ) @'*' ']'"`
-	Index    *expr   `parser:"  | ( IndexOpen | TLBrack ) @@ ']'"`
+	Wild     bool    `parser:"  | ( IndexOpen | TLBrack ) ( @'*'"`
+	Index    *expr   `parser:"    | @@"`
+	Colon    bool    `parser:"      ( @':'"`
+	End      *expr   `parser:"        @@? )?"`
+	Lead     bool    `parser:"    | @':'"`
+	LeadEnd  *expr   `parser:"      @@? ) ']'"`
 	Call     bool    `parser:"  | @( CallOpen | TLParen )"`
 	Args     []*expr `parser:"    ( @@ ( ',' @@ )* ','? )? ')' )"`
 }
@@ -501,11 +581,12 @@ type strLit struct {
 
 type part struct {
 	Pos    lexer.Position
-	Text   *string `parser:"  @Text"`
-	Esc    *string `parser:"| @Esc"`
-	AtAt   bool    `parser:"| @AtAt"`
-	Interp *interp `parser:"| @@"`
-	For    *tplFor `parser:"| @@"`
+	Load   *tplLoad `parser:"  @@"`
+	Text   *string  `parser:"| @Text"`
+	Esc    *string  `parser:"| @Esc"`
+	AtAt   bool     `parser:"| @AtAt"`
+	Interp *interp  `parser:"| @@"`
+	For    *tplFor  `parser:"| @@"`
 }
 
 // tplFor is a `/for @x in @source … /end` block inside a :: template; the
@@ -518,11 +599,20 @@ type tplFor struct {
 	Body   []*part `parser:"@@* ColonEnd"`
 }
 
+// tplLoad is a `<path>` inside a backtick or :: template.
+type tplLoad struct {
+	Pos  lexer.Position
+	Tok  string         `parser:"@FileLoad"`
+	Path []*tplAccessor `parser:"@@*"`
+}
+
 type interp struct {
 	Pos      lexer.Position
 	Name     string         `parser:"@TplRef"`
 	Path     []*tplAccessor `parser:"@@*"`
-	Omit     bool           `parser:"( @TOmit"`
+	Cond     bool           `parser:"( @CondOpen"`
+	Snippet  []*part        `parser:"  @@* BTClose"`
+	Omit     bool           `parser:"| @TOmit"`
 	Fallback *primary       `parser:"| TFallback @@ )?"`
 }
 

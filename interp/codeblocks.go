@@ -48,6 +48,9 @@ func jsValue(v *value.Variable) any {
 	if v == nil {
 		return ""
 	}
+	if c, ok := loadedForCode(v); ok {
+		return c
+	}
 	if v.Text != nil && isStructured(v.Data) {
 		return *v.Text
 	}
@@ -69,6 +72,13 @@ func (in *interp) runCode(e *env, c *ast.CodeExpr, stdin *value.Variable) (*valu
 			"code execution is disabled: cannot run %s block", c.Lang)
 	}
 	lang := c.Lang
+	if len(c.Args) > 0 {
+		ae, err := in.codeArgsEnv(e, c)
+		if err != nil {
+			return nil, err
+		}
+		e = ae
+	}
 	var res *value.Variable
 	var err error
 	switch lang {
@@ -327,7 +337,7 @@ func (in *interp) prepareCommand(e *env, c *ast.CodeExpr) (*preparedCommand, err
 			if literal {
 				pc.segs = append(pc.segs, code.Segment{Literal: text})
 			} else {
-				pc.segs = append(pc.segs, code.Segment{Value: text, IsValue: true})
+				pc.segs = append(pc.segs, commandSegments(v, text, p.OmitFalsy)...)
 			}
 		}
 	}

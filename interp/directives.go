@@ -25,6 +25,15 @@ func (in *interp) execDocument(e *env, doc *ast.Document) error {
 			in.out.prose(d.Text)
 		case ast.Directive:
 			in.curPos = d.Position()
+			if ran, stop, err := in.topLevelReturn(e, d); ran {
+				if err != nil {
+					return unansweredRetry(err, d.Position())
+				}
+				if stop {
+					return nil
+				}
+				continue
+			}
 			if err := in.execDirective(e, d); err != nil {
 				return unansweredRetry(err, d.Position())
 			}
@@ -76,6 +85,11 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 		return v, err
 	case *ast.ForDirective:
 		_, err := in.evalFor(e, d.For, false)
+		return undefined(), err
+	case *ast.ShadowDirective:
+		return undefined(), in.execShadow(e, d)
+	case *ast.LoopDirective:
+		_, err := in.evalLoop(e, d.Loop)
 		return undefined(), err
 	case *ast.IfDirective:
 		v, _, err := in.execIf(e, d)
@@ -341,6 +355,13 @@ func exeSubtype(body ast.Expr) string {
 // execRun runs a command, code block or invocation and prints its output
 // to the document.
 func (in *interp) execRun(e *env, d *ast.RunDirective) (*value.Variable, error) {
+	quiet := e.quietRun
+	if quiet {
+		// Only this run is quiet, not the statements of what it calls.
+		c := *e
+		c.quietRun = false
+		e = &c
+	}
 	var v *value.Variable
 	var err error
 	switch x := d.Value.(type) {
@@ -364,10 +385,10 @@ func (in *interp) execRun(e *env, d *ast.RunDirective) (*value.Variable, error) 
 	if err := retryOutsidePipeline(v, d.Pos); err != nil {
 		return nil, err
 	}
-	if err := in.checkRunOutput(v, d.Pos); err != nil {
-		return nil, err
-	}
-	if s := runText(v); s != "" {
+	if s := runText(v); s != "" && !quiet {
+		if err := in.checkRunOutput(v, d.Pos); err != nil {
+			return nil, err
+		}
 		in.out.both(withNewline(s))
 	}
 	return v, nil
@@ -408,6 +429,9 @@ func (in *interp) execAugment(e *env, d *ast.AugmentStmt) error {
 	if cur == nil {
 		return newError(KindVariable, d.Pos, "declare it first with let",
 			"Cannot use += on undefined variable @%s. Use \"let @%s = ...\" first.", d.Name, d.Name)
+	}
+	if err := checkParallelWrite(e, sc, d.Name, d.Pos); err != nil {
+		return err
 	}
 	add, err := in.evalExpr(e, d.Value)
 	if err != nil {

@@ -31,7 +31,14 @@ func (in *interp) writeTarget(e *env, v *value.Variable, t ast.OutputTarget, app
 	var content string
 	ext := strings.ToLower(filepath.Ext(path))
 	switch {
+	case appendMode && ext == ".json":
+		return newError(KindEffect, pos, "append JSON records to a .jsonl file, or output the whole document to the .json file",
+			"Cannot append to .json files. Use a .jsonl extension for JSON lines output.")
 	case appendMode && ext == ".jsonl":
+		if !isJSONRecord(v) {
+			return newError(KindEffect, pos, "append an object, an array or a string holding JSON",
+				"Content appended to .jsonl must be valid JSON. Provide a variable or template that resolves to JSON data.")
+		}
 		content = value.ToJSON(jsonData(v), false) + "\n"
 	case ext == ".json" && !appendMode:
 		if s, ok := v.Data.(string); ok {

@@ -167,6 +167,13 @@ type env struct {
 	// override is the `with { guards: … }` setting of the operation being
 	// evaluated (SPEC §5.14); nil when none.
 	override *guard.Override
+	// parIter is the scope of the current iteration of a parallel for:
+	// variables declared outside it may not be written (see
+	// checkParallelWrite).
+	parIter *scope
+	// quietRun makes a run directive return its output without printing
+	// it (the action of a for expression).
+	quietRun bool
 }
 
 func (in *interp) rootEnv(mod *module) *env {

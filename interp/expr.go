@@ -54,6 +54,22 @@ func (in *interp) evalExpr(e *env, x ast.Expr) (*value.Variable, error) {
 	case *ast.BlockExpr:
 		v, _, err := in.runBlock(e, x, false)
 		return v, err
+	case *ast.LoopExpr:
+		return in.evalLoop(e, x)
+	case *ast.LoopCtlExpr:
+		return in.evalLoopCtl(e, x)
+	case *ast.ShowJoin:
+		return in.evalShowJoin(e, x)
+	case *ast.LeadParallel:
+		v, err := in.evalExpr(e, x.Pipeline)
+		if err != nil {
+			return nil, err
+		}
+		c := *v
+		c.Source = ""
+		return &c, nil
+	case *ast.TemplateFile:
+		return in.evalTemplateFile(e, x)
 	case *ast.RetryExpr:
 		var hint *value.Variable
 		if x.Hint != nil {
@@ -107,7 +123,12 @@ func (in *interp) evalArray(e *env, x *ast.ArrayLit) (*value.Variable, error) {
 				continue
 			}
 		}
-		v, err := in.evalExpr(e, it.Value)
+		ie := e
+		if it.Optional {
+			// `@x?` leaves a missing variable out, as any falsy value.
+			ie = e.withLenient(true)
+		}
+		v, err := in.evalExpr(ie, it.Value)
 		if err != nil {
 			return nil, err
 		}
@@ -146,7 +167,12 @@ func (in *interp) evalObject(e *env, x *ast.ObjectLit) (*value.Variable, error) 
 	o := value.NewObject()
 	res := value.New(o)
 	for _, en := range x.Entries {
-		v, err := in.evalExpr(e, en.Value)
+		ee := e
+		if en.Optional {
+			// `key?: @x` leaves the pair out when @x is missing or falsy.
+			ee = e.withLenient(true)
+		}
+		v, err := in.evalExpr(ee, en.Value)
 		if err != nil {
 			return nil, err
 		}

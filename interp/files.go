@@ -40,6 +40,9 @@ type files struct {
 	baseOnce sync.Once
 	// stateDir is Options.StateDir; see privateLedger.
 	stateDir string
+	// baseAsRoot is Options.BaseAsRoot: dir: labels and sources of loaded
+	// files are rooted at the base directory.
+	baseAsRoot bool
 	// mirror is .mlld/sec/audit.jsonl, opened with the root; private is
 	// opened on first use (under ledgerMu: parallel branches load files).
 	// Their indexes live as long as the run.
@@ -285,8 +288,13 @@ func (f *files) isLedger(root *os.Root, rel string) bool {
 // ledger fails the load rather than return the data unlabelled.
 func (f *files) provenance(abs, path string, content []byte, pos ast.Pos) (taint.Descriptor, error) {
 	w := f.writeOf(abs)
-	tnt := append([]string{taint.SrcFile}, taint.DirTaint(w.Path)...)
-	d := taint.Make(nil, tnt, []string{abs})
+	shown, source := w.Path, abs
+	if f.baseAsRoot && w.Rel != "" {
+		shown = "/" + filepath.ToSlash(w.Rel)
+		source = shown
+	}
+	tnt := append([]string{taint.SrcFile}, taint.DirTaint(shown)...)
+	d := taint.Make(nil, tnt, []string{source})
 	sum := sha256.Sum256(content)
 	restored, _, err := f.lookup(audit.Key{Path: w.Path, Rel: w.Rel, SHA256: hex.EncodeToString(sum[:])})
 	if err != nil {
@@ -297,27 +305,27 @@ func (f *files) provenance(abs, path string, content []byte, pos ast.Pos) (taint
 	return d.Merge(restored), nil
 }
 
-// evalFileLoad evaluates `<path>`: the file's text with the provenance of
-// the file.
+// evalFileLoad evaluates `<path>`: the file's contents with the
+// provenance of the file, or the files a glob matches (fileload.go).
 func (in *interp) evalFileLoad(e *env, x *ast.FileLoad) (*value.Variable, error) {
-	p, err := in.evalString(e, x.Path)
+	return in.loadExpr(e, x)
+}
+
+// loadOne reads one file and labels it with its provenance.
+func (in *interp) loadOne(e *env, name string, pos ast.Pos) (*value.Variable, []byte, string, error) {
+	b, path, err := in.files.read(e.mod.dir, name, pos)
 	if err != nil {
-		return nil, err
-	}
-	name := value.Text(p.Data)
-	b, path, err := in.files.read(e.mod.dir, name, x.Pos)
-	if err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
 	v := value.New(string(b))
 	// The ledger is read after the file: a writer records before it
 	// writes, so whatever content was read, its record is already there.
-	v.Security, err = in.files.provenance(path, name, b, x.Pos)
+	v.Security, err = in.files.provenance(path, name, b, pos)
 	if err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
 	v.Source = path
-	return v, nil
+	return v, b, path, nil
 }
 
 // ioError says what went wrong with path, keeping the cause.

@@ -87,7 +87,15 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 	if err != nil {
 		return nil, err
 	}
+	var parErrs []*value.Variable
+	if f.Parallel {
+		if err := in.parallelCap(e, f); err != nil {
+			return nil, atPos(err, KindUnexpected, f.Pos)
+		}
+		parErrs = []*value.Variable{}
+	}
 	results := make([]any, 0, len(items))
+	var metas []*value.Object
 	res := derived(nil, src)
 	// Each iteration needs an env, a scope and the element's value; they
 	// are allocated for the whole loop at once instead of three times per
@@ -119,8 +127,12 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 		fi.env = *e
 		fi.env.sc = &fi.sc
 		fe := &fi.env
+		if f.Parallel {
+			fe.parIter = &fi.sc
+		}
 		fi.item.Data = it.val
 		fi.item.Security = itemSec
+		fi.item.Meta = itemMetaAt(src, i)
 		fe.sc.vars[f.Var] = &fi.item
 		if f.Key != "" {
 			fe.sc.vars[f.Key] = derived(it.keyValue(), src)
@@ -143,21 +155,55 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 			v, _, err = in.runBlock(fe, body, !collect)
 		case *ast.ForExpr:
 			v, err = in.evalFor(fe, body, collect)
+		case *ast.RunDirective:
+			if collect {
+				// `=> run {…}` in a for expression: the run is still a
+				// guarded operation, but its output is the element, not
+				// printed.
+				qe := *fe
+				qe.quietRun = true
+				v, err = in.execRun(&qe, body)
+				break
+			}
+			v, _, err = in.evalAction(fe, body, !collect)
 		case ast.Node:
 			v, _, err = in.evalAction(fe, body, !collect)
 		}
 		if err != nil {
+			if f.Parallel {
+				// A failed iteration is collected, not fatal: its
+				// result is the error object (mlld's error marker).
+				if ev, ok := parallelIterError(err, i, &fi.item); ok {
+					parErrs = append(parErrs, ev)
+					if collect {
+						results = append(results, ev.Data)
+						res.Security = res.Security.Merge(ev.Security)
+					}
+					continue
+				}
+			}
 			return nil, err
+		}
+		if c, ok := ctlOf(v); ok {
+			if c.done {
+				break
+			}
+			continue
 		}
 		if v == nil || isSkip(v) {
 			continue
 		}
 		if collect {
+			metas = collectMeta(metas, len(results), v)
 			results = append(results, v.Data)
 			res.Security = res.Security.Merge(v.Security)
 		}
 	}
+	if f.Parallel {
+		in.lastErrors = parErrs
+	}
 	res.Data = results
+	res.ItemMeta = metas
 	return res, nil
 }
 

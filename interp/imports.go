@@ -14,6 +14,9 @@ func (in *interp) execImport(e *env, d *ast.ImportDirective) error {
 	if d.Policy {
 		return in.importPolicy(e, d)
 	}
+	if ok, err := in.importDirectory(e, d); ok || err != nil {
+		return err
+	}
 	mod, err := in.loadModule(e, d)
 	if err != nil {
 		return err
@@ -22,6 +25,9 @@ func (in *interp) execImport(e *env, d *ast.ImportDirective) error {
 		return in.importGuards(e, mod, d.Pos)
 	}
 	exports := mod.exported()
+	if d.Namespace == "" && !d.All && len(d.Names) == 0 {
+		return in.importBare(e, d, mod)
+	}
 	switch {
 	case d.Namespace != "":
 		o := value.NewObject()

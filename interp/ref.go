@@ -110,6 +110,9 @@ func (in *interp) evalRefRoot(e *env, r *ast.Ref, root *value.Variable, ok bool)
 		switch {
 		case builtinNames[r.Name]:
 			root = value.New(builtin{name: r.Name})
+		case probesDefined(r):
+			// `@missing.isDefined()` asks the question instead of failing.
+			return value.New(false), nil
 		case e.lenient && !(e.strictRefs && r.Name != "p" && r.Name != "pipeline"):
 			return undefined(), nil
 		default:
@@ -170,6 +173,13 @@ func (in *interp) applyPath(e *env, cur *value.Variable, path []ast.Accessor, r 
 				cur = value.New(builtin{name: b.name + "." + acc.Name})
 				continue
 			}
+			if acc.Name == "keep" && hasFileMeta(cur) {
+				// `.keep` hands a loaded file to code with its metadata.
+				c := *cur
+				c.Keep = true
+				cur = &c
+				continue
+			}
 			cur = fieldOf(cur, acc.Name)
 		case ast.AccessIndex:
 			idx, err := in.evalExpr(e.withLenient(false), acc.Index)
@@ -177,6 +187,12 @@ func (in *interp) applyPath(e *env, cur *value.Variable, path []ast.Accessor, r 
 				return nil, err
 			}
 			cur = keyed(indexOf(cur, idx.Data), idx)
+		case ast.AccessSlice:
+			res, err := in.sliceOf(e, cur, acc)
+			if err != nil {
+				return nil, err
+			}
+			cur = res
 		case ast.AccessWildcard:
 			arr, ok := structuredData(cur.Data).([]any)
 			if !ok {
@@ -276,7 +292,7 @@ func indexOf(cur *value.Variable, idx any) *value.Variable {
 	if !ok {
 		return derived(value.Undefined{}, cur)
 	}
-	return derived(d, cur)
+	return withItemMeta(derived(d, cur), cur, idx)
 }
 
 // keyed gives the result of a lookup the descriptor of its key too: which
@@ -393,6 +409,8 @@ func (in *interp) callMember(e *env, cur *value.Variable, name string, call ast.
 	recv := cur.Data
 	if cur.Text != nil && isStructured(recv) && isStringMethod(name) {
 		recv = *cur.Text
+	} else if t, ok := loadedText(cur); ok && isStructured(recv) && isStringMethod(name) {
+		recv = t
 	}
 	res, err := value.CallMethod(recv, name, argData)
 	if err != nil {
@@ -427,6 +445,9 @@ func (in *interp) callValue(e *env, callee *value.Variable, args []*value.Variab
 	case *guardHelper:
 		return in.callGuardHelper(f, args, pos)
 	case builtin:
+		if v, ok, err := in.callBuiltinFunc(e, f.name, args, pos); ok {
+			return v, err
+		}
 		var input any = ""
 		var extra []any
 		if len(args) > 0 {

@@ -71,6 +71,14 @@ type Options struct {
 	// taken, for `guardrun test --coverage`. Guards then always take the
 	// interpreted path, which decides as the compiled one does.
 	Cover func(ast.Pos)
+	// BaseAsRoot makes loaded files' metadata (.mx.absolute, .mx.path,
+	// .mx.absoluteDir), their dir: labels and their sources show paths
+	// rooted at the base directory ("/" is the base directory), as mlld's
+	// test harness does, instead of host paths.
+	BaseAsRoot bool
+	// ParseTemplate parses the text of an external template file
+	// (mustache: a .mtt file); the facade passes grammar.ParseTemplate.
+	ParseTemplate func(file string, src []byte, mustache bool) (*ast.StringLit, error)
 }
 
 // Result is what a run produced.
@@ -133,6 +141,7 @@ func Run(ctx context.Context, doc *ast.Document, opts Options) (res *Result, err
 	}
 	in.files.stateDir = opts.StateDir
 	in.files.writableProtected = opts.WritableProtected
+	in.files.baseAsRoot = opts.BaseAsRoot
 	mod := newModule(doc.File, scriptDir(doc.File, in.files.base))
 	in.main = mod
 	err = in.execDocument(in.rootEnv(mod), doc)

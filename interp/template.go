@@ -85,7 +85,7 @@ func (in *interp) renderParts(e *env, kind ast.QuoteKind, parts []ast.TemplatePa
 			if e.interpolated != nil {
 				*e.interpolated = append(*e.interpolated, v)
 			}
-			text := value.Text(v.Data)
+			text := interpText(v)
 			if err := in.stringFits(p.Pos, "the template", b.Len(), len(text)); err != nil {
 				return err
 			}
@@ -181,6 +181,9 @@ func (in *interp) interpolate(e *env, p *ast.InterpPart) (v *value.Variable, lit
 // interpolated applies an interpolation's fallback and falsy omission to
 // its value v.
 func (in *interp) interpolated(e *env, p *ast.InterpPart, v *value.Variable) (*value.Variable, string, error) {
+	if p.Snippet != nil {
+		return in.snippet(e, p, v)
+	}
 	if p.Fallback != nil && isNullish(v) {
 		fb, err := in.evalExpr(e, p.Fallback)
 		return fb, "", err

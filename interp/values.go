@@ -104,8 +104,12 @@ func (in *interp) displayText(v *value.Variable) string {
 	if v == nil {
 		return ""
 	}
-	if v.Source == sourceParallel && v.Text != nil {
+	if (v.Source == sourceParallel || v.Source == sourceGlob) && v.Text != nil {
 		return *v.Text
+	}
+	if v.Data == nil {
+		// mlld shows null as an empty line (templates still say "null").
+		return ""
 	}
 	return value.DisplayContext(in.ctx, v.Data)
 }
@@ -209,12 +213,32 @@ func mxOf(v *value.Variable, pos ast.Pos) (*value.Object, error) {
 			o.Set(k, x)
 		}
 	}
+	if v.Meta != nil {
+		for _, k := range v.Meta.Keys {
+			if _, ok := o.Get(k); !ok {
+				o.Set(k, v.Meta.Values[k])
+			}
+		}
+	}
 	return o, nil
 }
 
 // mxField is one field of `.mx`; ok is false for a field v does not have.
 func mxField(v *value.Variable, name string, pos ast.Pos) (any, bool, error) {
+	if v.Meta != nil {
+		// A loaded file's metadata; `.mx.data` stays the parsed data.
+		if x, ok := v.Meta.Get(name); ok && name != "data" {
+			return x, true, nil
+		}
+	}
 	switch name {
+	case "keys", "values", "entries":
+		// Object utilities: `.mx.keys`, `.mx.values`, `.mx.entries`.
+		o, ok := structuredData(v.Data).(*value.Object)
+		if !ok {
+			return nil, false, nil
+		}
+		return objectParts(o, name), true, nil
 	case "labels":
 		return stringList(v.Security.Labels()), true, nil
 	case "taint":

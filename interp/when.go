@@ -47,7 +47,13 @@ func (in *interp) evalWhen(e *env, w *ast.WhenExpr, stmt bool) (v *value.Variabl
 		if cover := in.opts.Cover; cover != nil {
 			cover(arm.Pos)
 		}
-		v, isValue, err = in.evalAction(we, arm.Action, stmt)
+		ae := we
+		if _, ok := arm.Action.(*ast.VarDirective); ok && stmt {
+			// `when … => var @x = …` defines @x where the when stands,
+			// as mlld does (the when's own scope would drop it).
+			ae = e
+		}
+		v, isValue, err = in.evalAction(ae, arm.Action, stmt)
 		if err != nil {
 			return nil, true, false, atPos(err, KindUnexpected, arm.Pos)
 		}
@@ -197,7 +203,7 @@ func (in *interp) runBlock(e *env, b *ast.BlockExpr, stmt bool) (v *value.Variab
 			if err != nil {
 				return nil, false, atPos(err, KindUnexpected, s.Pos)
 			}
-			if isRetry(v) || isSkip(v) {
+			if isRetry(v) || isSkip(v) || isLoopCtl(v) {
 				return v, true, nil
 			}
 			last = v

@@ -28,7 +28,7 @@ const usage = `usage:
   guardrun fmt [-w | -d | --check] FILE...
   guardrun check [--json] FILE...
   guardrun test [--run PATTERN] [-v] [--json] [--coverage] [--timeout D] [PATH...]
-  guardrun conform [--manifest FILE] [--filter SUBSTR] [-v] [--fail-under PCT] [--strict-errors] [--jobs N] [--timeout D] CASES_DIR
+  guardrun conform [--manifest FILE] [--filter SUBSTR] [-v] [--fail-under PCT] [--strict-errors] [--files DIR] [--jobs N] [--timeout D] CASES_DIR
 `
 
 // run is main without os.Exit, so tests can drive the whole command.

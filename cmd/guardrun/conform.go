@@ -21,6 +21,7 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 	jobs := fs.Int("jobs", 0, "parallel workers (default GOMAXPROCS)")
 	timeout := fs.Duration("timeout", conformance.DefaultTimeout, "timeout per script")
 	strict := fs.Bool("strict-errors", false, "also require error cases' messages to contain error.md as the manifest's error_text column says")
+	files := fs.String("files", "", "folder whose top-level files are copied into every case's directory first (default CASES_DIR/../files when present; \"-\" for none)")
 	casesDir, ok := oneArgument(fs, args, stderr, "guardrun conform: expected exactly one CASES_DIR")
 	if !ok {
 		return exitUsage
@@ -36,12 +37,20 @@ func runConform(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	cases = conformance.Filter(cases, *filter)
+	shared := *files
+	switch shared {
+	case "":
+		shared = conformance.SharedDirFor(casesDir)
+	case "-":
+		shared = ""
+	}
 	results := conformance.Run(context.Background(), cases, conformance.Options{
 		CasesDir: casesDir,
 		Timeout:  *timeout,
 		Jobs:     *jobs,
 
 		StrictErrors: *strict,
+		SharedDir:    shared,
 	})
 	sum := conformance.Report(stdout, results, *verbose)
 	if *failUnder >= 0 && sum.Percent() < *failUnder {

@@ -68,6 +68,9 @@ type Engine struct {
 	// once the block's synchronous part and its promise jobs are done.
 	timers    []*timer
 	nextTimer int64
+	// shadows are shadow-environment functions waiting to be defined in
+	// the runtime (see SetShadow).
+	shadows []ShadowFunc
 }
 
 // NewEngine returns an Engine; the JS runtime is created on first use.

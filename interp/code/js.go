@@ -71,6 +71,9 @@ func (e *Engine) runJS(ctx context.Context, lang, src string, params []Binding) 
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	rt := e.runtime()
+	if err := e.installShadows(rt); err != nil {
+		return nil, compileError(lang, err)
+	}
 	e.console = &limitedBuffer{limit: e.opts.OutputLimit}
 	e.timers = nil
 	defer func() {

@@ -63,8 +63,9 @@ func CallMethod(recv any, name string, args []any) (any, error) {
 func typeCheck(recv any, name string) (any, bool) {
 	switch name {
 	case "isDefined":
+		// As mlld: null is not a defined value either.
 		_, undef := recv.(Undefined)
-		return !undef, true
+		return !undef && recv != nil, true
 	case "isNull":
 		return recv == nil, true
 	case "isString":

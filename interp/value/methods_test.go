@@ -86,7 +86,7 @@ func TestCallMethod(t *testing.T) {
 		{"isNull", nil, "isNull", nil, true},
 		{"isNull string", "x", "isNull", nil, false},
 		{"isDefined", "x", "isDefined", nil, true},
-		{"isDefined null", nil, "isDefined", nil, true},
+		{"isDefined null", nil, "isDefined", nil, false}, // mlld: null is not defined
 		{"isDefined undefined", Undefined{}, "isDefined", nil, false},
 		{"isEmpty string", "", "isEmpty", nil, true},
 		{"isEmpty array", arr(1.0), "isEmpty", nil, false},

@@ -17,7 +17,16 @@ import (
 // @f` receives and what `show … | @json` prints.
 func Transform(name string, in any, args []any) (out any, ok bool, err error) {
 	switch name {
-	case "json", "parse", "parse.strict", "JSON":
+	case "parse.fromlist", "json.fromlist":
+		// One array element per non-blank line, trimmed.
+		out := []any{}
+		for _, line := range strings.Split(Text(in), "\n") {
+			if t := strings.TrimSpace(line); t != "" {
+				out = append(out, t)
+			}
+		}
+		return out, true, nil
+	case "json", "parse", "parse.strict", "json.strict", "JSON":
 		s, isStr := in.(string)
 		if !isStr {
 			if name == "json" || name == "JSON" {

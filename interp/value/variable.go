@@ -64,6 +64,15 @@ type Variable struct {
 	// assembled from (Record, ListOf): a read of one field or index gives
 	// that member's descriptor rather than Security, the union of all.
 	Members *Members
+	// Meta, when non-nil, holds the file metadata of a loaded file
+	// (filename, relative, absolute, fm, …): `.mx` fields read it first.
+	// ItemMeta holds the same per element of an array of loaded files
+	// (a glob), nil where an element has none.
+	Meta     *Object
+	ItemMeta []*Object
+	// Keep marks a loaded file taken with `.keep`: code blocks receive it
+	// with its metadata ({ text, data, type, mx }) instead of its data.
+	Keep bool
 }
 
 // New wraps data in a Variable with an empty descriptor.
