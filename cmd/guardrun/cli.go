@@ -24,12 +24,20 @@ const (
 const usage = `usage:
   guardrun [--json] [--explain] [--dir DIR] [--timeout D] [--command-timeout D] [--no-code] FILE
   guardrun conform [--manifest FILE] [--filter SUBSTR] [-v] [--fail-under PCT] [--strict-errors] [--jobs N] [--timeout D] CASES_DIR
+  guardrun hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D] [--max-input BYTES]
+  guardrun trust [FILE] | --list | --revoke [FILE]
 `
 
 // run is main without os.Exit, so tests can drive the whole command.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "conform" {
 		return runConform(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "hook" {
+		return runHook(args[1:], stdinReader, stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "trust" {
+		return runTrust(args[1:], stdout, stderr)
 	}
 	fs := flag.NewFlagSet("guardrun", flag.ContinueOnError)
 	fs.SetOutput(stderr)

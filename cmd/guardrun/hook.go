@@ -1,0 +1,49 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/guardrun/guardrun/hook"
+)
+
+const hookUsage = `usage: guardrun hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D] [--max-input BYTES]
+`
+
+// runHook answers one agent hook event read on stdin (package hook).
+// Even a usage error is answered in the protocol when the agent is known:
+// the host must never read a crash as "no objection".
+func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("guardrun hook", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, hookUsage); fs.PrintDefaults() }
+	policy := fs.String("policy", "", "decide with this policy only (no discovery, no trust check)")
+	deadline := fs.Duration("deadline", hook.DefaultDeadline, "answer (deny) when no decision is reached within this time; keep it under the agent's hook timeout")
+	maxInput := fs.Int("max-input", hook.DefaultMaxInput, "largest event accepted on stdin, in bytes")
+	var a hook.Adapter
+	if len(args) > 0 {
+		a = hook.Adapters[args[0]]
+	}
+	if a == nil {
+		fmt.Fprintf(stderr, "guardrun hook: name the agent: %s\n", strings.Join(hook.Names(), ", "))
+		fs.Usage()
+		return exitUsage
+	}
+	pos, ok := parseInterspersed(fs, args[1:])
+	if !ok || len(pos) > 0 {
+		return emit(a.Fail(nil, "bad hook command line: "+strings.Join(args, " ")), stdout, stderr)
+	}
+	return emit(hook.Run(hook.Options{Adapter: a, Stdin: stdin, Policy: *policy, Deadline: *deadline, MaxInput: *maxInput}), stdout, stderr)
+}
+
+func emit(a hook.Answer, stdout, stderr io.Writer) int {
+	stdout.Write(a.Stdout)
+	io.WriteString(stderr, a.Stderr)
+	return a.Code
+}
+
+// stdinReader is the process's stdin (tests drive runHook directly).
+var stdinReader io.Reader = os.Stdin
