@@ -26,6 +26,7 @@ const usage = `usage:
   guardrun conform [--manifest FILE] [--filter SUBSTR] [-v] [--fail-under PCT] [--strict-errors] [--jobs N] [--timeout D] CASES_DIR
   guardrun hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D] [--max-input BYTES]
   guardrun trust [FILE] | --list | --revoke [FILE]
+  guardrun init claude|codex|gemini|cursor [--dry-run] [--settings FILE] [--command CMD]
 `
 
 // run is main without os.Exit, so tests can drive the whole command.
@@ -38,6 +39,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "trust" {
 		return runTrust(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "init" {
+		return runInit(args[1:], stdout, stderr)
 	}
 	fs := flag.NewFlagSet("guardrun", flag.ContinueOnError)
 	fs.SetOutput(stderr)

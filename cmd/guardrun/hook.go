@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/guardrun/guardrun/hook"
@@ -36,6 +37,11 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !ok || len(pos) > 0 {
 		return emit(a.Fail(nil, "bad hook command line: "+strings.Join(args, " ")), stdout, stderr)
 	}
+	// A hook process lives for one event: collecting garbage it will
+	// never reuse is wasted start-up time. The soft limit keeps a large
+	// event or policy from growing the heap unbounded.
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(hookMemoryLimit)
 	return emit(hook.Run(hook.Options{Adapter: a, Stdin: stdin, Policy: *policy, Deadline: *deadline, MaxInput: *maxInput}), stdout, stderr)
 }
 
@@ -44,6 +50,10 @@ func emit(a hook.Answer, stdout, stderr io.Writer) int {
 	io.WriteString(stderr, a.Stderr)
 	return a.Code
 }
+
+// hookMemoryLimit is the heap size past which a hook process collects
+// garbage again.
+const hookMemoryLimit = 20 << 20
 
 // stdinReader is the process's stdin (tests drive runHook directly).
 var stdinReader io.Reader = os.Stdin
