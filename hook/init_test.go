@@ -197,3 +197,30 @@ func TestConcurrentSession(t *testing.T) {
 		t.Errorf("the session holds %d calls, want %d (seq %d)", len(s.Calls), n, s.Seq)
 	}
 }
+
+// TestLogAndReplay: `guardrun log` shows the session's decisions;
+// `--replay` with the same policy changes nothing (exit 0), with a
+// stricter one lists the changed decision and exits 1.
+func TestLogAndReplay(t *testing.T) {
+	e := newEnv(t)
+	for _, cmd := range []string{"ls -la", "run DENYME", "go test ./..."} {
+		p := payload(t, "claude", "PreToolUse")
+		setCommand(p, cmd)
+		e.run(t, mustJSON(t, p), "hook", "claude", "--policy", testPolicy(t))
+	}
+	r := e.run(t, nil, "log")
+	if r.code != 0 || strings.Count(r.stdout, "\n") != 3 || !strings.Contains(r.stdout, "deny   test deny (guard @cmd)") {
+		t.Fatalf("log: got\n%s", r)
+	}
+	logPath := filepath.Join(e.state, "guardrun", "decisions.jsonl")
+	if r := e.run(t, nil, "log", "--replay", logPath, "--policy", testPolicy(t)); r.code != 0 || !strings.Contains(r.stdout, "3 decisions replayed: 0 changed") {
+		t.Fatalf("replay, same policy: got\n%s", r)
+	}
+	src, _ := os.ReadFile(testPolicy(t))
+	stricter := filepath.Join(e.home, "stricter.guard")
+	os.WriteFile(stricter, []byte(strings.Replace(string(src), `@mx.args.command?.match("DENYME")`, `@mx.args.command?.match("DENYME|go test")`, 1)), 0o600)
+	r = e.run(t, nil, "log", "--replay", logPath, "--policy", stricter)
+	if r.code != 1 || !strings.Contains(r.stdout, "changed  #3") || !strings.Contains(r.stdout, "allow → deny (test deny)") || !strings.Contains(r.stdout, "1 changed") {
+		t.Fatalf("replay, stricter policy: got\n%s", r)
+	}
+}

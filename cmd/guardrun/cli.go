@@ -27,6 +27,7 @@ const usage = `usage:
   guardrun hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D] [--max-input BYTES]
   guardrun trust [FILE] | --list | --revoke [FILE]
   guardrun init claude|codex|gemini|cursor [--dry-run] [--settings FILE] [--command CMD]
+  guardrun log [--session ID | --all] [--log FILE] | --replay LOG --policy NEW
 `
 
 // run is main without os.Exit, so tests can drive the whole command.
@@ -42,6 +43,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(args) > 0 && args[0] == "init" {
 		return runInit(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "log" {
+		return runLog(args[1:], stdout, stderr)
 	}
 	fs := flag.NewFlagSet("guardrun", flag.ContinueOnError)
 	fs.SetOutput(stderr)
