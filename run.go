@@ -5,7 +5,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/guardrun/guardrun/grammar"
 	"github.com/guardrun/guardrun/interp"
 	"github.com/guardrun/guardrun/interp/hooks"
 )
@@ -118,7 +117,7 @@ type Result struct {
 // when non-nil, is the *Error also stored in Result.Err; the Result is never
 // nil. Cancelling ctx interrupts the run.
 func (p *Program) Run(ctx context.Context, opts ...RunOption) (res *Result, err error) {
-	cfg := runConfig{opts: interp.Options{Parse: grammar.Parse}}
+	cfg := runConfig{opts: interp.Options{Parse: parse}}
 	for _, opt := range opts {
 		opt(&cfg)
 	}

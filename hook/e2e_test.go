@@ -63,7 +63,7 @@ func (e *env) vars() []string {
 			keep = append(keep, kv)
 		}
 	}
-	return append(append(keep, "HOME="+e.home, "XDG_CONFIG_HOME="+e.config, "XDG_STATE_HOME="+e.state, "XDG_DATA_HOME="+e.data), e.extra...)
+	return append(append(keep, "HOME="+e.home, "XDG_CONFIG_HOME="+e.config, "XDG_STATE_HOME="+e.state, "XDG_DATA_HOME="+e.data, "XDG_CACHE_HOME="+filepath.Join(e.home, ".cache")), e.extra...)
 }
 
 // logged lists the decision log's records as "logged: EVENT TOOL

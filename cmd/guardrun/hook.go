@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/guardrun/guardrun"
 	"github.com/guardrun/guardrun/hook"
 )
 
@@ -42,6 +43,10 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// event or policy from growing the heap unbounded.
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(hookMemoryLimit)
+	// Policies are parsed once per content, not once per call.
+	if c := hook.NewASTCache(); c != nil {
+		guardrun.SetParseCache(c)
+	}
 	return emit(hook.Run(hook.Options{Adapter: a, Stdin: stdin, Policy: *policy, Deadline: *deadline, MaxInput: *maxInput}), stdout, stderr)
 }
 
