@@ -51,4 +51,4 @@ soundness:
 # Go hello binary; prints median wall time and peak RSS (N rounds).
 HOOK_ROUNDS ?= 200
 bench-hook:
-	GUARDRUN_BENCH_HOOK=$(HOOK_ROUNDS) $(GO) test -count=1 -run '^TestStartupFigures$$' -v ./hook | grep -v '^=== RUN'
+	GUARDRUN_BENCH_HOOK=$(HOOK_ROUNDS) $(GO) test -count=1 -run '^TestStartupFigures$$' -v ./hook
