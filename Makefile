@@ -6,7 +6,7 @@ FAIL_UNDER ?=
 FUZZTIME  ?= 30s
 GOTESTFLAGS ?= -timeout 5m
 
-.PHONY: all build test vet fmt-check lint conformance bench fuzz soundness
+.PHONY: all build test vet fmt-check lint conformance bench bench-hook fuzz soundness
 
 all: build test
 
@@ -46,3 +46,10 @@ fuzz:
 N ?= 100000
 soundness:
 	$(GO) test -run '^TestTaintSoundness$$' -count=1 -timeout 0 -v . -soundness.n=$(N)
+
+# Start-up cost of `guardrun hook` (issue 15): the built binary answering
+# a PreToolUse Bash event with the starter policy, side by side with a bare
+# Go hello binary; prints median wall time and peak RSS (N rounds).
+HOOK_ROUNDS ?= 200
+bench-hook:
+	GUARDRUN_BENCH_HOOK=$(HOOK_ROUNDS) $(GO) test -count=1 -run '^TestStartupFigures$$' -v ./hook

@@ -7,7 +7,6 @@ import (
 	"runtime/debug"
 
 	"github.com/guardrun/guardrun/ast"
-	"github.com/guardrun/guardrun/grammar"
 )
 
 // Program is a compiled script. It holds only the immutable syntax tree and
@@ -62,7 +61,7 @@ func Compile(name string, src []byte, opts ...CompileOption) (prg *Program, err 
 			Hint:    "pass guardrun.Markdown or guardrun.Strict to WithMode",
 		}
 	}
-	doc, perr := grammar.Parse(name, src, mode)
+	doc, perr := parse(name, src, mode)
 	if perr != nil {
 		return nil, newError(perr, source{name: name, src: src})
 	}

@@ -3,7 +3,6 @@ package guardrun
 import (
 	"context"
 
-	"github.com/guardrun/guardrun/grammar"
 	"github.com/guardrun/guardrun/interp"
 )
 
@@ -17,7 +16,7 @@ type Machine = interp.Machine
 // it left. Run options apply as for Run (WithDir, WithoutCode, WithHooks,
 // WithExplain, …). A failure is an *Error with the script's position.
 func (p *Program) Load(ctx context.Context, opts ...RunOption) (m *Machine, err error) {
-	cfg := runConfig{opts: interp.Options{Parse: grammar.Parse}}
+	cfg := runConfig{opts: interp.Options{Parse: parse}}
 	for _, opt := range opts {
 		opt(&cfg)
 	}

@@ -173,7 +173,7 @@ type Result struct {
 // when non-nil, is the *Error also stored in Result.Err; the Result is never
 // nil. Cancelling ctx interrupts the run.
 func (p *Program) Run(ctx context.Context, opts ...RunOption) (res *Result, err error) {
-	cfg := runConfig{opts: interp.Options{Parse: grammar.Parse, ParseTemplate: grammar.ParseTemplate}}
+	cfg := runConfig{opts: interp.Options{Parse: parse, ParseTemplate: grammar.ParseTemplate}}
 	for _, opt := range opts {
 		opt(&cfg)
 	}

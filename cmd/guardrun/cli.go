@@ -29,6 +29,10 @@ const usage = `usage:
   guardrun check [--json] FILE...
   guardrun test [--run PATTERN] [-v] [--json] [--coverage] [--timeout D] [PATH...]
   guardrun conform [--manifest FILE] [--filter SUBSTR] [-v] [--fail-under PCT] [--strict-errors] [--files DIR] [--jobs N] [--timeout D] CASES_DIR
+  guardrun hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D] [--max-input BYTES]
+  guardrun trust [FILE] | --list | --revoke [FILE]
+  guardrun init claude|codex|gemini|cursor [--dry-run] [--settings FILE] [--command CMD]
+  guardrun log [--session ID | --all] [--log FILE] | --replay LOG --policy NEW
 `
 
 // run is main without os.Exit, so tests can drive the whole command.
@@ -44,6 +48,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case "test":
 			return runTest(args[1:], stdout, stderr)
 		}
+	}
+	if len(args) > 0 && args[0] == "hook" {
+		return runHook(args[1:], stdinReader, stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "trust" {
+		return runTrust(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "init" {
+		return runInit(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "log" {
+		return runLog(args[1:], stdout, stderr)
 	}
 	fs := flag.NewFlagSet("guardrun", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/guardrun/guardrun/hook"
+	"github.com/guardrun/guardrun/rules"
+)
+
+const initUsage = `usage: guardrun init claude|codex|gemini|cursor [--dry-run] [--settings FILE] [--command CMD]
+`
+
+// runInit wires guardrun into an agent: it merges guardrun's hook
+// entries into the agent's settings file (keeping everything else, and
+// changing nothing when run again) and writes the starter policy when the
+// user has none.
+func runInit(args []string, stdout, stderr io.Writer) int {
+	fset := flag.NewFlagSet("guardrun init", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	fset.Usage = func() { fmt.Fprint(stderr, initUsage); fset.PrintDefaults() }
+	dry := fset.Bool("dry-run", false, "print the changes instead of making them")
+	settings := fset.String("settings", "", "the agent's settings file (default: the user's, e.g. ~/.claude/settings.json)")
+	command := fset.String("command", "", "the hook command (default: guardrun hook AGENT, with guardrun's absolute path when it is not the one on PATH)")
+	pos, ok := parseInterspersed(fset, args)
+	if !ok {
+		return exitUsage
+	}
+	if len(pos) != 1 {
+		fset.Usage()
+		return exitUsage
+	}
+	agent := pos[0]
+	host, ok := hook.Hosts[agent]
+	if !ok {
+		fmt.Fprintf(stderr, "guardrun init: unknown agent %q (claude, codex, gemini, cursor)\n", agent)
+		return exitUsage
+	}
+	if *settings == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			fmt.Fprintf(stderr, "guardrun init: %v\n", err)
+			return exitFail
+		}
+		*settings = filepath.Join(home, filepath.FromSlash(host.Settings))
+	}
+	if *command == "" {
+		*command = hookCommand(agent)
+	}
+	old, err := os.ReadFile(*settings)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(stderr, "guardrun init: %v\n", err)
+		return exitFail
+	}
+	merged, err := hook.MergeSettings(agent, old, *command)
+	if err != nil {
+		fmt.Fprintf(stderr, "guardrun init: %s: %v\n", *settings, err)
+		return exitFail
+	}
+	switch {
+	case bytes.Equal(old, merged):
+		fmt.Fprintf(stdout, "%s: already set up\n", *settings)
+	case *dry:
+		fmt.Fprintf(stdout, "--- %s\n+++ %s (with guardrun)\n%s", *settings, *settings, hook.Diff(old, merged))
+	default:
+		if err := writeFileAtomic(*settings, merged); err != nil {
+			fmt.Fprintf(stderr, "guardrun init: %v\n", err)
+			return exitFail
+		}
+		fmt.Fprintf(stdout, "%s: guardrun hooks added (%s)\n", *settings, strings.Join(host.Events, ", "))
+	}
+	return writeStarter(*dry, stdout, stderr)
+}
+
+// hookCommand is the command the agent runs: plain `guardrun` when that
+// is this binary on PATH, else this binary's absolute path.
+func hookCommand(agent string) string {
+	self, err := os.Executable()
+	if err == nil {
+		self, _ = filepath.EvalSymlinks(self)
+	}
+	if onPath, err2 := exec.LookPath("guardrun"); err2 == nil && err == nil {
+		if p, err := filepath.EvalSymlinks(onPath); err == nil && p == self {
+			return "guardrun hook " + agent
+		}
+	}
+	if err != nil || strings.ContainsAny(self, " \t'\"") {
+		return "guardrun hook " + agent
+	}
+	return self + " hook " + agent
+}
+
+// writeStarter writes the starter policy and its rule modules beside the
+// user policy, unless the user already has a policy.
+func writeStarter(dry bool, stdout, stderr io.Writer) int {
+	user, err := hook.UserPolicy()
+	if err != nil {
+		fmt.Fprintf(stderr, "guardrun init: %v\n", err)
+		return exitFail
+	}
+	if _, err := os.Stat(user); err == nil {
+		fmt.Fprintf(stdout, "%s: kept (your policy)\n", user)
+		return exitOK
+	}
+	names, _ := fs.Glob(rules.FS, "*.guard")
+	sort.Strings(names)
+	if dry {
+		fmt.Fprintf(stdout, "would write the starter policy %s and its rules (%s)\n", user, strings.Join(names, ", "))
+		return exitOK
+	}
+	dir := filepath.Dir(user)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		fmt.Fprintf(stderr, "guardrun init: %v\n", err)
+		return exitFail
+	}
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		b, _ := rules.FS.ReadFile(n)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			fmt.Fprintf(stderr, "guardrun init: %v\n", err)
+			return exitFail
+		}
+	}
+	fmt.Fprintf(stdout, "%s: starter policy written (edit it; each rule is a module beside it)\n", user)
+	return exitOK
+}
+
+// writeFileAtomic replaces path's content in one rename, keeping its
+// mode (0600 for a new file).
+func writeFileAtomic(path string, data []byte) error {
+	mode := os.FileMode(0o600)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".guardrun-init-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/guardrun/guardrun/agent"
+	"github.com/guardrun/guardrun/hook"
+)
+
+const logUsage = `usage:
+  guardrun log [--session ID | --all] [--log FILE]     show a session's decisions (default: the latest session)
+  guardrun log --replay LOG --policy NEW [--policy NEW2]  re-decide LOG's events with NEW; exit 1 when a decision changes
+`
+
+// runLog shows the decision log, or replays it against a changed policy
+// (for CI: exit 1 when any decision changes).
+func runLog(args []string, stdout, stderr io.Writer) int {
+	fset := flag.NewFlagSet("guardrun log", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	fset.Usage = func() { fmt.Fprint(stderr, logUsage); fset.PrintDefaults() }
+	session := fset.String("session", "", "show this session")
+	all := fset.Bool("all", false, "show every session")
+	logFile := fset.String("log", "", "the decision log (default: $XDG_STATE_HOME/guardrun/decisions.jsonl)")
+	replay := fset.String("replay", "", "replay this decision log")
+	var policies multiFlag
+	fset.Var(&policies, "policy", "policy to replay with (repeat: user first, then workspace)")
+	pos, ok := parseInterspersed(fset, args)
+	if !ok || len(pos) > 0 || (*replay != "") != (len(policies) > 0) {
+		if ok {
+			fset.Usage()
+		}
+		return exitUsage
+	}
+	if *replay != "" {
+		return replayLog(*replay, policies, stdout, stderr)
+	}
+	path := *logFile
+	if path == "" {
+		p, err := hook.LogPath()
+		if err != nil {
+			fmt.Fprintf(stderr, "guardrun log: %v\n", err)
+			return exitFail
+		}
+		path = p
+	}
+	recs, err := readLogFile(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "guardrun log: %v\n", err)
+		return exitFail
+	}
+	if len(recs) == 0 {
+		fmt.Fprintf(stdout, "%s: no decisions yet\n", path)
+		return exitOK
+	}
+	if *session == "" && !*all {
+		*session = recs[len(recs)-1].Session
+	}
+	for _, r := range recs {
+		if !*all && r.Session != *session {
+			continue
+		}
+		fmt.Fprintln(stdout, formatRecord(r))
+	}
+	return exitOK
+}
+
+func readLogFile(path string) ([]agent.Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return hook.ReadLog(f)
+}
+
+func formatRecord(r agent.Record) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  %s  %-16s %-12s %-5s", r.Time.Local().Format("2006-01-02 15:04:05"), short(r.Session), r.Event, r.Tool, r.Decision)
+	if r.Reason != "" {
+		b.WriteString("  " + r.Reason)
+	}
+	var by []string
+	if r.Rule != "" {
+		by = append(by, "rule "+r.Rule)
+	}
+	if r.Guard != "" {
+		by = append(by, "guard "+r.Guard)
+	}
+	if len(by) > 0 {
+		b.WriteString(" (" + strings.Join(by, ", ") + ")")
+	}
+	if len(r.Labels) > 0 {
+		b.WriteString("  [" + strings.Join(r.Labels, " ") + "]")
+	}
+	return b.String()
+}
+
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+func replayLog(path string, files []string, stdout, stderr io.Writer) int {
+	recs, err := readLogFile(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "guardrun log: %v\n", err)
+		return exitFail
+	}
+	pols, err := agent.ReadPolicies(files...)
+	if err != nil {
+		fmt.Fprintf(stderr, "guardrun log: %v\n", err)
+		return exitFail
+	}
+	abs, _ := filepath.Abs(files[0])
+	changes, err := hook.Replay(context.Background(), recs, pols, filepath.Dir(abs))
+	if err != nil {
+		fmt.Fprintf(stderr, "guardrun log: policy: %v\n", err)
+		return exitFail
+	}
+	changed, skipped := 0, 0
+	for _, c := range changes {
+		r := c.Record
+		if c.Skipped != "" {
+			skipped++
+			fmt.Fprintf(stdout, "skipped  #%d %s %s %s: %s\n", c.Index+1, short(r.Session), r.Event, r.Tool, c.Skipped)
+			continue
+		}
+		changed++
+		why := c.New.Reason
+		if why == "" {
+			why = c.New.Question
+		}
+		fmt.Fprintf(stdout, "changed  #%d %s %s %s: %s → %s", c.Index+1, short(r.Session), r.Event, r.Tool, r.Decision, c.New.Outcome)
+		if why != "" {
+			fmt.Fprintf(stdout, " (%s)", why)
+		}
+		fmt.Fprintln(stdout)
+	}
+	fmt.Fprintf(stdout, "%d decisions replayed: %d changed, %d skipped\n", len(recs), changed, skipped)
+	if changed > 0 {
+		return exitFail
+	}
+	return exitOK
+}
+
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+
+	"github.com/guardrun/guardrun/hook"
+)
+
+const trustUsage = `usage:
+  guardrun trust [FILE]          approve a workspace policy as it is now (default .guardrun/policy.guard)
+  guardrun trust --list          list the approved policies
+  guardrun trust --revoke [FILE] withdraw an approval
+`
+
+// runTrust approves workspace policies (package hook's TrustStore): the
+// SHA-256 of the file and of the modules it imports is pinned, and the
+// hook runs that policy only while both are unchanged.
+func runTrust(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("guardrun trust", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, trustUsage); fs.PrintDefaults() }
+	list := fs.Bool("list", false, "list the approved policies and their pins")
+	revoke := fs.Bool("revoke", false, "withdraw the approval of FILE")
+	pos, ok := parseInterspersed(fs, args)
+	if !ok || len(pos) > 1 || (*list && (*revoke || len(pos) > 0)) {
+		if ok {
+			fs.Usage()
+		}
+		return exitUsage
+	}
+	store, err := hook.DefaultTrustStore()
+	if err != nil {
+		fmt.Fprintf(stderr, "guardrun trust: %v\n", err)
+		return exitFail
+	}
+	if *list {
+		pins, err := store.List()
+		if err != nil {
+			fmt.Fprintf(stderr, "guardrun trust: %v\n", err)
+			return exitFail
+		}
+		files := make([]string, 0, len(pins))
+		for f := range pins {
+			files = append(files, f)
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			p := pins[f]
+			state := "approved"
+			if err := store.Check(f); err != nil {
+				state = "CHANGED since approval"
+			}
+			fmt.Fprintf(stdout, "%s  sha256:%s  %s %s\n", f, p.SHA256[:16], state, p.Approved.Format("2006-01-02 15:04"))
+			imports := make([]string, 0, len(p.Imports))
+			for i := range p.Imports {
+				imports = append(imports, i)
+			}
+			sort.Strings(imports)
+			for _, i := range imports {
+				fmt.Fprintf(stdout, "    imports %s  sha256:%.16s\n", i, p.Imports[i])
+			}
+		}
+		return exitOK
+	}
+	file := filepath.FromSlash(hook.WorkspacePolicy)
+	if len(pos) == 1 {
+		file = pos[0]
+	}
+	if *revoke {
+		abs, err := store.Revoke(file)
+		if err != nil {
+			fmt.Fprintf(stderr, "guardrun trust: %v\n", err)
+			return exitFail
+		}
+		fmt.Fprintf(stdout, "revoked %s: the hook denies every tool call while it is there\n", abs)
+		return exitOK
+	}
+	abs, pin, err := store.Trust(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "guardrun trust: %v\n", err)
+		return exitFail
+	}
+	fmt.Fprintf(stdout, "approved %s (sha256:%.16s", abs, pin.SHA256)
+	if n := len(pin.Imports); n > 0 {
+		fmt.Fprintf(stdout, ", and %d imported module(s)", n)
+	}
+	fmt.Fprintln(stdout, ")")
+	return exitOK
+}

@@ -1,0 +1,128 @@
+package hook
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/guardrun/guardrun/agent"
+)
+
+// gemini speaks Gemini CLI's hook protocol.
+type gemini struct{}
+
+func (gemini) Name() string { return "gemini" }
+
+func (a gemini) Decode(raw map[string]any) (*Call, error) {
+	name := str(raw, "hook_event_name")
+	if name == "" {
+		return nil, fmt.Errorf("malformed event: no hook_event_name (is this a gemini hook event?)")
+	}
+	c := &Call{Native: name, Cwd: str(raw, "cwd")}
+	ev := agent.Event{Session: str(raw, "session_id"), Cwd: c.Cwd}
+	switch name {
+	case "BeforeTool":
+		ev.Kind = agent.ToolBefore
+		if err := toolEvent(raw, &ev); err != nil {
+			return nil, err
+		}
+	case "AfterTool":
+		ev.Kind = agent.ToolAfter
+		if err := toolEvent(raw, &ev); err != nil {
+			return nil, err
+		}
+		resp := raw["tool_response"]
+		if m, ok := resp.(map[string]any); ok {
+			if e := m["error"]; e != nil {
+				ev.Error = flatten(e)
+			}
+			if lc, ok := m["llmContent"]; ok {
+				// What the model reads is what the session must remember.
+				resp = lc
+			}
+		}
+		ev.Output = resp
+	case "BeforeAgent":
+		ev.Kind, ev.Text = agent.PromptSubmit, str(raw, "prompt")
+	case "AfterAgent":
+		ev.Kind, ev.Text = agent.AgentStop, str(raw, "prompt_response")
+		ev.StopActive = boolean(raw, "stop_hook_active")
+	case "BeforeModel":
+		ev.Kind, ev.Text = agent.ModelBefore, flatten(raw["llm_request"])
+	case "AfterModel":
+		ev.Kind, ev.Text = agent.ModelAfter, flatten(raw["llm_response"])
+	case "SessionStart":
+		ev.Kind, ev.Source = agent.SessionStart, str(raw, "source")
+	case "SessionEnd":
+		ev.Kind, ev.Source = agent.SessionEnd, str(raw, "reason")
+	case "PreCompress":
+		ev.Kind, ev.Source = agent.ContextCompress, str(raw, "trigger")
+	case "Notification":
+		ev.Kind, ev.Text, ev.Source = agent.Notification, str(raw, "message"), str(raw, "notification_type")
+	default:
+		return unknownEvent(c, raw)
+	}
+	c.MCP = strings.HasPrefix(ev.Tool, "mcp_")
+	c.Events = []agent.Event{ev}
+	return c, nil
+}
+
+func (a gemini) Answer(c *Call, d agent.Decision) Answer {
+	out := map[string]any{}
+	spec := hso(c.Native)
+	switch d.Outcome {
+	case agent.Deny:
+		out["decision"], out["reason"] = "deny", reason(d)
+	case agent.Retry:
+		out["decision"], out["reason"] = "deny", reason(d)
+		if c.Native == "AfterAgent" {
+			// The reason is the agent's next prompt.
+			out["reason"] = cut(nonEmpty(d.Hint, d.Reason))
+		}
+	case agent.Ask:
+		if c.Native == "BeforeTool" {
+			// Gemini CLI ≥ 0.36 asks its user on BeforeTool.
+			out["decision"], out["reason"] = "ask", cut("guardrun: "+nonEmpty(d.Question, d.Reason))
+		} else {
+			out["decision"], out["reason"] = "deny", askReason(d)
+		}
+	default:
+		if d.Input != nil && c.Native == "BeforeTool" {
+			// Gemini merges tool_input over the call's arguments, so a
+			// rewrite that drops a field cannot be applied: refuse it.
+			if gone := removedKeys(c.Events[0].Input, d.Input); len(gone) > 0 {
+				out["decision"] = "deny"
+				out["reason"] = cut("guardrun: the policy's rewrite removes " + strings.Join(gone, ", ") + " from the tool input, which Gemini CLI cannot apply")
+			} else {
+				spec["tool_input"] = d.Input
+			}
+		}
+		if d.Output != nil && c.Native == "AfterTool" {
+			// AfterTool's only way to replace a result: a denial whose
+			// reason the model reads instead.
+			out["decision"], out["reason"] = "deny", cut(outputText(d.Output))
+		}
+	}
+	if ctx := joinInjections(d.Context); ctx != "" {
+		spec["additionalContext"] = cut(ctx)
+	}
+	if len(spec) > 1 {
+		out["hookSpecificOutput"] = spec
+	}
+	if msg := joinInjections(d.Messages); msg != "" {
+		out["systemMessage"] = cut(msg)
+	}
+	return Answer{Stdout: encode(out)}
+}
+
+// Fail is exit 2 with the reason on stderr and nothing on stdout: Gemini
+// CLI denies on a non-zero exit with text.
+func (gemini) Fail(c *Call, reason string) Answer {
+	return Answer{Stderr: failText(reason) + "\n", Code: 2}
+}
+
+func outputText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return strings.TrimSpace(string(encode(v)))
+}

@@ -1,0 +1,193 @@
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/guardrun/guardrun/agent"
+)
+
+// DefaultDeadline bounds one hook call: well under every host's hook
+// timeout (Claude Code 600 s, 30 s for prompts; Gemini CLI 60 s), because
+// hosts fail open when a hook times out.
+const DefaultDeadline = 3 * time.Second
+
+// Options configure one hook call.
+type Options struct {
+	// Adapter is the host's protocol.
+	Adapter Adapter
+	Stdin   io.Reader
+	// Policy overrides discovery.
+	Policy string
+	// Deadline bounds the whole call (default DefaultDeadline).
+	Deadline time.Duration
+	// MaxInput caps the event (default DefaultMaxInput).
+	MaxInput int
+}
+
+// StateDir is guardrun's state directory: $XDG_STATE_HOME/guardrun (or
+// ~/.local/state/guardrun). Sessions live in its sessions/, the decision
+// log is its decisions.jsonl.
+func StateDir() (string, error) {
+	base, err := xdg("XDG_STATE_HOME", ".local/state")
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(base, "guardrun"), nil
+}
+
+// LogPath is the decision log's path.
+func LogPath() (string, error) {
+	dir, err := StateDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "decisions.jsonl"), nil
+}
+
+// Run handles one hook call and returns the answer to print. It never
+// fails: every error, a panic and the deadline are the protocol's denial.
+func Run(o Options) Answer {
+	if o.Deadline <= 0 {
+		o.Deadline = DefaultDeadline
+	}
+	if o.MaxInput <= 0 {
+		o.MaxInput = DefaultMaxInput
+	}
+	done := make(chan Answer, 1)
+	var call *Call
+	callc := make(chan *Call, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- o.Adapter.Fail(nil, fmt.Sprintf("internal error: %v", r))
+			}
+		}()
+		done <- run(o, callc)
+	}()
+	timer := time.NewTimer(o.Deadline)
+	defer timer.Stop()
+	for {
+		select {
+		case a := <-done:
+			return checked(o.Adapter, call, a)
+		case call = <-callc:
+		case <-timer.C:
+			// The engine may be stuck in a guard: answer now; the process
+			// ends with the answer.
+			return o.Adapter.Fail(call, fmt.Sprintf("no decision within guardrun's deadline (%v); the call is denied", o.Deadline))
+		}
+	}
+}
+
+// checked enforces the output cap.
+func checked(a Adapter, c *Call, ans Answer) Answer {
+	if len(ans.Stdout) > MaxAnswer {
+		return a.Fail(c, fmt.Sprintf("the answer is over the %d-byte output cap", MaxAnswer))
+	}
+	return ans
+}
+
+func run(o Options, callc chan<- *Call) Answer {
+	a := o.Adapter
+	raw, err := readEvent(o.Stdin, o.MaxInput)
+	if err != nil {
+		return a.Fail(nil, err.Error())
+	}
+	call, err := a.Decode(raw)
+	if err != nil {
+		return a.Fail(nil, err.Error())
+	}
+	callc <- call
+	logPath, err := LogPath()
+	if err != nil {
+		return a.Fail(call, err.Error())
+	}
+	if call.Observed {
+		// An event this version does not know, without a tool call: no
+		// objection, but it is on the record.
+		if err := appendLog(logPath, agent.Record{Time: time.Now().UTC(), Session: nonEmpty(str(raw, "session_id"), str(raw, "conversation_id")),
+			Event: agent.Kind("host:" + call.Native), Decision: agent.Allow, Reason: "event not known to this guardrun: observed"}); err != nil {
+			return a.Fail(call, err.Error())
+		}
+		return a.Answer(call, agent.Decision{Outcome: agent.Allow})
+	}
+	trust, err := DefaultTrustStore()
+	if err != nil {
+		return a.Fail(call, err.Error())
+	}
+	pol, err := Discover(call.Cwd, o.Policy, trust)
+	if err != nil {
+		return a.Fail(call, err.Error())
+	}
+	policies, err := agent.ReadPolicies(pol.Files...)
+	if err != nil {
+		return a.Fail(call, err.Error())
+	}
+	state, err := StateDir()
+	if err != nil {
+		return a.Fail(call, err.Error())
+	}
+	store, err := agent.NewFileStore(filepath.Join(state, "sessions"))
+	if err != nil {
+		return a.Fail(call, err.Error())
+	}
+	logf, err := openLog(logPath)
+	if err != nil {
+		return a.Fail(call, err.Error())
+	}
+	defer logf.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), o.Deadline)
+	defer cancel()
+	eng, err := agent.New(ctx, agent.Config{Policies: policies, Dir: pol.Dir, Store: store, Log: logf, Deadline: o.Deadline})
+	if err != nil {
+		return a.Fail(call, "policy: "+err.Error())
+	}
+	defer eng.Close()
+	var first agent.Decision
+	for i, ev := range call.Events {
+		d := eng.Decide(ctx, ev)
+		if i == 0 {
+			first = d
+		}
+		if d.Outcome != agent.Allow {
+			return a.Answer(call, d)
+		}
+	}
+	return a.Answer(call, first)
+}
+
+// openLog opens the decision log for appending (0600, in a 0700
+// directory): one write per record, so concurrent hooks never tear a
+// line.
+func openLog(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("decision log: %v", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("decision log: %v", err)
+	}
+	return f, nil
+}
+
+func appendLog(path string, r agent.Record) error {
+	f, err := openLog(path)
+	if err != nil {
+		return err
+	}
+	b := encode(r)
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return errors.New("decision log: " + err.Error())
+	}
+	return nil
+}

@@ -1,0 +1,203 @@
+package hook
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Host describes how `guardrun init` wires guardrun into one agent.
+type Host struct {
+	// Settings is the settings file, relative to the home directory.
+	Settings string
+	// Events are the host events guardrun is registered for.
+	Events []string
+	// handler is guardrun's hook entry for command.
+	handler func(command string) *jsonObject
+	// cursor: entries are handlers directly under the event, and the file
+	// has a version.
+	flat bool
+}
+
+// Hosts are the agents `guardrun init` knows.
+var Hosts = map[string]Host{
+	"claude": {Settings: ".claude/settings.json",
+		Events: []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SubagentStop", "SessionStart", "SessionEnd", "PreCompact", "Notification"},
+		handler: func(cmd string) *jsonObject {
+			// onFailure "block" (Claude Code ≥ 2.1.295): a hook that cannot
+			// start or times out blocks instead of letting the call through.
+			return obj("type", "command", "command", cmd, "timeout", 30, "onFailure", "block")
+		}},
+	"codex": {Settings: ".codex/hooks.json",
+		Events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SubagentStop", "PreCompact", "SessionEnd"},
+		handler: func(cmd string) *jsonObject {
+			return obj("type", "command", "command", cmd, "timeout", 30)
+		}},
+	"gemini": {Settings: ".gemini/settings.json",
+		Events: []string{"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel", "SessionStart", "SessionEnd", "PreCompress", "Notification"},
+		handler: func(cmd string) *jsonObject {
+			// Gemini CLI's timeout is in milliseconds.
+			return obj("type", "command", "command", cmd, "name", "guardrun", "timeout", 10000)
+		}},
+	"cursor": {Settings: ".cursor/hooks.json", flat: true,
+		Events: []string{"beforeShellExecution", "beforeMCPExecution", "beforeReadFile", "beforeSubmitPrompt", "afterShellExecution", "afterMCPExecution", "afterFileEdit", "stop"},
+		handler: func(cmd string) *jsonObject {
+			// failClosed: a crash or timeout denies instead of allowing.
+			return obj("command", cmd, "timeout", 10, "failClosed", true)
+		}},
+}
+
+func obj(kv ...any) *jsonObject {
+	o := newObject()
+	for i := 0; i+1 < len(kv); i += 2 {
+		o.set(kv[i].(string), kv[i+1])
+	}
+	return o
+}
+
+// ours reports whether a handler is guardrun's hook for agent: its
+// command runs a guardrun binary with `hook AGENT`.
+func ours(h any, agent string) bool {
+	o, ok := h.(*jsonObject)
+	if !ok {
+		return false
+	}
+	cmd, _ := o.vals["command"].(string)
+	f := strings.Fields(cmd)
+	return len(f) >= 3 && strings.TrimSuffix(filepath.Base(f[0]), ".exe") == "guardrun" && f[1] == "hook" && f[2] == agent
+}
+
+// MergeSettings returns settings (the file's current content, nil when
+// it does not exist) with guardrun's hook entries for agent: existing
+// guardrun entries are updated in place, other settings and hooks are
+// kept as they are (key order included), and merging twice changes
+// nothing.
+func MergeSettings(agent string, settings []byte, command string) ([]byte, error) {
+	h, ok := Hosts[agent]
+	if !ok {
+		return nil, fmt.Errorf("unknown agent %q", agent)
+	}
+	root := newObject()
+	if len(strings.TrimSpace(string(settings))) > 0 {
+		v, err := parseOrdered(settings)
+		if err != nil {
+			return nil, fmt.Errorf("%s is not valid JSON (%v); fix it first, guardrun will not overwrite it", h.Settings, err)
+		}
+		o, ok := v.(*jsonObject)
+		if !ok {
+			return nil, fmt.Errorf("%s is not a JSON jsonObject", h.Settings)
+		}
+		root = o
+	}
+	if h.flat {
+		if _, ok := root.get("version"); !ok {
+			root.set("version", 1)
+		}
+	}
+	hv, ok := root.get("hooks")
+	if !ok {
+		hv = newObject()
+		root.set("hooks", hv)
+	}
+	hooks, ok := hv.(*jsonObject)
+	if !ok {
+		return nil, errors.New(`"hooks" is not an jsonObject`)
+	}
+	for _, ev := range h.Events {
+		want := h.handler(command)
+		list, _ := hooks.vals[ev].([]any)
+		if _, present := hooks.get(ev); present && list == nil {
+			return nil, fmt.Errorf(`"hooks.%s" is not a list`, ev)
+		}
+		if !replaceOurs(list, agent, want, h.flat) {
+			if h.flat {
+				list = append(list, want)
+			} else {
+				list = append(list, obj("hooks", []any{want}))
+			}
+		}
+		hooks.set(ev, list)
+	}
+	return writeOrdered(root), nil
+}
+
+// replaceOurs updates guardrun's handler in list in place; false when
+// there is none.
+func replaceOurs(list []any, agent string, want *jsonObject, flat bool) bool {
+	for i, x := range list {
+		if flat {
+			if ours(x, agent) {
+				list[i] = mergeHandler(x.(*jsonObject), want)
+				return true
+			}
+			continue
+		}
+		g, ok := x.(*jsonObject)
+		if !ok {
+			continue
+		}
+		hs, _ := g.vals["hooks"].([]any)
+		for j, hx := range hs {
+			if ours(hx, agent) {
+				hs[j] = mergeHandler(hx.(*jsonObject), want)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mergeHandler sets want's fields on an existing handler, keeping
+// fields the user added.
+func mergeHandler(old, want *jsonObject) *jsonObject {
+	for _, k := range want.keys {
+		if k == "command" {
+			// The user may have pointed it at another guardrun binary or
+			// added flags.
+			continue
+		}
+		old.set(k, want.vals[k])
+	}
+	return old
+}
+
+// lineDiff is a unified-style diff of two texts, for --dry-run.
+func lineDiff(a, b string) string {
+	x, y := strings.Split(a, "\n"), strings.Split(b, "\n")
+	// Longest common subsequence; settings files are small.
+	n, m := len(x), len(y)
+	lcs := make([][]int, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if x[i] == y[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out strings.Builder
+	i, j := 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && x[i] == y[j]:
+			out.WriteString("  " + x[i] + "\n")
+			i++
+			j++
+		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
+			out.WriteString("+ " + y[j] + "\n")
+			j++
+		default:
+			out.WriteString("- " + x[i] + "\n")
+			i++
+		}
+	}
+	return out.String()
+}
+
+// Diff is lineDiff, exported for the init command.
+func Diff(old, new []byte) string { return lineDiff(string(old), string(new)) }
