@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -30,6 +31,10 @@ import (
 type Policy struct {
 	Name   string
 	Source []byte
+	// Dir, when set, is this policy's base directory (its imports, file
+	// loads and commands), in place of Config.Dir: each policy is
+	// confined to its own tree, never to a directory that holds both.
+	Dir string
 }
 
 // ReadPolicies reads policy files, in the order given.
@@ -162,8 +167,8 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 			return nil, err
 		}
 		opts := []guardrun.RunOption{}
-		if cfg.Dir != "" {
-			opts = append(opts, guardrun.WithDir(cfg.Dir))
+		if dir := cmp.Or(p.Dir, cfg.Dir); dir != "" {
+			opts = append(opts, guardrun.WithDir(dir))
 		}
 		if cfg.Cover != nil {
 			opts = append(opts, guardrun.WithCoverage(cfg.Cover))

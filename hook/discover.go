@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // WorkspacePolicy is where a workspace keeps its policy.
@@ -23,9 +22,12 @@ func UserPolicy() (string, error) {
 }
 
 // Policies are the policy files that decide an event, in order (user
-// first), and the base directory of their imports and file access.
+// first), and each one's base directory (Dirs[i] for Files[i]): its
+// imports, file access and commands are confined to it. Dir is the first
+// policy's.
 type Policies struct {
 	Files []string
+	Dirs  []string
 	Dir   string
 }
 
@@ -43,7 +45,7 @@ func Discover(cwd, override string, trust *TrustStore) (Policies, error) {
 		if _, err := os.Stat(abs); err != nil {
 			return Policies{}, fmt.Errorf("policy %s: %v", override, err)
 		}
-		return Policies{Files: []string{abs}, Dir: filepath.Dir(abs)}, nil
+		return Policies{Files: []string{abs}, Dirs: []string{filepath.Dir(abs)}, Dir: filepath.Dir(abs)}, nil
 	}
 	var p Policies
 	user, err := UserPolicy()
@@ -52,6 +54,7 @@ func Discover(cwd, override string, trust *TrustStore) (Policies, error) {
 	}
 	if _, err := os.Stat(user); err == nil {
 		p.Files = append(p.Files, user)
+		p.Dirs = append(p.Dirs, filepath.Dir(user))
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return p, fmt.Errorf("user policy %s: %v", user, err)
 	}
@@ -61,19 +64,15 @@ func Discover(cwd, override string, trust *TrustStore) (Policies, error) {
 			return p, err
 		}
 		p.Files = append(p.Files, ws)
+		p.Dirs = append(p.Dirs, root)
 	}
 	if len(p.Files) == 0 {
 		return p, fmt.Errorf("no policy: neither %s nor a workspace %s exists; `guardrun init <agent>` writes a starter policy", user, WorkspacePolicy)
 	}
-	// Imports and file access are confined to one directory: the policy's
-	// own, or the nearest one holding both the user's and the workspace's.
-	p.Dir = filepath.Dir(p.Files[0])
-	if ws != "" {
-		p.Dir = root
-		if len(p.Files) == 2 {
-			p.Dir = commonDir(filepath.Dir(user), root)
-		}
-	}
+	// The user's policy is confined to its own directory, the workspace's
+	// to the workspace (the directory holding .guardrun): never to a
+	// common parent, which could be the whole filesystem.
+	p.Dir = p.Dirs[0]
 	return p, nil
 }
 
@@ -102,17 +101,4 @@ func findWorkspace(cwd string) (policy, root string) {
 		}
 		dir = parent
 	}
-}
-
-func commonDir(a, b string) string {
-	as := strings.Split(filepath.Clean(a), string(filepath.Separator))
-	bs := strings.Split(filepath.Clean(b), string(filepath.Separator))
-	n := 0
-	for n < len(as) && n < len(bs) && as[n] == bs[n] {
-		n++
-	}
-	if n <= 1 {
-		return string(filepath.Separator)
-	}
-	return strings.Join(as[:n], string(filepath.Separator))
 }

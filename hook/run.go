@@ -129,6 +129,11 @@ func run(o Options, callc chan<- *Call) Answer {
 	if err != nil {
 		return a.Fail(call, err.Error())
 	}
+	for i := range policies {
+		if i < len(pol.Dirs) {
+			policies[i].Dir = pol.Dirs[i]
+		}
+	}
 	state, err := StateDir()
 	if err != nil {
 		return a.Fail(call, err.Error())
