@@ -148,8 +148,10 @@ func withLineage(doc *ast.Document, explain func(Explanation)) func(Explanation)
 		ix   *check.LineageIndex
 	)
 	return func(x Explanation) {
-		once.Do(func() { ix = check.Lineage(doc) })
-		x.Lineage = ix.At(x.Pos, x.Labels)
+		if len(x.Lineage) == 0 {
+			once.Do(func() { ix = check.Lineage(doc) })
+			x.Lineage = ix.At(x.Pos, x.Labels)
+		}
 		explain(x)
 	}
 }

@@ -317,6 +317,9 @@ func (in *interp) evalFileLoad(e *env, x *ast.FileLoad) (*value.Variable, error)
 		return nil, err
 	}
 	v.Source = path
+	if in.rec != nil {
+		in.rec.load(v, name, x.Pos)
+	}
 	return v, nil
 }
 
