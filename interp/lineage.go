@@ -44,6 +44,7 @@ type lineageRec struct {
 	ops    []lop
 	writes map[string]*lnode
 	count  int
+	seq    int
 }
 
 // lineageMaxNodes bounds what one run records; beyond it values are not
@@ -103,6 +104,10 @@ type lnode struct {
 	reads  []lread
 	out    []string
 	op     *hooks.OperationContext
+	// seq orders nodes by creation; val is an exe result's data, to
+	// recognise it as the result of the call that returns it.
+	seq int
+	val any
 }
 
 func newLineageRec(in *interp) *lineageRec {
@@ -160,7 +165,8 @@ func (r *lineageRec) add(v *value.Variable, n *lnode) {
 
 // opNode describes c: its inputs' nodes and what the statement read.
 func (r *lineageRec) opNode(c *hooks.Call) *lnode {
-	n := &lnode{kind: lkOp, op: c.Op, reads: slices.Clone(r.top().reads)}
+	r.seq++
+	n := &lnode{kind: lkOp, op: c.Op, reads: slices.Clone(r.top().reads), seq: r.seq}
 	if op := c.Op; op != nil {
 		n.name, n.labels = op.Name, op.Labels
 		n.pos = ast.Pos{File: op.Location.File, Line: op.Location.Line, Col: op.Location.Column}
@@ -221,8 +227,19 @@ func (r *lineageRec) post(c *hooks.Call, res *value.Variable) (*value.Variable, 
 	}
 	o := r.ops[i]
 	r.ops = r.ops[:i]
-	r.frames = r.frames[:o.frames]
 	n := o.n
+	if n.kind == lkExe && res != nil {
+		n.val = res.Data
+		if len(r.frames) > o.frames {
+			// An exe whose body returns another call's result (`exe
+			// @outer(w) = @inner(@w)`): the value is that call's, and
+			// the chain goes through it.
+			if m := bodyResult(r.frames[o.frames], n, res.Data); m != nil {
+				n = m
+			}
+		}
+	}
+	r.frames = r.frames[:o.frames]
 	if res != nil {
 		n.out = res.Security.Taint()
 	}
@@ -252,10 +269,40 @@ func (r *lineageRec) post(c *hooks.Call, res *value.Variable) (*value.Variable, 
 	return res, nil
 }
 
+// bodyResult is the node of the call, made in body during call n, whose
+// result is data: what n returned.
+func bodyResult(body *lframe, n *lnode, data any) *lnode {
+	for i := len(body.reads) - 1; i >= 0; i-- {
+		m := body.reads[i].n
+		if m.kind == lkExe && m.seq > n.seq && sameData(m.val, data) {
+			return m
+		}
+	}
+	return nil
+}
+
+// sameData compares the data of two results without panicking on
+// incomparable kinds: text by value, containers by identity.
+func sameData(a, b any) bool {
+	switch x := a.(type) {
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case *value.Object:
+		y, ok := b.(*value.Object)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	}
+	return false
+}
+
 // load notes a file load: its value derives from the `output` that wrote
 // the file in this run, if one did, and its ledger labels are its own.
 func (r *lineageRec) load(v *value.Variable, name string, pos ast.Pos) {
-	n := &lnode{kind: lkLoad, name: name, pos: pos, labels: v.Security.Labels(), out: v.Security.Taint()}
+	r.seq++
+	n := &lnode{kind: lkLoad, name: name, pos: pos, labels: v.Security.Labels(), out: v.Security.Taint(), seq: r.seq}
 	if w := r.writes[filepath.Clean(name)]; w != nil {
 		n.ins = []lread{{n: w, taint: w.out}}
 	}
@@ -287,7 +334,9 @@ func (n *lnode) parent(l string) *lnode {
 	}
 	var cands []*lnode
 	for _, rd := range n.reads {
-		if rd.n != n && slices.Contains(rd.taint, l) {
+		// An earlier call from the same place (a loop's previous
+		// iteration) is no input of this one unless passed by identity.
+		if rd.n != n && !n.sameCall(rd.n) && slices.Contains(rd.taint, l) {
 			cands = append(cands, rd.n)
 		}
 	}
@@ -307,6 +356,10 @@ func (n *lnode) parent(l string) *lnode {
 		}
 	}
 	return nil
+}
+
+func (n *lnode) sameCall(o *lnode) bool {
+	return n.kind == lkExe && o.kind == lkExe && n.name == o.name && n.pos == o.pos
 }
 
 // derives reports whether a reaches back to b (for l) within depth steps.
