@@ -114,6 +114,24 @@ func newLineageRec(in *interp) *lineageRec {
 	return &lineageRec{in: in, nodes: map[*value.Variable]*lnode{}, frames: []*lframe{{}}, writes: map[string]*lnode{}}
 }
 
+// prune drops the operations that ended without reaching the post-hook
+// (denied, failed, or an agent decision asked before the tool ran): only
+// those still on the `@mx.op` stack, below the one starting now, are
+// running.
+func (r *lineageRec) prune() {
+	st := &r.in.mx.Op
+	for len(r.ops) > 0 {
+		o := r.ops[len(r.ops)-1]
+		for i := st.Len() - 2; i >= 0; i-- {
+			if st.At(i) == o.call.Op {
+				return
+			}
+		}
+		r.frames = r.frames[:o.frames]
+		r.ops = r.ops[:len(r.ops)-1]
+	}
+}
+
 // register installs the recorder's hooks: pre before any other pre-hook
 // (a denying guard stops the chain), post after the guards' (their
 // transforms make the value the script keeps).
@@ -206,6 +224,7 @@ func (r *lineageRec) opNode(c *hooks.Call) *lnode {
 }
 
 func (r *lineageRec) pre(c *hooks.Call) (hooks.Decision, error) {
+	r.prune()
 	n := r.opNode(c)
 	// This hook itself counts as running: more means a hook caused c.
 	nested := r.in.hooks.Running() > 1
