@@ -449,7 +449,7 @@ func chain(denied *lnode, l string) string {
 		steps = append(steps, cur.hop(l, false))
 		cur = p
 	}
-	steps = append(steps, l+" from "+cur.source(l))
+	steps = append(steps, l+" from "+cur.source(l, denied.pos.File))
 	slices.Reverse(steps)
 	return strings.Join(steps, " → ")
 }
@@ -494,17 +494,22 @@ func (n *lnode) hop(l string, last bool) string {
 }
 
 // source is how the node that introduced l shows at the chain's start.
-func (n *lnode) source(l string) string {
-	line := " (line " + strconv.Itoa(n.pos.Line) + ")"
+func (n *lnode) source(l, file string) string {
+	at := "line " + strconv.Itoa(n.pos.Line)
+	if n.pos.File != "" && n.pos.File != file {
+		// Introduced in another module: say which.
+		at = filepath.Base(n.pos.File) + ":" + strconv.Itoa(n.pos.Line)
+	}
+	line := " (" + at + ")"
 	switch n.kind {
 	case lkVar:
 		return "@" + n.name + line
 	case lkExe:
 		if slices.Contains(n.labels, l) {
-			return "@" + n.name + " (exe label, line " + strconv.Itoa(n.pos.Line) + ")"
+			return "@" + n.name + " (exe label, " + at + ")"
 		}
 		if n.lang != "" && n.lang != "cmd" {
-			return "@" + n.name + " (" + n.lang + ", line " + strconv.Itoa(n.pos.Line) + ")"
+			return "@" + n.name + " (" + n.lang + ", " + at + ")"
 		}
 		return "@" + n.name + line
 	case lkLoad:
