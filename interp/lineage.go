@@ -49,10 +49,14 @@ type lineageRec struct {
 
 // lineageMaxNodes bounds what one run records; beyond it values are not
 // followed (chains end early) rather than memory growing with the run.
-const lineageMaxNodes = 200000
+const lineageMaxNodes = 50000
 
-// lineageMaxReads bounds the reads a frame keeps between statements.
-const lineageMaxReads = 128
+// lineageMaxReads bounds the reads a frame keeps between statements, and
+// lineageOpReads those an operation remembers (the most recent).
+const (
+	lineageMaxReads = 128
+	lineageOpReads  = 16
+)
 
 // lineageMaxSteps bounds a chain; nodes only point to older ones, so a
 // walk cannot cycle, but it is guarded anyway.
@@ -143,6 +147,9 @@ func (r *lineageRec) top() *lframe { return r.frames[len(r.frames)-1] }
 // read notes a variable read by the statement being evaluated.
 func (r *lineageRec) read(v *value.Variable) {
 	f := r.top()
+	if len(v.Security.Taint()) == 0 {
+		return // a value without labels is on no label's path
+	}
 	if r.in.hooks.InHook() && !f.hook {
 		return // a guard's reads are not the data's path
 	}
@@ -155,10 +162,18 @@ func (r *lineageRec) read(v *value.Variable) {
 			return
 		}
 	}
+	f.note(lread{n: n, taint: v.Security.Taint()})
+}
+
+// note adds a labelled value to what the frame's statement read.
+func (f *lframe) note(rd lread) {
+	if len(rd.taint) == 0 {
+		return
+	}
 	if len(f.reads) >= lineageMaxReads {
 		f.reads = slices.Delete(f.reads, 0, lineageMaxReads/2)
 	}
-	f.reads = append(f.reads, lread{n: n, taint: v.Security.Taint()})
+	f.reads = append(f.reads, rd)
 }
 
 // nodeOf is the node of a value: the exe call whose argument it is, when
@@ -174,6 +189,9 @@ func (r *lineageRec) nodeOf(v *value.Variable) *lnode {
 }
 
 func (r *lineageRec) add(v *value.Variable, n *lnode) {
+	if v == nil || len(v.Security.Taint()) == 0 {
+		return
+	}
 	if _, ok := r.nodes[v]; ok || r.count >= lineageMaxNodes {
 		return
 	}
@@ -184,7 +202,11 @@ func (r *lineageRec) add(v *value.Variable, n *lnode) {
 // opNode describes c: its inputs' nodes and what the statement read.
 func (r *lineageRec) opNode(c *hooks.Call) *lnode {
 	r.seq++
-	n := &lnode{kind: lkOp, op: c.Op, reads: slices.Clone(r.top().reads), seq: r.seq}
+	reads := r.top().reads
+	if len(reads) > lineageOpReads {
+		reads = reads[len(reads)-lineageOpReads:]
+	}
+	n := &lnode{kind: lkOp, op: c.Op, reads: slices.Clone(reads), seq: r.seq}
 	if op := c.Op; op != nil {
 		n.name, n.labels = op.Name, op.Labels
 		n.pos = ast.Pos{File: op.Location.File, Line: op.Location.Line, Col: op.Location.Column}
@@ -270,7 +292,7 @@ func (r *lineageRec) post(c *hooks.Call, res *value.Variable) (*value.Variable, 
 	case lkExe:
 		r.add(res, n)
 		f := r.top()
-		f.reads = append(f.reads, lread{n: n, taint: n.out})
+		f.note(lread{n: n, taint: n.out})
 	case lkVar:
 		r.add(res, n)
 		r.top().reads = r.top().reads[:0]
@@ -282,7 +304,7 @@ func (r *lineageRec) post(c *hooks.Call, res *value.Variable) (*value.Variable, 
 		f.reads = f.reads[:0]
 		if c.Op != nil && c.Op.Type == "run" && res != nil {
 			r.add(res, n)
-			f.reads = append(f.reads, lread{n: n, taint: n.out})
+			f.note(lread{n: n, taint: n.out})
 		}
 	}
 	return res, nil
@@ -327,7 +349,7 @@ func (r *lineageRec) load(v *value.Variable, name string, pos ast.Pos) {
 	}
 	r.add(v, n)
 	f := r.top()
-	f.reads = append(f.reads, lread{n: n, taint: n.out})
+	f.note(lread{n: n, taint: n.out})
 }
 
 // has reports whether the node's value carries l (its result's taint, or
