@@ -124,10 +124,11 @@ type Explanation = interp.Explanation
 // denies an operation (a guard's deny or retry, a policy's label-flow or
 // capability denial) and for every policy denial a privileged guard
 // overrides. `guardrun --explain` prints them. Each explanation's Lineage
-// comes from a static label-flow analysis of the script (package check):
-// it lists every path by which the triggering labels may have reached the
-// operation, not only the one taken; operations in imported modules have
-// none.
+// is the chain the triggering label took in this run, recorded by the
+// interpreter only because explain is set (interp/lineage.go); when the
+// recorder could not trace a label, the static label-flow analysis of the
+// script (package check) fills it in, listing every path by which the
+// label may have reached the operation.
 func WithExplain(explain func(Explanation)) RunOption {
 	return func(c *runConfig) { c.opts.Explain = explain }
 }
@@ -139,17 +140,20 @@ func WithCoverage(cover func(ast.Pos)) RunOption {
 	return func(c *runConfig) { c.opts.Cover = cover }
 }
 
-// withLineage fills in each explanation's lineage from the static
-// label-flow analysis of the script (package check), run once, at the
-// first denial: runs without --explain, or without denials, pay nothing.
+// withLineage fills in the lineage of an explanation the run's recorder
+// could not trace from the static label-flow analysis of the script
+// (package check), run once, at the first such denial: runs without
+// --explain, or without denials, pay nothing.
 func withLineage(doc *ast.Document, explain func(Explanation)) func(Explanation) {
 	var (
 		once sync.Once
 		ix   *check.LineageIndex
 	)
 	return func(x Explanation) {
-		once.Do(func() { ix = check.Lineage(doc) })
-		x.Lineage = ix.At(x.Pos, x.Labels)
+		if len(x.Lineage) == 0 {
+			once.Do(func() { ix = check.Lineage(doc) })
+			x.Lineage = ix.At(x.Pos, x.Labels)
+		}
 		explain(x)
 	}
 }

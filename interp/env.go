@@ -25,6 +25,8 @@ type interp struct {
 	// files confines file access to the base directory.
 	files files
 	main  *module
+	// rec records lineage for explanations; nil unless Explain is set.
+	rec *lineageRec
 	// curPos is the directive being run, for errors raised by a recovered
 	// panic.
 	curPos ast.Pos
@@ -74,7 +76,14 @@ func newInterp(ctx context.Context, opts Options) *interp {
 	in.hooks = hooks.NewManager()
 	in.hooks.RegisterPostAlways("taint", taintPostHook)
 	in.hooks.RegisterPostAlways("policy-labels", in.policyPostHook)
+	if opts.Explain != nil {
+		in.rec = newLineageRec(in)
+		in.rec.registerPre(in.hooks)
+	}
 	in.setupGuards()
+	if in.rec != nil {
+		in.rec.registerPost(in.hooks)
+	}
 	if opts.RegisterHooks != nil {
 		opts.RegisterHooks(in.hooks)
 	}
@@ -210,6 +219,9 @@ func (e *env) lookup(name string) (*value.Variable, bool) {
 		return e.ambient(name)
 	}
 	if v, _ := e.sc.lookup(name); v != nil {
+		if e.in != nil && e.in.rec != nil {
+			e.in.rec.read(v)
+		}
 		return v, true
 	}
 	return e.ambient(name)

@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"slices"
+
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
@@ -28,9 +30,10 @@ type Explanation struct {
 	Targets []string
 	// By is the privileged guard of an override.
 	By string
-	// Lineage says, one line per labelled source, where the labels came
-	// from: `secret from @k (line 3) → @summary → @post`. The facade fills
-	// it in (guardrun.WithExplain); the interpreter leaves it empty.
+	// Lineage says, one line per triggering label, how the label reached
+	// the denied input as the run went (lineage.go): `secret from @k
+	// (line 3) → @summarize(t) (js) → @summary → @post`. The facade falls
+	// back to the static analysis (check.Lineage) when it is empty.
 	Lineage []string
 }
 
@@ -51,6 +54,9 @@ func (in *interp) explainPolicy(op *hooks.OperationContext, d *policy.Denial, in
 		x.Labels = unionTaint(inputs)
 	}
 	x.Pos = opPos(op, in.curPos)
+	if in.rec != nil {
+		x.Lineage = in.rec.chains(op, inputs, nil, x.Labels)
+	}
 	in.opts.Explain(x)
 }
 
@@ -59,8 +65,12 @@ func (in *interp) explainOverride(op *hooks.OperationContext, d *policy.Denial, 
 	if !in.explainOn() {
 		return
 	}
-	in.opts.Explain(Explanation{Pos: opPos(op, in.curPos), Operation: explainOp(op), Decider: "policy " + guard.PolicyLabel(d),
-		Decision: "override", Reason: d.Reason, Labels: d.Inputs, Targets: d.Targets, By: by})
+	x := Explanation{Pos: opPos(op, in.curPos), Operation: explainOp(op), Decider: "policy " + guard.PolicyLabel(d),
+		Decision: "override", Reason: d.Reason, Labels: d.Inputs, Targets: d.Targets, By: by}
+	if in.rec != nil {
+		x.Lineage = in.rec.chains(op, inputs, nil, x.Labels)
+	}
+	in.opts.Explain(x)
 }
 
 // explainGuard records a guard denial or unanswered retry.
@@ -75,10 +85,20 @@ func (in *interp) explainGuard(c *hooks.Call, ge *guard.Error) {
 			x.Decider += " (for " + ge.Guard.Filter() + ")"
 		}
 	}
+	var only *value.Variable
 	if ge.Scope == guard.PerInput && ge.Input != nil {
 		x.Labels = ge.Input.Security.Taint()
+		only = ge.Input
 	} else {
 		x.Labels = unionTaint(c.Inputs)
+	}
+	if in.rec != nil {
+		trig := x.Labels
+		// A data guard fires on its label: that is the one to trace.
+		if g := ge.Guard; g != nil && g.Kind == guard.Data && slices.Contains(trig, g.Value) {
+			trig = []string{g.Value}
+		}
+		x.Lineage = in.rec.chains(c.Op, c.Inputs, only, trig)
 	}
 	in.opts.Explain(x)
 }

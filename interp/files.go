@@ -325,6 +325,9 @@ func (in *interp) loadOne(e *env, name string, pos ast.Pos) (*value.Variable, []
 		return nil, nil, "", err
 	}
 	v.Source = path
+	if in.rec != nil {
+		in.rec.load(v, name, pos)
+	}
 	return v, b, path, nil
 }
 

@@ -49,5 +49,5 @@ func TestExplainLineageJSON(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
 	require.Len(t, got.Explain, 1)
-	require.Equal(t, []string{"secret from @token (line 2) → @summarize(t) → @summary → @post"}, got.Explain[0].Lineage)
+	require.Equal(t, []string{"secret from @token (line 2) → @summarize(t) (js) → @summary → @post"}, got.Explain[0].Lineage)
 }

@@ -114,6 +114,10 @@ func (m *Manager) RegisterPostAlways(name string, h PostHook) {
 // the exclusive hooks (they are not guarded).
 func (m *Manager) InHook() bool { return m.running > 0 }
 
+// Running is how many hooks are executing now (nested through the
+// operations they cause); inside a hook it is at least 1.
+func (m *Manager) Running() int { return m.running }
+
 // HasPre reports whether any pre-hook is registered, so that callers can
 // skip building inputs nobody will read.
 func (m *Manager) HasPre() bool { return len(m.pre) > 0 }
