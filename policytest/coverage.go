@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -37,7 +38,7 @@ func NewCoverage() *Coverage {
 }
 
 func posKey(p ast.Pos) string {
-	return filepath.Clean(p.File) + ":" + itoa(p.Line) + ":" + itoa(p.Col)
+	return filepath.Clean(p.File) + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Col)
 }
 
 // AddFile records the guards and when arms of a script file. A file that
@@ -121,26 +122,4 @@ func (c *Coverage) Points() []Point {
 		return a.Offset < b.Offset
 	})
 	return out
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
 }
