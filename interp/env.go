@@ -59,6 +59,8 @@ type interp struct {
 	tools    []ToolCollection
 	mxTools  *value.Object
 	external bool
+	// userHooks are the run's hook directives (userhooks.go).
+	userHooks userHooks
 }
 
 func newInterp(ctx context.Context, opts Options) *interp {
@@ -74,6 +76,7 @@ func newInterp(ctx context.Context, opts Options) *interp {
 	in.hooks = hooks.NewManager()
 	in.hooks.RegisterPostAlways("taint", taintPostHook)
 	in.hooks.RegisterPostAlways("policy-labels", in.policyPostHook)
+	in.setupUserHooks()
 	in.setupGuards()
 	if opts.RegisterHooks != nil {
 		opts.RegisterHooks(in.hooks)

@@ -210,6 +210,9 @@ func (e *env) mxObject() *value.Variable {
 		if e.in.mxTools != nil {
 			o.SetData("tools", e.in.mxTools)
 		}
+		if h := e.in.hooksMx(); h != nil {
+			o.SetData("hooks", h)
+		}
 	}
 	return o.Variable()
 }
@@ -231,6 +234,10 @@ func (e *env) mxMember(key string) (*value.Variable, bool) {
 	switch key {
 	case "policy":
 		return value.New(e.in.policyObject()), true
+	case "hooks":
+		if h := e.in.hooksMx(); h != nil {
+			return value.New(h), true
+		}
 	case "errors":
 		return value.ListOf(e.in.lastErrors), true
 	case "try":
