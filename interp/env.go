@@ -59,6 +59,8 @@ type interp struct {
 	tools    []ToolCollection
 	mxTools  *value.Object
 	external bool
+	// toolCalls are the names of the exes called so far (toolcalls.go).
+	toolCalls []string
 	// userHooks are the run's hook directives (userhooks.go).
 	userHooks userHooks
 }

@@ -198,6 +198,7 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 		}
 		return res, err
 	})
+	in.recordToolCall(x.name)
 	if err != nil {
 		if ge := asGuardError(err); ge != nil {
 			if h, ok := deniedHandler(x); ok {

@@ -58,7 +58,7 @@ type userHooks struct {
 	depth int
 	// errs holds, per operation, the errors of its hooks so far (its
 	// before hooks' errors are still there for its after hooks).
-	errs map[*hooks.OperationContext][]any
+	errs map[*hooks.Call][]any
 	// current is the error list the running body sees.
 	current []any
 }
@@ -100,7 +100,7 @@ func (in *interp) userPreHook(c *hooks.Call) (hooks.Decision, error) {
 		if h.d.Timing != "before" || !h.matches(c.Op, inputs) {
 			continue
 		}
-		v, transformed, err := in.runUserHook(h, c.Op, inputs, nil)
+		v, transformed, err := in.runUserHook(h, c, inputs, nil)
 		if err != nil {
 			return hooks.Decision{}, err
 		}
@@ -120,13 +120,13 @@ func (in *interp) userPostHook(c *hooks.Call, res *value.Variable) (*value.Varia
 	if len(u.list) == 0 || u.depth > 0 || c.Op == nil || isDefinition(c) {
 		return res, nil
 	}
-	defer delete(u.errs, c.Op)
+	defer delete(u.errs, c)
 	cur := res
 	for _, h := range u.list {
 		if h.d.Timing != "after" || !h.matches(c.Op, c.Inputs) {
 			continue
 		}
-		v, transformed, err := in.runUserHook(h, c.Op, c.Inputs, cur)
+		v, transformed, err := in.runUserHook(h, c, c.Inputs, cur)
 		if err != nil {
 			return nil, err
 		}
@@ -151,7 +151,16 @@ func (h *userHook) matches(op *hooks.OperationContext, inputs []*value.Variable)
 	d := h.d
 	switch d.Kind {
 	case ast.HookFunction:
-		if op.Type != "exe" || (op.Name != d.Filter && !strings.HasSuffix(d.Filter, "."+op.Name)) {
+		name := op.Name
+		switch op.Type {
+		case "exe":
+		case "pipeline-stage":
+			// A stage names its exe in Subtype.
+			name = op.Subtype
+		default:
+			return false
+		}
+		if name != d.Filter && !strings.HasSuffix(d.Filter, "."+name) {
 			return false
 		}
 		if !d.HasPrefix {
@@ -178,10 +187,10 @@ func (h *userHook) matches(op *hooks.OperationContext, inputs []*value.Variable)
 	return false
 }
 
-// runUserHook runs one hook's body for op. transformed reports a value
+// runUserHook runs one hook's body for the operation op. transformed reports a value
 // the body returned. A body's error is recorded for the hooks after it;
 // err is only an error that must end the run.
-func (in *interp) runUserHook(h *userHook, op *hooks.OperationContext, inputs []*value.Variable, output *value.Variable) (v *value.Variable, transformed bool, err error) {
+func (in *interp) runUserHook(h *userHook, op *hooks.Call, inputs []*value.Variable, output *value.Variable) (v *value.Variable, transformed bool, err error) {
 	u := &in.userHooks
 	he := h.env.child()
 	if h.d.Kind == ast.HookFunction && h.d.Timing == "before" || len(inputs) != 1 {
@@ -207,7 +216,7 @@ func (in *interp) runUserHook(h *userHook, op *hooks.OperationContext, inputs []
 		return nil, false, bodyErr
 	}
 	if u.errs == nil {
-		u.errs = map[*hooks.OperationContext][]any{}
+		u.errs = map[*hooks.Call][]any{}
 	}
 	u.errs[op] = append(u.errs[op], hookErrorObject(h.d, bodyErr))
 	return nil, false, nil
