@@ -1,6 +1,9 @@
 package interp
 
-import "github.com/guardrun/guardrun/interp/value"
+import (
+	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
+)
 
 // Tool-call tracking (mlld's `@mx.tools`): `@mx.tools.calls` lists the
 // exes the run has called, in order, by name. One value serves both kinds
@@ -26,6 +29,42 @@ func (in *interp) recordToolCall(name string) {
 	in.toolCalls = append(in.toolCalls, name)
 }
 
+// maxToolLineage bounds a value's tool lineage: the most recent exes it
+// came through are kept.
+const maxToolLineage = 64
+
+// withToolLineage is res as the result of a call of the exe name: its
+// lineage (`.mx.tools`, a guard's `@mx.tools.history`) ends with name. A
+// name already in the lineage is not added again, so a value passed
+// through the same exe in a loop keeps a bounded lineage and its
+// descriptor. Results of a guard's own helpers are left alone.
+func (in *interp) withToolLineage(res *value.Variable, name string) *value.Variable {
+	if res == nil || name == "" || in.hooks.InHook() {
+		return res
+	}
+	d := res.Security.WithTools(name)
+	if t := d.Tools(); len(t) > maxToolLineage {
+		d = taint.Make(d.Labels(), d.Taint(), d.Sources()).WithTools(t[len(t)-maxToolLineage:]...)
+	}
+	if d.Equal(res.Security) {
+		return res
+	}
+	out := *res
+	out.Security = d
+	return &out
+}
+
+// toolHistory renders a lineage as mlld's entries ({ name }).
+func toolHistory(tools []string) []any {
+	out := make([]any, len(tools))
+	for i, t := range tools {
+		o := value.NewObject()
+		o.Set("name", t)
+		out[i] = o
+	}
+	return out
+}
+
 // toolsMx is `@mx.tools`.
 func (in *interp) toolsMx() any {
 	if in.mxTools != nil {
@@ -39,5 +78,10 @@ func (in *interp) toolsMx() any {
 	o.Set("calls", calls)
 	o.Set("allowed", []any{})
 	o.Set("denied", []any{})
+	var history []string
+	if g, ok := in.mx.Guard.Top(); ok {
+		history = g.Tools
+	}
+	o.Set("history", toolHistory(history))
 	return o
 }
