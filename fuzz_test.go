@@ -25,6 +25,7 @@ func FuzzRun(f *testing.F) {
 		"/guard @g before secret = when [ * => deny \"no\" ]\n/var secret @s = \"k\"\n/show @s\n",
 		"/show `unterminated\n",
 		"/var @x = {{{\n",
+		"/exe @f(a) = `<@a>`\n/hook @h before @f = [ => @input ]\n/hook after op:exe = when [ * => show @mx.hooks.errors ]\n/show @f(\"x\")\n",
 	} {
 		f.Add([]byte(s))
 	}

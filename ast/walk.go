@@ -117,6 +117,8 @@ func children(n Node) []Node {
 		out = appendExprs(out, x.Value)
 	case *GuardDirective:
 		out = append(out, x.Body)
+	case *HookDirective:
+		out = appendExprs(out, x.Body)
 	case *PolicyDirective:
 		out = appendExprs(out, x.Value)
 	case *LetStmt:

@@ -92,6 +92,8 @@ func (p *printer) directive(d ast.Directive) string {
 		return "export { " + atNames(d.Names) + " }"
 	case *ast.GuardDirective:
 		return p.guard(d)
+	case *ast.HookDirective:
+		return p.hook(d)
 	case *ast.PolicyDirective:
 		return "policy @" + d.Name + " = " + p.expr(d.Value)
 	case *ast.LetStmt:

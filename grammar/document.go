@@ -14,13 +14,14 @@ var directiveKeywords = map[string]bool{
 	"var": true, "show": true, "exe": true, "run": true, "when": true, "if": true,
 	"for": true, "output": true, "append": true, "log": true, "import": true,
 	"export": true, "guard": true, "policy": true, "let": true, "loop": true,
+	"hook": true,
 }
 
 // unsupportedKeywords are mlld directives outside guardrun's subset; they
 // are recognised so that a script using them fails clearly instead of
 // printing the line.
 var unsupportedKeywords = map[string]bool{
-	"hook": true, "auth": true, "sign": true, "verify": true, "needs": true,
+	"auth": true, "sign": true, "verify": true, "needs": true,
 	"profiles": true, "stream": true, "box": true, "file": true, "files": true,
 	"checkpoint": true, "while": true, "bail": true,
 }
@@ -41,7 +42,7 @@ const (
 )
 
 // knownDirectiveList names the directives for error hints.
-const knownDirectiveList = "var, show, exe, run, when, if, for, output, append, log, import, export, guard and policy"
+const knownDirectiveList = "var, show, exe, run, when, if, for, output, append, log, import, export, guard, hook and policy"
 
 // classify tells whether text (after any leading slash) starts a
 // directive, and returns the keyword it found.

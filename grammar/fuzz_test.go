@@ -27,6 +27,7 @@ var fuzzSeeds = []string{
 	"/var @t = when @s [\n  >= 0.3 && < 0.7 => \"a\"\n  <file.md> => \"b\"\n]\n",
 	"/run cmd {echo \"a && b\" | tr a b; c 2>&1 &}\n",
 	"/guard @g before secret = when [ @x => allow * => deny \"x\" ]\n/show `a@@b` | @f\n\n",
+	"/hook @h before @f(\"src/\") = [ => @input ]\n/hook after op:for:iteration = when [ * => show @output ]\n",
 }
 
 // deepSeeds just pass the limits in nesting.go (without them such input

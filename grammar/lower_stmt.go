@@ -176,6 +176,8 @@ func (l *lowerer) stmt(s *stmt) ast.Directive {
 		return &ast.ExportDirective{Pos: p, All: s.Export.All, Names: trimAts(s.Export.Names)}
 	case s.Guard != nil:
 		return l.guard(s.Guard, p)
+	case s.Hook != nil:
+		return l.hook(s.Hook, p)
 	case s.Policy != nil:
 		return &ast.PolicyDirective{Pos: p, Name: s.Policy.Name[1:], Value: l.expr(s.Policy.Value)}
 	case s.Let != nil:

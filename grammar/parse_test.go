@@ -286,7 +286,7 @@ func TestErrors(t *testing.T) {
 		{"unbalanced code", "exe @f() = js { {", ast.Strict, 1, 12, "Unbalanced braces"},
 		{"two show args", "show \"a\" @b", ast.Strict, 1, 10, "show accepts only a single argument"},
 		{"trailing garbage", "var @a = 1 )", ast.Strict, 1, 12, "Syntax error"},
-		{"unsupported", "/hook @h = 1", ast.Markdown, 1, 1, "unsupported directive"},
+		{"unsupported", "/checkpoint @h = 1", ast.Markdown, 1, 1, "unsupported directive"},
 		{"deny needs quotes", "guard @g before secret = when [ * => deny @x ]", ast.Strict, 1, 43, "Guard deny actions require a quoted reason"},
 		{"filter segments", "guard @g before op:a:b:c = when [ * => allow ]", ast.Strict, 1, 17, `":" found`},
 		{"when all", "when all [ @a => show @a ]", ast.Strict, 1, 6, "The 'all' modifier has been removed"},

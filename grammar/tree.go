@@ -33,6 +33,7 @@ type stmt struct {
 	Import  *importStmt `parser:"| 'import' @@"`
 	Export  *exportStmt `parser:"| 'export' @@"`
 	Guard   *guardStmt  `parser:"| 'guard' @@"`
+	Hook    *hookStmt   `parser:"| 'hook' @@"`
 	Policy  *assignStmt `parser:"| 'policy' @@"`
 	Let     *assignStmt `parser:"| 'let' @@"`
 	LetAug  *augment    `parser:"| 'let' @@"`

@@ -234,6 +234,7 @@ var astNodes = []any{
 	&ast.ShowJoin{},
 	&ast.TemplateFile{},
 	&ast.LeadParallel{},
+	&ast.HookDirective{},
 	&ast.AskExpr{},
 	&ast.LabelExpr{},
 	&ast.FileLoad{},

@@ -111,6 +111,8 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 		return undefined(), nil
 	case *ast.GuardDirective:
 		return undefined(), in.execGuard(e, d)
+	case *ast.HookDirective:
+		return undefined(), in.execHook(e, d)
 	case *ast.PolicyDirective:
 		return undefined(), in.execPolicy(e, d)
 	case *ast.LetStmt:

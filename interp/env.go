@@ -61,6 +61,10 @@ type interp struct {
 	tools    []ToolCollection
 	mxTools  *value.Object
 	external bool
+	// toolCalls are the names of the exes called so far (toolcalls.go).
+	toolCalls []string
+	// userHooks are the run's hook directives (userhooks.go).
+	userHooks userHooks
 }
 
 func newInterp(ctx context.Context, opts Options) *interp {
@@ -76,6 +80,7 @@ func newInterp(ctx context.Context, opts Options) *interp {
 	in.hooks = hooks.NewManager()
 	in.hooks.RegisterPostAlways("taint", taintPostHook)
 	in.hooks.RegisterPostAlways("policy-labels", in.policyPostHook)
+	in.setupUserHooks()
 	if opts.Explain != nil {
 		in.rec = newLineageRec(in)
 		in.rec.registerPre(in.hooks)

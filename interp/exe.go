@@ -198,6 +198,7 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 		}
 		return res, err
 	})
+	in.recordToolCall(x.name)
 	if err != nil {
 		if ge := asGuardError(err); ge != nil {
 			if h, ok := deniedHandler(x); ok {
@@ -213,7 +214,7 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 	if err := in.checkExeTrust(x, res, o.pos); err != nil {
 		return nil, err
 	}
-	return res, nil
+	return in.withToolLineage(res, x.name), nil
 }
 
 // checkExeTrust refuses the result of an exe whose labels grant trust

@@ -166,7 +166,7 @@ func (p *guardPlan) analyseRef(r *ast.Ref) {
 		switch r.Path[0].Name {
 		case "guard":
 			p.fields = true
-		case "labels", "taint", "sources", "args":
+		case "labels", "taint", "sources", "args", "tools":
 			p.ambient = true
 		}
 	}

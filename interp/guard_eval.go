@@ -72,6 +72,7 @@ func (in *interp) evalGuard(ev *guard.Evaluation) (out guard.Outcome, err error)
 	}
 	if full || p.fields || p.ambient {
 		frame.Ambient = guardAmbient(ev, gx.base())
+		frame.Tools = gx.base().Security.Tools()
 	}
 	in.mx.Guard.Push(frame)
 	defer in.mx.Guard.Pop()

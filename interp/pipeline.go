@@ -207,8 +207,9 @@ func (e *env) mxObject() *value.Variable {
 	if e.in != nil {
 		o.SetData("policy", e.in.policyObject())
 		e.in.mx.AddTo(o)
-		if e.in.mxTools != nil {
-			o.SetData("tools", e.in.mxTools)
+		o.SetData("tools", e.in.toolsMx())
+		if h := e.in.hooksMx(); h != nil {
+			o.SetData("hooks", h)
 		}
 	}
 	return o.Variable()
@@ -231,6 +232,12 @@ func (e *env) mxMember(key string) (*value.Variable, bool) {
 	switch key {
 	case "policy":
 		return value.New(e.in.policyObject()), true
+	case "tools":
+		return value.New(e.in.toolsMx()), true
+	case "hooks":
+		if h := e.in.hooksMx(); h != nil {
+			return value.New(h), true
+		}
 	case "errors":
 		return value.ListOf(e.in.lastErrors), true
 	case "try":

@@ -245,6 +245,8 @@ func mxField(v *value.Variable, name string, pos ast.Pos) (any, bool, error) {
 		return stringList(v.Security.Taint()), true, nil
 	case "sources":
 		return stringList(v.Security.Sources()), true, nil
+	case "tools":
+		return toolHistory(v.Security.Tools()), true, nil
 	case "text":
 		return mxText(v), true, nil
 	case "data":

@@ -14,6 +14,10 @@ type Descriptor struct {
 	labels  []string
 	taint   []string
 	sources []string
+	// tools is the value's tool lineage (mlld's `.mx.tools`): one entry
+	// per exe call it came through, oldest first, each a call's unique
+	// "name#n" (see Tools).
+	tools []string
 }
 
 // New returns a descriptor with the given data labels (each also taint).
@@ -43,9 +47,18 @@ func (d Descriptor) Taint() []string { return d.taint }
 // Sources returns the provenance strings. The slice must not be modified.
 func (d Descriptor) Sources() []string { return d.sources }
 
+// Tools returns the tool lineage entries ("name#n": the call's exe name
+// and a number unique in the run). The slice must not be modified.
+func (d Descriptor) Tools() []string { return d.tools }
+
+// WithTools returns d with the tool lineage entries added.
+func (d Descriptor) WithTools(tools ...string) Descriptor {
+	return d.Merge(Descriptor{tools: dedup(tools)})
+}
+
 // IsZero reports whether d carries nothing at all.
 func (d Descriptor) IsZero() bool {
-	return len(d.labels) == 0 && len(d.taint) == 0 && len(d.sources) == 0
+	return len(d.labels) == 0 && len(d.taint) == 0 && len(d.sources) == 0 && len(d.tools) == 0
 }
 
 // HasLabel reports whether l is one of d's data labels.
@@ -57,12 +70,12 @@ func (d Descriptor) HasTaint(t string) bool { return contains(d.taint, t) }
 // Contains reports whether every label, taint entry and source of o is
 // also in d: merging o into d would change nothing.
 func (d Descriptor) Contains(o Descriptor) bool {
-	return containsAll(d.labels, o.labels) && containsAll(d.taint, o.taint) && containsAll(d.sources, o.sources)
+	return containsAll(d.labels, o.labels) && containsAll(d.taint, o.taint) && containsAll(d.sources, o.sources) && containsAll(d.tools, o.tools)
 }
 
 // Equal reports whether d and o hold the same lists in the same order.
 func (d Descriptor) Equal(o Descriptor) bool {
-	return equal(d.labels, o.labels) && equal(d.taint, o.taint) && equal(d.sources, o.sources)
+	return equal(d.labels, o.labels) && equal(d.taint, o.taint) && equal(d.sources, o.sources) && equal(d.tools, o.tools)
 }
 
 // Merge returns the union of d and the others, in order (SPEC §4.1): for
@@ -115,6 +128,7 @@ func (d Descriptor) WithoutLabels(labels ...string) Descriptor {
 		labels:  filter(d.labels, drop),
 		taint:   filter(d.taint, drop),
 		sources: d.sources,
+		tools:   d.tools,
 	}
 }
 
@@ -127,13 +141,18 @@ func (d Descriptor) WithoutNewSourceTaint(base Descriptor) Descriptor {
 		labels:  d.labels,
 		taint:   filter(d.taint, func(t string) bool { return IsSource(t) && !base.HasTaint(t) }),
 		sources: d.sources,
+		tools:   d.tools,
 	}
 }
 
 // String renders d for messages and debugging.
 func (d Descriptor) String() string {
-	return "labels=[" + strings.Join(d.labels, ",") + "] taint=[" + strings.Join(d.taint, ",") +
+	s := "labels=[" + strings.Join(d.labels, ",") + "] taint=[" + strings.Join(d.taint, ",") +
 		"] sources=[" + strings.Join(d.sources, ",") + "]"
+	if len(d.tools) > 0 {
+		s += " tools=[" + strings.Join(d.tools, ",") + "]"
+	}
+	return s
 }
 
 // wellFormed reports whether o can be used as a merge result as it is:
@@ -165,7 +184,7 @@ func labelsLeadTaint(o Descriptor) bool {
 // identical reports whether a and b hold the very same lists (not only
 // equal ones).
 func identical(a, b *Descriptor) bool {
-	return sameList(a.labels, b.labels) && sameList(a.taint, b.taint) && sameList(a.sources, b.sources)
+	return sameList(a.labels, b.labels) && sameList(a.taint, b.taint) && sameList(a.sources, b.sources) && sameList(a.tools, b.tools)
 }
 
 func sameList(a, b []string) bool {

@@ -41,7 +41,7 @@ func Union(ds []Descriptor, labels, taint, sources []string) Descriptor {
 // merge of ds must be a prefix of x's list (every item ds add is either
 // already there or x's next one), and x must hold the raw lists.
 func isUnionOf(x Descriptor, ds []Descriptor, labels, taint, sources []string) bool {
-	var kl, kt, ks int
+	var kl, kt, ks, kx int
 	var ok bool
 	for _, o := range ds {
 		if kl, ok = prefixes(x.labels, kl, o.labels); !ok {
@@ -54,6 +54,9 @@ func isUnionOf(x Descriptor, ds []Descriptor, labels, taint, sources []string) b
 			return false
 		}
 		if ks, ok = prefixes(x.sources, ks, o.sources); !ok {
+			return false
+		}
+		if kx, ok = prefixes(x.tools, kx, o.tools); !ok {
 			return false
 		}
 	}
@@ -105,16 +108,19 @@ func mergeLists(base Descriptor, rest []Descriptor, labels, taint, sources []str
 	a.size[0] = len(base.labels) + len(labels)
 	a.size[1] = len(base.taint) + len(labels) + len(taint)
 	a.size[2] = len(base.sources) + len(sources)
+	a.size[3] = len(base.tools)
 	for _, o := range rest {
 		a.size[0] += len(o.labels)
 		a.size[1] += len(o.labels) + len(o.taint)
 		a.size[2] += len(o.sources)
+		a.size[3] += len(o.tools)
 	}
 	for _, o := range rest {
 		a.add(0, o.labels, false)
 		a.add(1, o.labels, false)
 		a.add(1, o.taint, false)
 		a.add(2, o.sources, false)
+		a.add(3, o.tools, false)
 	}
 	a.add(0, labels, true)
 	a.add(1, labels, true)
@@ -123,15 +129,15 @@ func mergeLists(base Descriptor, rest []Descriptor, labels, taint, sources []str
 	return a.out
 }
 
-// arena builds a merge result: lists 0, 1 and 2 are labels, taint and
-// sources.
+// arena builds a merge result: lists 0, 1, 2 and 3 are labels, taint,
+// sources and tools.
 type arena struct {
 	out Descriptor
 	// size is the most entries each list can reach in this merge.
-	size [3]int
+	size [4]int
 	// owned marks the lists already copied into buf, which may be
 	// appended to in place.
-	owned [3]bool
+	owned [4]bool
 	buf   []string
 }
 
@@ -141,8 +147,10 @@ func (a *arena) list(i int) *[]string {
 		return &a.out.labels
 	case 1:
 		return &a.out.taint
+	case 2:
+		return &a.out.sources
 	}
-	return &a.out.sources
+	return &a.out.tools
 }
 
 // add appends the items list i lacks (operation labels skipped when
@@ -155,7 +163,7 @@ func (a *arena) add(i int, items []string, dataOnly bool) {
 		}
 		if !a.owned[i] {
 			if a.buf == nil {
-				a.buf = make([]string, a.size[0]+a.size[1]+a.size[2])
+				a.buf = make([]string, a.size[0]+a.size[1]+a.size[2]+a.size[3])
 			}
 			off := 0
 			for j := 0; j < i; j++ {
@@ -202,7 +210,7 @@ func (m *Memo) same(ds []Descriptor, labels, taint, sources []string) bool {
 	}
 	for i := range ds {
 		a, b := &ds[i], &m.ds[i]
-		if !equal(a.labels, b.labels) || !equal(a.taint, b.taint) || !equal(a.sources, b.sources) {
+		if !equal(a.labels, b.labels) || !equal(a.taint, b.taint) || !equal(a.sources, b.sources) || !equal(a.tools, b.tools) {
 			return false
 		}
 	}

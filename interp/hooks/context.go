@@ -57,6 +57,9 @@ type GuardFrame struct {
 	// sources, args, denied); they are set on `@mx` while the frame is
 	// active.
 	Ambient *value.Variable
+	// Tools is the tool lineage of the guarded value
+	// (`@mx.tools.history`).
+	Tools []string
 }
 
 // Context keeps the `@mx` namespaces that follow the dynamic extent of an

@@ -44,12 +44,16 @@ type preEntry struct {
 	fn   PreHook
 	// exclusive skips the hook for operations caused while a hook runs.
 	exclusive bool
+	// open hooks are exclusive, but do not count as running: the
+	// operations they cause see every hook, the exclusive ones included.
+	open bool
 }
 
 type postEntry struct {
 	name      string
 	fn        PostHook
 	exclusive bool
+	open      bool
 }
 
 // Manager runs the registered hooks around hooked operations. One Manager
@@ -90,6 +94,20 @@ func (m *Manager) RegisterPre(name string, h PreHook) {
 // operations caused while a hook is running.
 func (m *Manager) RegisterPreExclusive(name string, h PreHook) {
 	m.pre = append(m.pre, preEntry{name: name, fn: h, exclusive: true})
+}
+
+// RegisterPreOpen adds a pre-hook that runs script code (the `hook`
+// directive): like an exclusive hook it is skipped for operations caused
+// while a hook runs, but while it runs it does not count as one, so the
+// operations its code causes are guarded like any other. A hook must not
+// be a way around the guards. Its own nesting is its own to stop.
+func (m *Manager) RegisterPreOpen(name string, h PreHook) {
+	m.pre = append(m.pre, preEntry{name: name, fn: h, exclusive: true, open: true})
+}
+
+// RegisterPostOpen is RegisterPreOpen for a post-hook.
+func (m *Manager) RegisterPostOpen(name string, h PostHook) {
+	m.post = append(m.post, postEntry{name: name, fn: h, exclusive: true, open: true})
 }
 
 // RegisterPost adds a post-hook after those already registered. It sees
@@ -149,9 +167,13 @@ func (m *Manager) RunPre(c *Call) Decision {
 }
 
 func (m *Manager) callPre(h preEntry, c *Call) (d Decision) {
-	m.running++
+	if !h.open {
+		m.running++
+	}
 	defer func() {
-		m.running--
+		if !h.open {
+			m.running--
+		}
 		if r := recover(); r != nil {
 			d = Decision{Action: Abort, Reason: fmt.Sprintf("hook %s failed: %v", h.name, r), Err: fmt.Errorf("panic in hook %s: %v", h.name, r)}
 		}
@@ -184,9 +206,13 @@ func (m *Manager) RunPost(c *Call, result *value.Variable) (*value.Variable, err
 }
 
 func (m *Manager) callPost(h postEntry, c *Call, cur *value.Variable) (out *value.Variable, err error) {
-	m.running++
+	if !h.open {
+		m.running++
+	}
 	defer func() {
-		m.running--
+		if !h.open {
+			m.running--
+		}
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("post-hook %s failed: %v", h.name, r)
 		}
