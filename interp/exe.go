@@ -33,6 +33,10 @@ type exe struct {
 	// template body and of its result (evalStringMemo, preTaint): calls
 	// in a loop usually repeat them exactly.
 	bodyMemo, taintMemo taint.Memo
+	// lineageIn/Out remember the last result descriptor withToolLineage
+	// extended and what it became.
+	lineageIn, lineageOut taint.Descriptor
+	lineageOK             bool
 	// bodyFree is scopeFree(body), set with op: such a body cannot keep
 	// its call's scope, so calls that are not nested in another call of
 	// the exe reuse spare as their variable map instead of making one.
@@ -214,7 +218,7 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 	if err := in.checkExeTrust(x, res, o.pos); err != nil {
 		return nil, err
 	}
-	return in.withToolLineage(res, x.name), nil
+	return in.withToolLineage(res, x), nil
 }
 
 // checkExeTrust refuses the result of an exe whose labels grant trust

@@ -33,18 +33,26 @@ func (in *interp) recordToolCall(name string) {
 // came through are kept.
 const maxToolLineage = 64
 
-// withToolLineage is res as the result of a call of the exe name: its
-// lineage (`.mx.tools`, a guard's `@mx.tools.history`) ends with name. A
-// name already in the lineage is not added again, so a value passed
-// through the same exe in a loop keeps a bounded lineage and its
-// descriptor. Results of a guard's own helpers are left alone.
-func (in *interp) withToolLineage(res *value.Variable, name string) *value.Variable {
-	if res == nil || name == "" || in.hooks.InHook() {
+// withToolLineage is res as the result of a call of x: its lineage
+// (`.mx.tools`, a guard's `@mx.tools.history`) ends with x's name. A name
+// already in the lineage is not added again, so a value passed through
+// the same exe in a loop keeps a bounded lineage and its descriptor.
+// Results of a guard's own helpers are left alone. Calls in a loop
+// usually repeat the same descriptor, so the last one is remembered on
+// the exe (like its other memos, an exe belongs to one run).
+func (in *interp) withToolLineage(res *value.Variable, x *exe) *value.Variable {
+	if res == nil || x.name == "" || in.hooks.InHook() {
 		return res
 	}
-	d := res.Security.WithTools(name)
-	if t := d.Tools(); len(t) > maxToolLineage {
-		d = taint.Make(d.Labels(), d.Taint(), d.Sources()).WithTools(t[len(t)-maxToolLineage:]...)
+	var d taint.Descriptor
+	if x.lineageOK && res.Security.Equal(x.lineageIn) {
+		d = x.lineageOut
+	} else {
+		d = res.Security.WithTools(x.name)
+		if t := d.Tools(); len(t) > maxToolLineage {
+			d = taint.Make(d.Labels(), d.Taint(), d.Sources()).WithTools(t[len(t)-maxToolLineage:]...)
+		}
+		x.lineageIn, x.lineageOut, x.lineageOK = res.Security, d, true
 	}
 	if d.Equal(res.Security) {
 		return res
