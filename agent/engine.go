@@ -422,7 +422,7 @@ func rankOf(a guard.Action) int {
 // run asks each policy in order, the input as the earlier ones left it.
 // The strongest verdict wins (deny > retry > ask > allow); a deny ends
 // the chain.
-func (e *Engine) run(ctx context.Context, op *hooks.OperationContext, inputs []*value.Variable, output *value.Variable, try int, tools *value.Object) (verdict, []*value.Variable, *value.Variable) {
+func (e *Engine) run(ctx context.Context, op *hooks.OperationContext, inputs []*value.Variable, output *value.Variable, try int, tools func() *value.Object) (verdict, []*value.Variable, *value.Variable) {
 	var best verdict
 	var notes []guard.Note
 	var warnings []string

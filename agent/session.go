@@ -207,10 +207,14 @@ func (s *Session) callsObjects() []any {
 	return s.callsMx[:len(s.callsMx):len(s.callsMx)]
 }
 
+// callKeys are the keys of every call object, shared (len == cap, so an
+// append to one object's keys copies them).
+var callKeys = []string{"name", "decision", "time", "seq"}
+
 func callObject(c Call) *value.Object {
 	// Built in one piece (the map sized once): a call is added per event.
 	return &value.Object{
-		Keys: []string{"name", "decision", "time", "seq"},
+		Keys: callKeys[:len(callKeys):len(callKeys)],
 		Values: map[string]any{"name": c.Name, "decision": string(c.Decision),
 			"time": c.Time.Format(time.RFC3339), "seq": float64(c.Seq)},
 	}

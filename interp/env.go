@@ -59,7 +59,7 @@ type interp struct {
 	// external marks a Machine's run: ask and retry go to its caller
 	// instead of becoming denials (machine.go).
 	tools    []ToolCollection
-	mxTools  *value.Object
+	mxTools  func() *value.Object
 	external bool
 	// toolCalls are the names of the exes called so far (toolcalls.go).
 	toolCalls []string

@@ -93,8 +93,9 @@ type Operation struct {
 	Inputs []*value.Variable
 	// Try is the attempt number guards see as `@mx.guard.try` (1 when 0).
 	Try int
-	// Tools, when set, is `@mx.tools` while the operation is decided.
-	Tools *value.Object
+	// Tools, when set, gives `@mx.tools` while the operation is decided;
+	// it is called only when a guard reads it.
+	Tools func() *value.Object
 }
 
 // Class says what kind of rule decided a Verdict.

@@ -76,7 +76,7 @@ func toolHistory(tools []string) []any {
 // toolsMx is `@mx.tools`.
 func (in *interp) toolsMx() any {
 	if in.mxTools != nil {
-		return in.mxTools
+		return in.mxTools()
 	}
 	o := value.NewObject()
 	calls := make([]any, len(in.toolCalls))
