@@ -103,6 +103,7 @@ type Engine struct {
 // layer is one loaded policy.
 type layer struct {
 	name  string
+	dir   string
 	mu    sync.Mutex
 	m     *guardrun.Machine
 	tools []toolDef
@@ -177,7 +178,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		if err != nil {
 			return nil, err
 		}
-		l := &layer{name: p.Name, m: m}
+		l := &layer{name: p.Name, dir: cmp.Or(p.Dir, cfg.Dir), m: m}
 		for _, tc := range m.Tools() {
 			for _, k := range tc.Value.Keys {
 				t, _ := tc.Value.Values[k].(*value.Object)
@@ -818,6 +819,7 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 	}
 	d.Labels = kept
 	e.remember(s, ev, kept, value.Text(final.Data))
+	e.recordFile(s, ev, t)
 	return d, e.record(ev, &d, vars, params)
 }
 
@@ -916,6 +918,7 @@ func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision,
 func (e *Engine) toolsObject(s *Session) *value.Object {
 	t := value.NewObject()
 	t.Set("calls", s.callsObjects())
+	t.Set("reads", s.readsObject())
 	return t
 }
 

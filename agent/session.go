@@ -56,11 +56,15 @@ type Session struct {
 	// retry count of each denied call shape.
 	Approvals map[string]bool `json:"approvals,omitempty"`
 	Retries   map[string]int  `json:"retries,omitempty"`
+	// Reads are the SHA-256 of each file as the session last read or
+	// wrote it, by absolute path (stale-write protection).
+	Reads map[string]string `json:"reads,omitempty"`
 
 	index map[uint64][]int
 	// callsMx mirrors Calls as `@mx.tools.calls` objects, kept in step by
 	// addCall so a long-lived session does not rebuild them per event.
 	callsMx []any
+	readsMx *value.Object
 }
 
 // Limits bound a session's state.
