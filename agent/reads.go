@@ -19,14 +19,14 @@ const maxReadHash = 64 << 20
 // pathFields are the input fields agents name a file in.
 var pathFields = []string{"file_path", "absolute_path", "path", "target_file", "notebook_path"}
 
-// recordFile keeps, after an allowed call of a file tool (fs:r or fs:w),
+// recordFile keeps, after an allowed, successful call of a file tool (fs:r or fs:w),
 // the SHA-256 of the file as it now is, by absolute path: what the session
 // last saw of it (`@mx.tools.reads`, for stale-write protection). Only
 // files inside a policy's base directory are hashed, so the engine touches
 // nothing a guard could not read itself; a file that cannot be read is
 // forgotten (a later write has no hash to compare with).
 func (e *Engine) recordFile(s *Session, ev Event, t toolDef) {
-	if !hasPrefixIn(t.labels, "fs:") {
+	if !hasPrefixIn(t.labels, "fs:") || ev.Error != "" {
 		return
 	}
 	var p string
