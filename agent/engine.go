@@ -629,7 +629,11 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 		// runs the rewritten input.
 		d.Input = f.input
 	}
-	s.addCall(Call{Seq: s.Seq, Name: ev.Tool, Decision: d.Outcome, Time: e.when(ev), CallID: ev.CallID}, e.cfg.Limits)
+	c := Call{Seq: s.Seq, Name: ev.Tool, Decision: d.Outcome, Time: e.when(ev), CallID: ev.CallID}
+	if contains(t.labels, "cmd") {
+		c.Command, _ = ev.Input["command"].(string)
+	}
+	s.addCall(c, e.cfg.Limits)
 	return d, e.record(ev, &d, vars, params)
 }
 
@@ -789,6 +793,8 @@ func hasPrefixIn(list []string, p string) bool {
 
 func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision, Record) {
 	t := e.tool(ev.Tool)
+	// The tool ran, whatever guards say of its output now.
+	s.setOutcome(ev)
 	vars, params, labels, origins := e.inputs(s, ev.Input)
 	op := toolOp(t, ev.Tool, params, ev.Input)
 	var data any = value.FromGo(ev.Output)

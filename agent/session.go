@@ -27,6 +27,10 @@ type Call struct {
 	Decision Outcome   `json:"decision"`
 	Time     time.Time `json:"time"`
 	CallID   string    `json:"call_id,omitempty"`
+	// Command is a shell tool's command line; Outcome is "ok" or "error"
+	// once the tool's result (tool.after) came back, empty before.
+	Command string `json:"command,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // Print is one fingerprint of a confidentiality-labelled output: a hash
@@ -198,6 +202,24 @@ func (s *Session) addCall(c Call, lim Limits) {
 	}
 }
 
+// setOutcome records a tool's result on its call: the call with the
+// same call id, or else the latest pending call of the tool.
+func (s *Session) setOutcome(ev Event) {
+	outcome := "ok"
+	if ev.Error != "" {
+		outcome = "error"
+	}
+	for i := len(s.Calls) - 1; i >= 0; i-- {
+		c := &s.Calls[i]
+		if c.Name != ev.Tool || c.Outcome != "" || (ev.CallID != "" && c.CallID != "" && c.CallID != ev.CallID) {
+			continue
+		}
+		c.Outcome = outcome
+		s.callsMx = nil
+		return
+	}
+}
+
 // callsObjects returns the calls as `@mx.tools.calls` values. The slice
 // is shared with later events (values are immutable), capped so that an
 // append never writes into what a guard holds.
@@ -214,9 +236,9 @@ func (s *Session) callsObjects() []any {
 func callObject(c Call) *value.Object {
 	// Built in one piece (the map sized once): a call is added per event.
 	return &value.Object{
-		Keys: []string{"name", "decision", "time", "seq"},
+		Keys: []string{"name", "decision", "time", "seq", "command", "outcome"},
 		Values: map[string]any{"name": c.Name, "decision": string(c.Decision),
-			"time": c.Time.Format(time.RFC3339), "seq": float64(c.Seq)},
+			"time": c.Time.Format(time.RFC3339), "seq": float64(c.Seq), "command": c.Command, "outcome": c.Outcome},
 	}
 }
 
