@@ -17,7 +17,8 @@ import (
 // @readWorkspaceFile(path) a file's content, confined to the base
 // directory like every other file access (`<file>`, @exists, output), and
 // @pathMatches(path, globs) whether a path inside the base directory
-// matches one of the globs (both relative to it).
+// matches one of the globs. Relative paths and globs are relative to the
+// base directory.
 func init() {
 	builtinNames["sha256"] = true
 	builtinNames["readWorkspaceFile"] = true
@@ -41,7 +42,9 @@ func (in *interp) callWorkspaceBuiltin(e *env, name string, args []*value.Variab
 			return nil, true, newError(KindType, pos, "call it as @readWorkspaceFile(path)", "@readWorkspaceFile takes one argument, got %d", len(args))
 		}
 		path := value.Text(args[0].Data)
-		b, abs, err := in.files.read(e.mod.dir, path, pos)
+		// Relative to the base directory (the workspace), not to the
+		// module: rule modules live in a subdirectory of it.
+		b, abs, err := in.files.read("", path, pos)
 		if err != nil {
 			return nil, true, err
 		}

@@ -51,6 +51,9 @@ func TestStaleWrite(t *testing.T) {
 	if d.Outcome != agent.Deny || !strings.HasPrefix(d.Reason, "STALE_FILE: the file changed") {
 		t.Fatalf("edit of a changed file: got %s %q, want a STALE_FILE denial", d.Outcome, d.Reason)
 	}
+	if len(d.Context) != 1 || !strings.HasPrefix(d.Context[0].Text, "STALE_FILE "+file+": the session saw sha256 ") {
+		t.Fatalf("the denial should name the file and both hashes: %+v", d.Context)
+	}
 	read()
 	if d := decide(agent.ToolBefore, "Edit", edit); d.Outcome != agent.Allow {
 		t.Fatalf("edit after reading again: got %s %q", d.Outcome, d.Reason)
