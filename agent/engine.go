@@ -103,6 +103,7 @@ type Engine struct {
 // layer is one loaded policy.
 type layer struct {
 	name  string
+	dir   string
 	mu    sync.Mutex
 	m     *guardrun.Machine
 	tools []toolDef
@@ -177,7 +178,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		if err != nil {
 			return nil, err
 		}
-		l := &layer{name: p.Name, m: m}
+		l := &layer{name: p.Name, dir: cmp.Or(p.Dir, cfg.Dir), m: m}
 		for _, tc := range m.Tools() {
 			for _, k := range tc.Value.Keys {
 				t, _ := tc.Value.Values[k].(*value.Object)
@@ -628,7 +629,11 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 		// runs the rewritten input.
 		d.Input = f.input
 	}
-	s.addCall(Call{Seq: s.Seq, Name: ev.Tool, Decision: d.Outcome, Time: e.when(ev), CallID: ev.CallID}, e.cfg.Limits)
+	c := Call{Seq: s.Seq, Name: ev.Tool, Decision: d.Outcome, Time: e.when(ev), CallID: ev.CallID}
+	if contains(t.labels, "cmd") {
+		c.Command, _ = ev.Input["command"].(string)
+	}
+	s.addCall(c, e.cfg.Limits)
 	return d, e.record(ev, &d, vars, params)
 }
 
@@ -788,6 +793,8 @@ func hasPrefixIn(list []string, p string) bool {
 
 func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision, Record) {
 	t := e.tool(ev.Tool)
+	// The tool ran, whatever guards say of its output now.
+	s.setOutcome(ev)
 	vars, params, labels, origins := e.inputs(s, ev.Input)
 	op := toolOp(t, ev.Tool, params, ev.Input)
 	var data any = value.FromGo(ev.Output)
@@ -818,6 +825,7 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 	}
 	d.Labels = kept
 	e.remember(s, ev, kept, value.Text(final.Data))
+	e.recordFile(s, ev, t)
 	return d, e.record(ev, &d, vars, params)
 }
 
@@ -916,6 +924,7 @@ func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision,
 func (e *Engine) toolsObject(s *Session) *value.Object {
 	t := value.NewObject()
 	t.Set("calls", s.callsObjects())
+	t.Set("reads", s.readsObject())
 	return t
 }
 

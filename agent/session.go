@@ -27,6 +27,10 @@ type Call struct {
 	Decision Outcome   `json:"decision"`
 	Time     time.Time `json:"time"`
 	CallID   string    `json:"call_id,omitempty"`
+	// Command is a shell tool's command line; Outcome is "ok" or "error"
+	// once the tool's result (tool.after) came back, empty before.
+	Command string `json:"command,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // Print is one fingerprint of a confidentiality-labelled output: a hash
@@ -56,11 +60,15 @@ type Session struct {
 	// retry count of each denied call shape.
 	Approvals map[string]bool `json:"approvals,omitempty"`
 	Retries   map[string]int  `json:"retries,omitempty"`
+	// Reads are the SHA-256 of each file as the session last read or
+	// wrote it, by absolute path (stale-write protection).
+	Reads map[string]string `json:"reads,omitempty"`
 
 	index map[uint64][]int
 	// callsMx mirrors Calls as `@mx.tools.calls` objects, kept in step by
 	// addCall so a long-lived session does not rebuild them per event.
 	callsMx []any
+	readsMx *value.Object
 }
 
 // Limits bound a session's state.
@@ -194,6 +202,24 @@ func (s *Session) addCall(c Call, lim Limits) {
 	}
 }
 
+// setOutcome records a tool's result on its call: the call with the
+// same call id, or else the latest pending call of the tool.
+func (s *Session) setOutcome(ev Event) {
+	outcome := "ok"
+	if ev.Error != "" {
+		outcome = "error"
+	}
+	for i := len(s.Calls) - 1; i >= 0; i-- {
+		c := &s.Calls[i]
+		if c.Name != ev.Tool || c.Outcome != "" || (ev.CallID != "" && c.CallID != "" && c.CallID != ev.CallID) {
+			continue
+		}
+		c.Outcome = outcome
+		s.callsMx = nil
+		return
+	}
+}
+
 // callsObjects returns the calls as `@mx.tools.calls` values. The slice
 // is shared with later events (values are immutable), capped so that an
 // append never writes into what a guard holds.
@@ -209,14 +235,14 @@ func (s *Session) callsObjects() []any {
 
 // callKeys are the keys of every call object, shared (len == cap, so an
 // append to one object's keys copies them).
-var callKeys = []string{"name", "decision", "time", "seq"}
+var callKeys = []string{"name", "decision", "time", "seq", "command", "outcome"}
 
 func callObject(c Call) *value.Object {
 	// Built in one piece (the map sized once): a call is added per event.
 	return &value.Object{
 		Keys: callKeys[:len(callKeys):len(callKeys)],
 		Values: map[string]any{"name": c.Name, "decision": string(c.Decision),
-			"time": c.Time.Format(time.RFC3339), "seq": float64(c.Seq)},
+			"time": c.Time.Format(time.RFC3339), "seq": float64(c.Seq), "command": c.Command, "outcome": c.Outcome},
 	}
 }
 

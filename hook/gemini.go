@@ -2,10 +2,15 @@ package hook
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/guardrun/guardrun/agent"
 )
+
+// exitCode finds the non-zero exit status Gemini's shell tool appends to
+// a failed command's output.
+var exitCode = regexp.MustCompile(`(?m)^Exit Code: -?[1-9][0-9]*[ \t\r]*$`)
 
 // gemini speaks Gemini CLI's hook protocol.
 type gemini struct{}
@@ -41,6 +46,13 @@ func (a gemini) Decode(raw map[string]any) (*Call, error) {
 			}
 		}
 		ev.Output = resp
+		if ev.Error == "" {
+			// The shell tool reports a failed command in its text, not
+			// as an error: the session must know the run failed (tests.guard).
+			if m := exitCode.FindStringSubmatch(flatten(resp)); m != nil {
+				ev.Error = strings.TrimSpace(m[0])
+			}
+		}
 	case "BeforeAgent":
 		ev.Kind, ev.Text = agent.PromptSubmit, str(raw, "prompt")
 	case "AfterAgent":

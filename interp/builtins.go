@@ -39,7 +39,7 @@ func (in *interp) callBuiltinFunc(e *env, name string, args []*value.Variable, p
 		// the script may use.
 		return derived(false, args[0]), true, nil
 	}
-	return nil, false, nil
+	return in.callWorkspaceBuiltin(e, name, args, pos)
 }
 
 // typeofName is what @typeof says of a value.

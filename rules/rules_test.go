@@ -42,6 +42,8 @@ func TestRules(t *testing.T) {
 			if err != nil {
 				t.Fatalf("rule %s has no fixtures: %v", name, err)
 			}
+			// $RULES is this directory: file rules need real paths.
+			b = []byte(strings.ReplaceAll(string(b), "$RULES", filepath.ToSlash(dir)))
 			var fx fixture
 			if err := json.Unmarshal(b, &fx); err != nil {
 				t.Fatal(err)
@@ -69,7 +71,7 @@ func TestRules(t *testing.T) {
 						if string(d.Outcome) != want || (label != "" && !contains(d.Labels, label)) {
 							t.Fatalf("event %d (%s %s %v): got %s %q labels %v, want %s", i, ev.Kind, ev.Tool, ev.Input, d.Outcome, d.Reason, d.Labels, c.Want[i])
 						}
-						if ev.Kind == agent.ToolBefore && i == len(c.Events)-1 {
+						if (ev.Kind == agent.ToolBefore || ev.Kind == agent.AgentStop) && i == len(c.Events)-1 {
 							allowed = allowed || d.Outcome == agent.Allow
 							refused = refused || d.Outcome != agent.Allow
 						}

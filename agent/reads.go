@@ -1,0 +1,115 @@
+package agent
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// maxReadHash bounds the file the engine hashes after a read or write;
+// a larger file is not recorded (no stale-write check, no cost).
+const maxReadHash = 64 << 20
+
+// pathFields are the input fields agents name a file in.
+var pathFields = []string{"file_path", "absolute_path", "path", "target_file", "notebook_path"}
+
+// recordFile keeps, after an allowed, successful call of a file tool (fs:r or fs:w),
+// the SHA-256 of the file as it now is, by absolute path: what the session
+// last saw of it (`@mx.tools.reads`, for stale-write protection). Only
+// files inside a policy's base directory are hashed, so the engine touches
+// nothing a guard could not read itself; a file that cannot be read is
+// forgotten (a later write has no hash to compare with).
+func (e *Engine) recordFile(s *Session, ev Event, t toolDef) {
+	if !hasPrefixIn(t.labels, "fs:") || ev.Error != "" {
+		return
+	}
+	var p string
+	for _, f := range pathFields {
+		if x, ok := ev.Input[f].(string); ok && x != "" {
+			p = x
+			break
+		}
+	}
+	if p == "" {
+		return
+	}
+	if !filepath.IsAbs(p) {
+		if ev.Cwd == "" {
+			return
+		}
+		p = filepath.Join(ev.Cwd, p)
+	}
+	p = filepath.Clean(p)
+	if s.Reads == nil {
+		s.Reads = map[string]string{}
+	}
+	delete(s.Reads, p)
+	s.readsMx = nil
+	sum, ok := e.hashInBase(p)
+	if !ok {
+		return
+	}
+	if len(s.Reads) >= e.cfg.Limits.MaxCalls {
+		// Full: forget an arbitrary older entry rather than grow.
+		for k := range s.Reads {
+			delete(s.Reads, k)
+			break
+		}
+	}
+	s.Reads[p] = sum
+}
+
+// hashInBase hashes file p when it lies inside a policy's base directory.
+func (e *Engine) hashInBase(p string) (string, bool) {
+	for _, l := range e.layers {
+		if l.dir == "" {
+			continue
+		}
+		rel, err := filepath.Rel(l.dir, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		root, err := os.OpenRoot(l.dir)
+		if err != nil {
+			continue
+		}
+		f, err := root.Open(rel)
+		if err != nil {
+			root.Close()
+			continue
+		}
+		h := sha256.New()
+		n, err := io.Copy(h, io.LimitReader(f, maxReadHash+1))
+		f.Close()
+		root.Close()
+		if err != nil || n > maxReadHash {
+			return "", false
+		}
+		return hex.EncodeToString(h.Sum(nil)), true
+	}
+	return "", false
+}
+
+// readsObject is `@mx.tools.reads`: file path to the SHA-256 the session
+// last saw.
+func (s *Session) readsObject() *value.Object {
+	if s.readsMx == nil {
+		o := value.NewObject()
+		keys := make([]string, 0, len(s.Reads))
+		for k := range s.Reads {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			o.Set(k, s.Reads[k])
+		}
+		s.readsMx = o
+	}
+	return s.readsMx
+}

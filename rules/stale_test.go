@@ -1,0 +1,73 @@
+package rules_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/guardrun/guardrun/agent"
+)
+
+// TestStaleWrite: a file changed on disk between the session's read and
+// its edit is refused as STALE_FILE; after the session reads it again, or
+// after its own write, the edit goes through. The rules live in a copy of
+// this directory beside the workspace files (their base directory).
+func TestStaleWrite(t *testing.T) {
+	dir := t.TempDir()
+	for _, m := range []string{"tools.guard", "stale.guard"} {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, m), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(dir, "main.go")
+	write := func(s string) {
+		if err := os.WriteFile(file, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("package main\n")
+	src := "import { @agent } from \"./tools.guard\"\nimport guards from \"./stale.guard\"\n"
+	e, err := agent.New(context.Background(), agent.Config{Dir: dir, Store: agent.NewMemoryStore(),
+		Policies: []agent.Policy{{Name: filepath.Join(dir, "policy.guard"), Source: []byte(src)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	decide := func(kind agent.Kind, tool string, in map[string]any) agent.Decision {
+		return e.Decide(context.Background(), agent.Event{Kind: kind, Session: "s", Tool: tool, Input: in, Output: "ok"})
+	}
+	read := func() { decide(agent.ToolAfter, "Read", map[string]any{"file_path": file}) }
+	edit := map[string]any{"file_path": file, "old_string": "main", "new_string": "app"}
+
+	read()
+	write("package main\n\nfunc init() {}\n") // someone else edits it
+	d := decide(agent.ToolBefore, "Edit", edit)
+	if d.Outcome != agent.Deny || !strings.HasPrefix(d.Reason, "STALE_FILE: the file changed") {
+		t.Fatalf("edit of a changed file: got %s %q, want a STALE_FILE denial", d.Outcome, d.Reason)
+	}
+	if len(d.Context) != 1 || !strings.HasPrefix(d.Context[0].Text, "STALE_FILE "+file+": the session saw sha256 ") {
+		t.Fatalf("the denial should name the file and both hashes: %+v", d.Context)
+	}
+	read()
+	if d := decide(agent.ToolBefore, "Edit", edit); d.Outcome != agent.Allow {
+		t.Fatalf("edit after reading again: got %s %q", d.Outcome, d.Reason)
+	}
+	// The session's own write is what it last saw of the file.
+	write("package app\n")
+	decide(agent.ToolAfter, "Edit", edit)
+	if d := decide(agent.ToolBefore, "Write", map[string]any{"file_path": file, "content": "x"}); d.Outcome != agent.Allow {
+		t.Fatalf("write after the session's own edit: got %s %q", d.Outcome, d.Reason)
+	}
+	// Gemini names the same edit `replace`.
+	write("changed again\n")
+	d = decide(agent.ToolBefore, "replace", map[string]any{"file_path": file, "old_string": "a", "new_string": "b"})
+	if d.Outcome != agent.Deny {
+		t.Fatalf("gemini replace of a changed file: got %s %q", d.Outcome, d.Reason)
+	}
+}
