@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/grammar"
 )
@@ -213,22 +211,6 @@ func printDirective(d ast.Directive, mode ast.Mode, comments map[int][]string, w
 	}
 	return text, true
 }
-
-var treeOptions = cmp.Options{
-	cmpopts.IgnoreTypes(ast.Pos{}),
-	cmpopts.IgnoreFields(ast.StringLit{}, "Raw"),
-	cmpopts.IgnoreFields(ast.Document{}, "Ends", "File"),
-}
-
-func sameNode(a, b ast.Node) bool { return cmp.Equal(a, b, treeOptions) }
-
-// SameTree reports whether two documents have the same syntax tree,
-// positions and source spellings aside.
-func SameTree(a, b *ast.Document) bool { return cmp.Equal(a, b, treeOptions) }
-
-// TreeDiff describes how two documents' trees differ ("" when equal), for
-// test failures.
-func TreeDiff(a, b *ast.Document) string { return cmp.Diff(a, b, treeOptions) }
 
 // ModeFor returns the mode a file name implies: `.mld` is strict,
 // anything else markdown (as guardrun.ModeForName).
