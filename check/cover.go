@@ -4,16 +4,8 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/policy"
 )
-
-// flowRules are mlld's built-in label-flow rules: label → risk class.
-var flowRules = map[string][2]string{
-	"no-secret-exfil":          {"secret", "exfil"},
-	"no-sensitive-exfil":       {"sensitive", "exfil"},
-	"no-untrusted-destructive": {"untrusted", "destructive"},
-	"no-untrusted-privileged":  {"untrusted", "privileged"},
-	"no-influenced-advice":     {"influenced", "advice"},
-}
 
 // covered reports whether a guard or a policy rule can act when a value
 // labelled label reaches s.
@@ -108,7 +100,7 @@ func (c *checker) policyCovers(p *ast.PolicyDirective, label string, s sink) boo
 	}
 	if def, ok := entry(o, "defaults").(*ast.ObjectLit); ok {
 		for _, r := range stringsIn(entry(def, "rules")) {
-			if rule, ok := flowRules[r]; ok && rule[0] == label && classes[rule[1]] {
+			if l, class, ok := policy.RuleFlow(r); ok && l == label && classes[class] {
 				return true
 			}
 		}

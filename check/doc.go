@@ -1,6 +1,8 @@
 // Package check finds mistakes in guardrun scripts without running them:
 // the engine of `guardrun check`. It reads the syntax tree only (it
-// imports ast and grammar) and reports positioned findings:
+// imports ast and grammar, and interp/policy for the built-in rules'
+// meaning and name suggestions; never the evaluator) and reports
+// positioned findings:
 //
 //   - names a guard or policy uses that do not exist: variables, exes,
 //     fields of @mx and of object variables (errors: at run time such a

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/policy"
 )
 
 // context says where a name is used: in a guard or policy an unknown name
@@ -305,32 +306,5 @@ func keysOf(m map[string]bool) []string {
 // nearest, then the first in sorted order), or "".
 func closest(name string, cands []string) string {
 	sort.Strings(cands)
-	best, bestD := "", 3
-	for _, cnd := range cands {
-		if d := distance(name, cnd); d < bestD && cnd != name {
-			best, bestD = cnd, d
-		}
-	}
-	return best
-}
-
-// distance is the Levenshtein distance.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return policy.Closest(name, cands)
 }

@@ -262,16 +262,23 @@ func (ps *parser) unknownKey(p keyPath, k string, known, unsupported []string) *
 // suggest returns "did you mean 'x'?" for the closest candidate within
 // edit distance 2, else the list of candidates.
 func suggest(got string, candidates []string, what string) string {
-	best, bestD := "", 3
-	for _, c := range candidates {
-		if d := editDistance(got, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if best != "" {
+	if best := Closest(got, candidates); best != "" {
 		return fmt.Sprintf("did you mean '%s'?", best)
 	}
 	return what + ": " + strings.Join(candidates, ", ")
+}
+
+// Closest returns the candidate nearest to got within edit distance 2
+// (the first of equally near ones, in the order given), or "" when none
+// is that near. A candidate equal to got is not a suggestion.
+func Closest(got string, candidates []string) string {
+	best, bestD := "", 3
+	for _, c := range candidates {
+		if d := editDistance(got, c); d < bestD && c != got {
+			best, bestD = c, d
+		}
+	}
+	return best
 }
 
 func editDistance(a, b string) int {

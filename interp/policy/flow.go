@@ -178,6 +178,17 @@ var builtinFlow = map[string]builtinFlowRule{
 	"no-influenced-advice":     {label: "influenced", target: "advice", reason: "Rule 'no-influenced-advice': label 'influenced' cannot flow to 'advice' — use structured extraction to debias evaluative output"},
 }
 
+// RuleFlow returns the label and the target (risk class) of the built-in
+// label-flow rule name; ok is false for an unknown rule and for the
+// positional rules, which require a label rather than forbid one.
+func RuleFlow(name string) (label, target string, ok bool) {
+	r, ok := builtinFlow[name]
+	if !ok || r.positional {
+		return "", "", false
+	}
+	return r.label, r.target, true
+}
+
 // CheckFlow decides whether the flow's input labels may reach its targets
 // under the built-in rules and the labels rules (mlld's checkLabelFlow).
 // nil means allowed. Flow denials are catchable, and overridable by a
