@@ -51,7 +51,7 @@ func (e *Engine) chain(ctx context.Context, s *Session, ev Event, f *flow, op fu
 	scriptsRan := false
 	runScripts := func() {
 		scriptsRan = true
-		v, rewritten, out := e.run(ctx, op(f), f.vars, f.out, try, func() *value.Object { return e.toolsObject(s) })
+		v, rewritten, out := e.run(ctx, op(f), f.vars, f.out, try, func() *value.Object { return e.toolsObject(s) }, e.workspaceOf(ev))
 		if rewritten != nil {
 			f.vars, f.inputChanged = rewritten, true
 			f.input = goInput(f.params, rewritten)

@@ -57,6 +57,12 @@ type Config struct {
 	Policies []Policy
 	// Dir is the base directory of the policies' imports and commands.
 	Dir string
+	// Workspace is the project directory the workspace builtins
+	// (@readWorkspaceFile, @pathMatches) and stale-write hashing are
+	// confined to. Empty derives it from each event's Cwd: the enclosing
+	// repository root (the nearest directory holding .git), else Cwd.
+	// Without either they use the policy's base directory.
+	Workspace string
 	// Store keeps sessions; nil uses a file store in DefaultStateDir.
 	Store Store
 	// Log receives the decision log (JSONL), nil for none.
@@ -98,6 +104,9 @@ type Engine struct {
 	log    *decisionLog
 	now    func() time.Time
 	hooks  []*Hook
+	// ws caches workspaceOf by working directory.
+	wsMu sync.Mutex
+	ws   map[string]string
 }
 
 // layer is one loaded policy.
@@ -423,13 +432,13 @@ func rankOf(a guard.Action) int {
 // run asks each policy in order, the input as the earlier ones left it.
 // The strongest verdict wins (deny > retry > ask > allow); a deny ends
 // the chain.
-func (e *Engine) run(ctx context.Context, op *hooks.OperationContext, inputs []*value.Variable, output *value.Variable, try int, tools func() *value.Object) (verdict, []*value.Variable, *value.Variable) {
+func (e *Engine) run(ctx context.Context, op *hooks.OperationContext, inputs []*value.Variable, output *value.Variable, try int, tools func() *value.Object, ws string) (verdict, []*value.Variable, *value.Variable) {
 	var best verdict
 	var notes []guard.Note
 	var warnings []string
 	rewritten := false
 	for _, l := range e.layers {
-		o := interp.Operation{Op: op, Inputs: inputs, Try: try, Tools: tools}
+		o := interp.Operation{Op: op, Inputs: inputs, Try: try, Tools: tools, Workspace: ws}
 		l.mu.Lock()
 		var v interp.Verdict
 		if output == nil {

@@ -22,9 +22,10 @@ var pathFields = []string{"file_path", "absolute_path", "path", "target_file", "
 // recordFile keeps, after an allowed, successful call of a file tool (fs:r or fs:w),
 // the SHA-256 of the file as it now is, by absolute path: what the session
 // last saw of it (`@mx.tools.reads`, for stale-write protection). Only
-// files inside a policy's base directory are hashed, so the engine touches
-// nothing a guard could not read itself; a file that cannot be read is
-// forgotten (a later write has no hash to compare with).
+// files inside the event's workspace or a policy's base directory are
+// hashed, so the engine touches nothing a guard could not read itself; a
+// file that cannot be read is forgotten (a later write has no hash to
+// compare with).
 func (e *Engine) recordFile(s *Session, ev Event, t toolDef) {
 	if !hasPrefixIn(t.labels, "fs:") || ev.Error != "" {
 		return
@@ -51,7 +52,7 @@ func (e *Engine) recordFile(s *Session, ev Event, t toolDef) {
 	}
 	delete(s.Reads, p)
 	s.readsMx = nil
-	sum, ok := e.hashInBase(p)
+	sum, ok := e.hashInBase(p, e.workspaceOf(ev))
 	if !ok {
 		return
 	}
@@ -65,17 +66,22 @@ func (e *Engine) recordFile(s *Session, ev Event, t toolDef) {
 	s.Reads[p] = sum
 }
 
-// hashInBase hashes file p when it lies inside a policy's base directory.
-func (e *Engine) hashInBase(p string) (string, bool) {
+// hashInBase hashes file p when it lies inside the workspace ws or a
+// policy's base directory.
+func (e *Engine) hashInBase(p, ws string) (string, bool) {
+	dirs := []string{ws}
 	for _, l := range e.layers {
-		if l.dir == "" {
+		dirs = append(dirs, l.dir)
+	}
+	for _, dir := range dirs {
+		if dir == "" {
 			continue
 		}
-		rel, err := filepath.Rel(l.dir, p)
+		rel, err := filepath.Rel(dir, p)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue
 		}
-		root, err := os.OpenRoot(l.dir)
+		root, err := os.OpenRoot(dir)
 		if err != nil {
 			continue
 		}
@@ -94,6 +100,40 @@ func (e *Engine) hashInBase(p string) (string, bool) {
 		return hex.EncodeToString(h.Sum(nil)), true
 	}
 	return "", false
+}
+
+// workspaceOf is the project directory an event's decision may read
+// (Operation.Workspace): Config.Workspace, else the repository root
+// enclosing the event's working directory (the nearest directory holding
+// .git), else that directory itself; "" when the event names none.
+func (e *Engine) workspaceOf(ev Event) string {
+	if e.cfg.Workspace != "" {
+		return e.cfg.Workspace
+	}
+	if ev.Cwd == "" || !filepath.IsAbs(ev.Cwd) {
+		return ""
+	}
+	cwd := filepath.Clean(ev.Cwd)
+	e.wsMu.Lock()
+	defer e.wsMu.Unlock()
+	if ws, ok := e.ws[cwd]; ok {
+		return ws
+	}
+	ws := cwd
+	for d := cwd; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			ws = d
+			break
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if e.ws == nil {
+		e.ws = map[string]string{}
+	}
+	e.ws[cwd] = ws
+	return ws
 }
 
 // readsObject is `@mx.tools.reads`: file path to the SHA-256 the session

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -14,11 +15,12 @@ import (
 
 // The workspace builtins agent rules need (stale-write protection,
 // write scopes): @sha256(text) is the hex SHA-256 of a value's text,
-// @readWorkspaceFile(path) a file's content, confined to the base
-// directory like every other file access (`<file>`, @exists, output), and
-// @pathMatches(path, globs) whether a path inside the base directory
-// matches one of the globs. Relative paths and globs are relative to the
-// base directory.
+// @readWorkspaceFile(path) a file's content (null when there is no such
+// file), and @pathMatches(path, globs) whether a path inside the
+// workspace matches one of the globs. The workspace is the directory the
+// decision names (Operation.Workspace: the project an agent works in),
+// else the base directory; both builtins are confined to it like every
+// other file access, and relative paths and globs are relative to it.
 func init() {
 	builtinNames["sha256"] = true
 	builtinNames["readWorkspaceFile"] = true
@@ -42,13 +44,19 @@ func (in *interp) callWorkspaceBuiltin(e *env, name string, args []*value.Variab
 			return nil, true, newError(KindType, pos, "call it as @readWorkspaceFile(path)", "@readWorkspaceFile takes one argument, got %d", len(args))
 		}
 		path := value.Text(args[0].Data)
-		// Relative to the base directory (the workspace), not to the
-		// module: rule modules live in a subdirectory of it.
-		b, abs, err := in.files.read("", path, pos)
+		// Relative to the workspace, not to the module: rule modules
+		// live in a subdirectory of it, or elsewhere.
+		ws := in.workspaceOrBase()
+		b, abs, err := ws.read("", path, pos)
+		if errors.Is(err, fs.ErrNotExist) {
+			// A rule asks whether the file is there as it reads it (a
+			// write may create it); any other failure is an error.
+			return derived(nil, args[0]), true, nil
+		}
 		if err != nil {
 			return nil, true, err
 		}
-		d, err := in.files.provenance(abs, path, b, pos)
+		d, err := ws.provenance(abs, path, b, pos)
 		if err != nil {
 			return nil, true, err
 		}
@@ -59,12 +67,13 @@ func (in *interp) callWorkspaceBuiltin(e *env, name string, args []*value.Variab
 		if len(args) != 2 {
 			return nil, true, newError(KindType, pos, "call it as @pathMatches(path, [\"src/**\", \"*.md\"])", "@pathMatches takes two arguments, got %d", len(args))
 		}
-		if in.files.base == "" {
+		ws := in.workspaceOrBase()
+		if ws.base == "" {
 			return nil, true, noBaseError("@pathMatches", pos)
 		}
-		// A relative path is relative to the base directory, as the globs
-		// are (not to the module: rules live in a subdirectory).
-		rel, _, err := in.files.resolve("", value.Text(args[0].Data), pos)
+		// A relative path is relative to the workspace, as the globs are
+		// (not to the module: rules live in a subdirectory, or elsewhere).
+		rel, _, err := ws.resolve("", value.Text(args[0].Data), pos)
 		if err != nil {
 			// Outside the base directory: in no scope of it.
 			return derived(false, args...), true, nil
@@ -82,6 +91,39 @@ func (in *interp) callWorkspaceBuiltin(e *env, name string, args []*value.Variab
 		return derived(false, args...), true, nil
 	}
 	return nil, false, nil
+}
+
+// workspaceOrBase is the files the workspace builtins use: the current
+// decision's workspace, else the base directory's.
+func (in *interp) workspaceOrBase() *files {
+	if in.workspace != nil {
+		return in.workspace
+	}
+	return &in.files
+}
+
+// workspaceFiles opens (once per directory) file access confined to dir,
+// with the run's ledgers, caps and protections; nil for "".
+func (in *interp) workspaceFiles(dir string) *files {
+	if dir == "" {
+		return nil
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if dir == in.files.base {
+		return &in.files
+	}
+	if w := in.workspaces[dir]; w != nil {
+		return w
+	}
+	if in.workspaces == nil {
+		in.workspaces = map[string]*files{}
+	}
+	w := &files{base: dir, stateDir: in.files.stateDir, baseAsRoot: in.files.baseAsRoot,
+		writableProtected: in.files.writableProtected, maxRead: in.files.maxRead}
+	in.workspaces[dir] = w
+	return w
 }
 
 // globRegexp compiles a path glob: `*` and `?` stay within a path

@@ -65,6 +65,11 @@ type interp struct {
 	toolCalls []string
 	// userHooks are the run's hook directives (userhooks.go).
 	userHooks userHooks
+	// workspace is the current decision's workspace (Operation.Workspace),
+	// nil outside one; workspaces keeps each one opened, by directory
+	// (builtins_workspace.go).
+	workspace  *files
+	workspaces map[string]*files
 }
 
 func newInterp(ctx context.Context, opts Options) *interp {
@@ -98,6 +103,9 @@ func newInterp(ctx context.Context, opts Options) *interp {
 // close releases what the run opened.
 func (in *interp) close() {
 	in.files.close()
+	for _, w := range in.workspaces {
+		w.close()
+	}
 	in.budget.stop()
 }
 

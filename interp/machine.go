@@ -96,6 +96,12 @@ type Operation struct {
 	// Tools, when set, gives `@mx.tools` while the operation is decided;
 	// it is called only when a guard reads it.
 	Tools func() *value.Object
+	// Workspace, when set, is the directory the workspace builtins
+	// (@readWorkspaceFile, @pathMatches) are confined to while the
+	// operation is decided: the project the agent works in, which need
+	// not be the policy's base directory (a user policy lives in its
+	// config directory). Empty: the base directory.
+	Workspace string
 }
 
 // Class says what kind of rule decided a Verdict.
@@ -220,12 +226,14 @@ func (m *Machine) begin(ctx context.Context, o Operation) {
 	}
 	m.in.ctx = ctx
 	m.in.mxTools = o.Tools
+	m.in.workspace = m.in.workspaceFiles(o.Workspace)
 }
 
 // end drops what a decision wrote (guard warnings reach the Verdict, not
 // a document nobody reads), so a long-lived Machine does not grow.
 func (m *Machine) end() {
 	m.in.mxTools = nil
+	m.in.workspace = nil
 	o := m.in.out
 	if o.stderr.Len() > 0 || o.stdout.Len() > 0 {
 		o.stderr.Reset()

@@ -12,10 +12,29 @@ import (
 
 // TestStaleWrite: a file changed on disk between the session's read and
 // its edit is refused as STALE_FILE; after the session reads it again, or
-// after its own write, the edit goes through. The rules live in a copy of
-// this directory beside the workspace files (their base directory).
+// after its own write, the edit goes through. Two layouts: the rules
+// beside the workspace files (a workspace policy, whose base directory is
+// the workspace), and the rules in a config directory of their own (the
+// user policy) deciding events whose working directory lies in a
+// repository elsewhere: the workspace is that repository.
 func TestStaleWrite(t *testing.T) {
-	dir := t.TempDir()
+	t.Run("workspace-policy", func(t *testing.T) {
+		dir := t.TempDir()
+		testStaleWrite(t, dir, dir, "")
+	})
+	t.Run("user-policy", func(t *testing.T) {
+		rules, repo := t.TempDir(), t.TempDir()
+		if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(repo, "sub"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		testStaleWrite(t, rules, repo, filepath.Join(repo, "sub"))
+	})
+}
+
+func testStaleWrite(t *testing.T, dir, work, cwd string) {
 	for _, m := range []string{"tools.guard", "stale.guard"} {
 		b, err := os.ReadFile(m)
 		if err != nil {
@@ -25,7 +44,7 @@ func TestStaleWrite(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	file := filepath.Join(dir, "main.go")
+	file := filepath.Join(work, "main.go")
 	write := func(s string) {
 		if err := os.WriteFile(file, []byte(s), 0o600); err != nil {
 			t.Fatal(err)
@@ -40,7 +59,7 @@ func TestStaleWrite(t *testing.T) {
 	}
 	defer e.Close()
 	decide := func(kind agent.Kind, tool string, in map[string]any) agent.Decision {
-		return e.Decide(context.Background(), agent.Event{Kind: kind, Session: "s", Tool: tool, Input: in, Output: "ok"})
+		return e.Decide(context.Background(), agent.Event{Kind: kind, Session: "s", Tool: tool, Input: in, Output: "ok", Cwd: cwd})
 	}
 	read := func() { decide(agent.ToolAfter, "Read", map[string]any{"file_path": file}) }
 	edit := map[string]any{"file_path": file, "old_string": "main", "new_string": "app"}
@@ -69,5 +88,10 @@ func TestStaleWrite(t *testing.T) {
 	d = decide(agent.ToolBefore, "replace", map[string]any{"file_path": file, "old_string": "a", "new_string": "b"})
 	if d.Outcome != agent.Deny {
 		t.Fatalf("gemini replace of a changed file: got %s %q", d.Outcome, d.Reason)
+	}
+	// A file the write creates has nothing to be stale against.
+	fresh := filepath.Join(work, "new.go")
+	if d := decide(agent.ToolBefore, "Write", map[string]any{"file_path": fresh, "content": "x", "observed_content_hash": "00"}); d.Outcome != agent.Allow {
+		t.Fatalf("write creating a file: got %s %q", d.Outcome, d.Reason)
 	}
 }
