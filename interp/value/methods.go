@@ -8,6 +8,7 @@ import (
 	"regexp/syntax"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -478,6 +479,37 @@ func splitString(s string, args []any) []any {
 	return out
 }
 
+// regexps keeps compiled .match() patterns: a long-lived engine decides
+// the same guards over and over, and one decision often asks the same
+// pattern of several inputs. Bounded: past maxCachedRegexps it starts
+// over rather than grow with scripts that build patterns from data.
+var regexps struct {
+	sync.Mutex
+	m map[string]*regexp.Regexp
+}
+
+const maxCachedRegexps = 512
+
+func compileCached(pattern string) (*regexp.Regexp, error) {
+	regexps.Lock()
+	re := regexps.m[pattern]
+	regexps.Unlock()
+	if re != nil {
+		return re, nil
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, err
+	}
+	regexps.Lock()
+	if regexps.m == nil || len(regexps.m) >= maxCachedRegexps {
+		regexps.m = map[string]*regexp.Regexp{}
+	}
+	regexps.m[pattern] = re
+	regexps.Unlock()
+	return re, nil
+}
+
 // matchString treats the pattern as a regular expression (a /…/flags form
 // is accepted) and returns the match and its groups, or null.
 func matchString(s, pattern string) (any, error) {
@@ -498,7 +530,7 @@ func matchString(s, pattern string) (any, error) {
 	if strings.Contains(flags, "s") {
 		prefix += "(?s)"
 	}
-	re, err := regexp.Compile(prefix + pattern)
+	re, err := compileCached(prefix + pattern)
 	if err != nil {
 		detail := err.Error()
 		var se *syntax.Error
