@@ -5,8 +5,8 @@ import (
 
 	// The full command runs every script: link the JavaScript engine and
 	// the token counter (guardrun-hook links neither).
-	_ "github.com/guardrun/guardrun/interp/tokens"
 	_ "github.com/guardrun/guardrun/js"
+	_ "github.com/guardrun/guardrun/tokens"
 )
 
 func main() {

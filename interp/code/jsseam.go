@@ -11,7 +11,7 @@ import (
 // ErrNotLinked is wrapped by every error saying that a script needs an
 // engine the program was built without: the JavaScript engine (package
 // github.com/guardrun/guardrun/js) or the token counter (package
-// github.com/guardrun/guardrun/interp/tokens). Callers that can hand the
+// github.com/guardrun/guardrun/tokens). Callers that can hand the
 // work to a program that has it (guardrun-hook delegating to guardrun)
 // test for it with errors.Is.
 var ErrNotLinked = errors.New("engine not linked into this program")
