@@ -1,6 +1,9 @@
 package hook_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,5 +150,50 @@ func TestSlimHookLinksNoEngine(t *testing.T) {
 				t.Errorf("guardrun-hook links %s", d)
 			}
 		}
+	}
+}
+
+// No package guardrun-hook links from this module compiles a regular
+// expression at package level: every process would pay for it at start,
+// whether or not the pattern is ever used (sync.OnceValue instead).
+func TestSlimHookCompilesNoRegexpAtInit(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{.Dir}} {{join .GoFiles \",\"}}", "github.com/guardrun/guardrun/cmd/guardrun-hook").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 || !strings.HasPrefix(f[0], "github.com/guardrun/guardrun") {
+			continue
+		}
+		for _, name := range strings.Split(f[2], ",") {
+			path := filepath.Join(f[1], name)
+			file, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked++
+			for _, d := range file.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.VAR {
+					continue
+				}
+				ast.Inspect(g, func(n ast.Node) bool {
+					if _, lit := n.(*ast.FuncLit); lit {
+						return false // runs when called, not at init
+					}
+					if sel, ok := n.(*ast.SelectorExpr); ok {
+						if x, ok := sel.X.(*ast.Ident); ok && x.Name == "regexp" && strings.HasPrefix(sel.Sel.Name, "MustCompile") {
+							t.Errorf("%s: package-level regexp.%s", path, sel.Sel.Name)
+						}
+					}
+					return true
+				})
+			}
+		}
+	}
+	if checked < 50 {
+		t.Fatalf("checked only %d files", checked)
 	}
 }
