@@ -58,6 +58,7 @@ func TestStartupFigures(t *testing.T) {
 		{"guardrun-hook claude (starter policy)", []string{slim, "claude", "--policy", starterPolicy(t)}, event},
 		{"guardrun hook claude (starter policy)", []string{bin, "hook", "claude", "--policy", starterPolicy(t)}, event},
 		{"guardrun (usage error, no work)", []string{bin}, nil},
+		{"guardrun-hook (usage error, no work)", []string{slim}, nil},
 	}
 	_, err := os.Stat("/usr/bin/time")
 	timed := err == nil
@@ -71,10 +72,9 @@ func TestStartupFigures(t *testing.T) {
 			start := time.Now()
 			err := cmd.Run()
 			wall := time.Since(start)
-			if err != nil && c.args[0] != bin || (len(c.args) > 2 && strings.TrimSpace(out.String()) != "{}") {
-				if len(c.args) > 1 || c.args[0] == hello {
-					t.Fatalf("%s: %v %s", c.name, err, out.String())
-				}
+			// The usage rows exit 2; the hooks must allow the event.
+			if err != nil && c.args[0] == hello || len(c.args) > 1 && (err != nil || strings.TrimSpace(out.String()) != "{}") {
+				t.Fatalf("%s: %v %s", c.name, err, out.String())
 			}
 			ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 			var rss int64
