@@ -10,9 +10,8 @@ import (
 	"github.com/guardrun/guardrun"
 )
 
-const usage = `usage: guardrun hook AGENT [--policy FILE] [--deadline D] [--max-input BYTES]
-       guardrun-hook AGENT [--policy FILE] [--deadline D] [--max-input BYTES]
-AGENT is claude, codex, gemini, cursor or generic.
+const usage = `usage: guardrun hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D] [--max-input BYTES]
+   or: guardrun-hook claude|codex|gemini|cursor|generic [same flags]
 `
 
 // exitUsage is the status of a command line naming no agent.
