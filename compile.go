@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp"
 )
 
 // Program is a compiled script. It holds only the immutable syntax tree and
@@ -67,6 +68,11 @@ func Compile(name string, src []byte, opts ...CompileOption) (prg *Program, err 
 	}
 	if doc == nil {
 		return nil, &Error{Name: "ParseError", Message: "parser returned no document", Pos: ast.Pos{File: name}}
+	}
+	// A script that needs JavaScript or token counts in a program built
+	// without them is refused here, before it can run at all.
+	if err := interp.CheckEngines(doc); err != nil {
+		return nil, newError(err, source{name: name, src: src})
 	}
 	return &Program{name: name, src: src, mode: cfg.mode, doc: doc}, nil
 }

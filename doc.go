@@ -15,4 +15,16 @@
 // The package never panics on user input: a panic inside the parser, the
 // evaluator or the facade is recovered and reported as an *Error named
 // InternalError whose Internal method returns true.
+//
+// JavaScript blocks and token counts need engines that are linked by a
+// blank import, because their packages cost every process start-up time
+// in package inits:
+//
+//	import _ "github.com/guardrun/guardrun/js"     // js and node blocks
+//	import _ "github.com/guardrun/guardrun/tokens" // .mx.tokens
+//
+// This package imports neither (nor must it: the agent engine and
+// guardrun-hook are built on it and stay without them). Without them,
+// Compile and Load refuse a script that needs one with an *Error wrapping
+// ErrNotLinked, at the construct, before anything runs.
 package guardrun

@@ -12,6 +12,7 @@ import (
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/grammar"
 	"github.com/guardrun/guardrun/interp"
+	"github.com/guardrun/guardrun/interp/code"
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/policy"
 )
@@ -264,3 +265,10 @@ func nthLine(src []byte, n int) string {
 	}
 	return ""
 }
+
+// ErrNotLinked is wrapped by the error for a script that needs an engine
+// the program was built without: the JavaScript engine (import _
+// "github.com/guardrun/guardrun/js") or the token counter (import _
+// "github.com/guardrun/guardrun/tokens"). Compile and Load report it
+// before anything runs; test for it with errors.Is.
+var ErrNotLinked = code.ErrNotLinked

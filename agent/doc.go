@@ -7,7 +7,10 @@
 // fingerprints, tool calls, approvals, retry counts), approvals, and the
 // decision log. It builds on the facade (guardrun.Program.Load gives a
 // Machine whose top level ran once) and interp's Machine types; neither
-// imports this package.
+// imports this package. It must not import the JavaScript engine (js) or
+// the tokenizer (tokens): guardrun-hook links agent and stays without
+// them; programs that want them import them (New then reports a policy
+// needing a missing one with guardrun.ErrNotLinked).
 //
 // One Engine loads one or more policy files once and decides many events
 // from many goroutines. Decisions of one engine are serialized on its

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/guardrun/guardrun/ast"
 )
@@ -26,10 +27,14 @@ var unsupportedKeywords = map[string]bool{
 	"checkpoint": true, "while": true, "bail": true,
 }
 
+// Compiled on first use: a hook process must not pay for patterns it
+// never matches.
 var (
-	keywordRe    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*`)
-	invocationRe = regexp.MustCompile(`^@` + identPattern + `(?:\.` + identPattern + `)*\(`)
-	effectLineRe = regexp.MustCompile(`\|\s*(?:show|log|output|append)\b`)
+	keywordRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*`) })
+	invocationRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^@` + identPattern + `(?:\.` + identPattern + `)*\(`)
+	})
+	effectLineRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\|\s*(?:show|log|output|append)\b`) })
 )
 
 // lineKind classifies what starts at the beginning of a (trimmed) line.
@@ -50,10 +55,10 @@ func classify(text string) (lineKind, string) {
 	if strings.HasPrefix(text, "=>") {
 		return lineDirective, "=>"
 	}
-	if invocationRe.MatchString(text) {
+	if invocationRe().MatchString(text) {
 		return lineDirective, "@"
 	}
-	kw := keywordRe.FindString(text)
+	kw := keywordRe().FindString(text)
 	if kw == "" {
 		return lineOther, ""
 	}
@@ -297,7 +302,7 @@ func (p *docParser) effectLines(from, to int) []ast.Node {
 		end := min(lineEnd(text, pos), to)
 		trimmed := strings.TrimSpace(text[pos:end])
 		if trimmed != "" {
-			if !strings.HasPrefix(trimmed, "@") || !effectLineRe.MatchString(trimmed) {
+			if !strings.HasPrefix(trimmed, "@") || !effectLineRe().MatchString(trimmed) {
 				return nil
 			}
 			start := pos + strings.Index(text[pos:end], "@")

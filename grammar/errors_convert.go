@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/guardrun/guardrun/ast"
 )
 
-var spaceLabelsRe = regexp.MustCompile(`^(var|exe)[ \t]+(?:[A-Za-z_][\w:-]*[ \t]*,[ \t]*)*[A-Za-z_][\w:-]*[ \t]+[A-Za-z_!]`)
+var spaceLabelsRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(var|exe)[ \t]+(?:[A-Za-z_][\w:-]*[ \t]*,[ \t]*)*[A-Za-z_][\w:-]*[ \t]+[A-Za-z_!]`)
+})
 
 const exeExamples = "Invalid exe syntax. Examples:\n" +
 	"  exe @echo(msg) = cmd {echo @msg}\n" +
@@ -21,7 +24,7 @@ const exeExamples = "Invalid exe syntax. Examples:\n" +
 
 // precheck reports errors that participle would only describe vaguely.
 func precheck(src *source, start int, text string) error {
-	if m := spaceLabelsRe.FindStringSubmatch(text); m != nil {
+	if m := spaceLabelsRe().FindStringSubmatch(text); m != nil {
 		if m[1] == "var" {
 			return &Error{Pos: src.posAt(start), Message: "Invalid var syntax. Expected: var @name = value", Found: firstLine(text), Hint: "separate labels with commas: var secret,pii @name = value"}
 		}
@@ -114,7 +117,7 @@ var participleWords = strings.NewReplacer(
 )
 
 func hintFor(text string) string {
-	kw := keywordRe.FindString(text)
+	kw := keywordRe().FindString(text)
 	switch kw {
 	case "var":
 		return "expected: var [labels] @name = value"

@@ -14,4 +14,15 @@
 // the nearest workspace policy up to the repository root, which runs only
 // when its exact content (and that of its imports) was approved with
 // `guardrun trust` (TrustStore).
+//
+// Main is the whole command, shared by `guardrun hook` and the slim
+// guardrun-hook binary. guardrun-hook links neither the JavaScript engine
+// nor the tokenizer; a policy that needs one is refused while it loads
+// (guardrun.ErrNotLinked), before any decision, and the event is handed
+// to the full guardrun beside it (Delegate), whose answer is passed on;
+// without one the event is denied.
+//
+// hook must not import the JavaScript engine (package js) or the
+// tokenizer (package tokens), directly or not: guardrun-hook imports hook
+// only (TestSlimHookLinksNoEngine).
 package hook

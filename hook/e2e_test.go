@@ -16,8 +16,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the .want files of TestPayloads")
 
-// bin is the guardrun binary the end-to-end tests run, built once.
-var bin string
+// bin is the guardrun binary the end-to-end tests run, built once; slim
+// is guardrun-hook, built beside it, and lone a guardrun-hook with no
+// guardrun beside it.
+var bin, slim, lone string
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -31,6 +33,15 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building guardrun: %v\n%s", err, out)
 		os.RemoveAll(dir)
 		os.Exit(1)
+	}
+	slim = filepath.Join(dir, "guardrun-hook")
+	lone = filepath.Join(dir, "lone", "guardrun-hook")
+	for _, out := range []string{slim, lone} {
+		if out, err := exec.Command("go", "build", "-o", out, "github.com/guardrun/guardrun/cmd/guardrun-hook").CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building guardrun-hook: %v\n%s", err, out)
+			os.RemoveAll(dir)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -97,7 +108,13 @@ func (r result) String() string {
 // run runs guardrun with args and stdin in e.
 func (e *env) run(t *testing.T, stdin []byte, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	return e.runBin(t, bin, stdin, args...)
+}
+
+// runBin runs the program path with args and stdin in e.
+func (e *env) runBin(t *testing.T, path string, stdin []byte, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(path, args...)
 	cmd.Env = e.vars()
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out, errb bytes.Buffer

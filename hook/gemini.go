@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/guardrun/guardrun/agent"
 )
 
 // exitCode finds the non-zero exit status Gemini's shell tool appends to
 // a failed command's output.
-var exitCode = regexp.MustCompile(`(?m)^Exit Code: -?[1-9][0-9]*[ \t\r]*$`)
+var exitCode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Exit Code: -?[1-9][0-9]*[ \t\r]*$`) })
 
 // gemini speaks Gemini CLI's hook protocol.
 type gemini struct{}
@@ -49,7 +50,7 @@ func (a gemini) Decode(raw map[string]any) (*Call, error) {
 		if ev.Error == "" {
 			// The shell tool reports a failed command in its text, not
 			// as an error: the session must know the run failed (tests.guard).
-			if m := exitCode.FindStringSubmatch(flatten(resp)); m != nil {
+			if m := exitCode().FindStringSubmatch(flatten(resp)); m != nil {
 				ev.Error = strings.TrimSpace(m[0])
 			}
 		}

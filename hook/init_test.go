@@ -228,3 +228,52 @@ func TestLogAndReplay(t *testing.T) {
 		t.Fatalf("replay, stricter policy: got\n%s", r)
 	}
 }
+
+// init writes `guardrun-hook AGENT` when guardrun-hook sits beside
+// guardrun and `guardrun hook AGENT` when it does not, and recognises its
+// entry in either form: init twice changes nothing, also when the second
+// init would write the other form (the entry's command is kept, as for
+// one the user edited), and no second entry appears.
+func TestInitChoosesSlimHookWhenInstalled(t *testing.T) {
+	alone := filepath.Join(t.TempDir(), "guardrun")
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(alone, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, agent := range []string{"claude", "codex", "gemini", "cursor"} {
+		t.Run(agent, func(t *testing.T) {
+			e := newEnv(t)
+			initWith := func(path, settings string) (string, result) {
+				t.Helper()
+				r := e.runBin(t, path, nil, "init", agent, "--settings", settings)
+				if r.code != 0 {
+					t.Fatalf("init: %s", r)
+				}
+				s, _ := os.ReadFile(settings)
+				return string(s), r
+			}
+			for _, c := range []struct{ first, second, want, other string }{
+				{bin, alone, `"` + slim + " " + agent + `"`, " hook " + agent},
+				{alone, bin, `"` + alone + " hook " + agent + `"`, "guardrun-hook " + agent},
+			} {
+				settings := filepath.Join(t.TempDir(), "settings.json")
+				before, _ := initWith(c.first, settings)
+				if !strings.Contains(before, c.want) {
+					t.Fatalf("settings lack %q:\n%s", c.want, before)
+				}
+				if strings.Contains(before, c.other) {
+					t.Fatalf("mixed forms:\n%s", before)
+				}
+				for _, again := range []string{c.first, c.second} {
+					after, r := initWith(again, settings)
+					if after != before || !strings.Contains(r.stdout, "already set up") {
+						t.Fatalf("init with %s changed\n%s\ninto\n%s", again, before, after)
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/guardrun/guardrun"
 	"github.com/guardrun/guardrun/agent"
 )
 
@@ -28,6 +30,11 @@ type Options struct {
 	Deadline time.Duration
 	// MaxInput caps the event (default DefaultMaxInput).
 	MaxInput int
+	// Delegate, when set, answers an event whose policy needs an engine
+	// this program was built without (guardrun.ErrNotLinked), given the
+	// event's bytes; its error is answered with a denial. Without it such
+	// an event is denied.
+	Delegate func(ctx context.Context, event []byte) (Answer, error)
 }
 
 // StateDir is guardrun's state directory: $XDG_STATE_HOME/guardrun (or
@@ -95,7 +102,9 @@ func checked(a Adapter, c *Call, ans Answer) Answer {
 
 func run(o Options, callc chan<- *Call) Answer {
 	a := o.Adapter
-	raw, err := readEvent(o.Stdin, o.MaxInput)
+	// The bytes as read are kept for Delegate, which passes them on.
+	var event bytes.Buffer
+	raw, err := readEvent(io.TeeReader(o.Stdin, &event), o.MaxInput)
 	if err != nil {
 		return a.Fail(nil, err.Error())
 	}
@@ -150,6 +159,15 @@ func run(o Options, callc chan<- *Call) Answer {
 	ctx, cancel := context.WithTimeout(context.Background(), o.Deadline)
 	defer cancel()
 	eng, err := agent.New(ctx, agent.Config{Policies: policies, Dir: pol.Dir, Store: store, Log: logf, Deadline: o.Deadline})
+	if errors.Is(err, guardrun.ErrNotLinked) && o.Delegate != nil {
+		// Refused while loading, before any decision or session change:
+		// the full command decides the event from scratch.
+		ans, derr := o.Delegate(ctx, event.Bytes())
+		if derr != nil {
+			return a.Fail(call, "policy: "+err.Error()+"; handing the event to the full guardrun failed: "+derr.Error())
+		}
+		return ans
+	}
 	if err != nil {
 		return a.Fail(call, "policy: "+err.Error())
 	}

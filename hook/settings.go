@@ -57,7 +57,10 @@ func obj(kv ...any) *jsonObject {
 }
 
 // ours reports whether a handler is guardrun's hook for agent: its
-// command runs a guardrun binary with `hook AGENT`.
+// command runs a guardrun binary with `hook AGENT`, or a guardrun-hook
+// binary with `AGENT`. Both forms are recognised so that init, run again
+// after guardrun-hook was installed or removed, replaces its entry
+// instead of adding a second one.
 func ours(h any, agent string) bool {
 	o, ok := h.(*jsonObject)
 	if !ok {
@@ -65,7 +68,16 @@ func ours(h any, agent string) bool {
 	}
 	cmd, _ := o.vals["command"].(string)
 	f := strings.Fields(cmd)
-	return len(f) >= 3 && strings.TrimSuffix(filepath.Base(f[0]), ".exe") == "guardrun" && f[1] == "hook" && f[2] == agent
+	if len(f) < 2 {
+		return false
+	}
+	switch strings.TrimSuffix(filepath.Base(f[0]), ".exe") {
+	case "guardrun":
+		return len(f) >= 3 && f[1] == "hook" && f[2] == agent
+	case "guardrun-hook":
+		return f[1] == agent
+	}
+	return false
 }
 
 // MergeSettings returns settings (the file's current content, nil when

@@ -10,6 +10,11 @@ import (
 
 // execDocument runs a document's prose and directives in order.
 func (in *interp) execDocument(e *env, doc *ast.Document) error {
+	// Before the first directive: a module that needs a missing engine
+	// must not half-run.
+	if err := CheckEngines(doc); err != nil {
+		return err
+	}
 	if e.mod.doc == nil {
 		e.mod.doc = doc
 	}

@@ -15,7 +15,13 @@
 // data, are recorded in the audit ledgers (interp/audit; ledgers.go,
 // cmdfiles.go) so that loading the file restores its labels.
 //
+// JavaScript and token counts are plug-ins (interp/code.RegisterJS,
+// value.RegisterTokenCounter): CheckEngines rejects, before anything
+// runs, a document (the main one, and each module as it is imported)
+// that needs one the program was built without.
+//
 // interp imports ast, taint, interp/value, interp/code, interp/hooks,
-// interp/guard, interp/policy, interp/audit and interp/tokens; it never imports grammar (imports are
-// parsed through Options.Parse) or cmd.
+// interp/guard, interp/policy and interp/audit; it never imports grammar
+// (imports are parsed through Options.Parse), cmd, the JavaScript engine
+// (js) or the tokenizer (tokens).
 package interp

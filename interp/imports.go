@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/value"
@@ -191,7 +192,9 @@ func (m *module) exportNames() []string {
 
 // bareDirective matches a line that starts with a directive keyword without
 // the markdown slash.
-var bareDirective = regexp.MustCompile(`^(?:var|show|exe|run|when|if|for|output|append|log|import|export|guard|policy|let)\b|^@[A-Za-z_]|^=>`)
+var bareDirective = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:var|show|exe|run|when|if|for|output|append|log|import|export|guard|policy|let)\b|^@[A-Za-z_]|^=>`)
+})
 
 // slashStyle reports whether every directive-like line of src has the
 // markdown slash, so that reading src as markdown loses no directive.
@@ -201,7 +204,7 @@ func slashStyle(src string) bool {
 		if t == "" || strings.HasPrefix(t, ">>") || strings.HasPrefix(t, "<<") || strings.HasPrefix(t, "/") {
 			continue
 		}
-		if bareDirective.MatchString(t) {
+		if bareDirective().MatchString(t) {
 			return false
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/guardrun/guardrun/interp/value"
 )
@@ -120,13 +121,13 @@ func (o *output) writeStderrTaken(s string) {
 	}
 }
 
-var manyNewlines = regexp.MustCompile(`\n{3,}`)
+var manyNewlines = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n{3,}`) })
 
 // document is the assembled document with trailing breaks flushed and
 // newline runs of three or more collapsed to one blank line.
 func (o *output) document() string {
 	o.flushBreaks()
-	return manyNewlines.ReplaceAllString(o.doc.String(), "\n\n")
+	return manyNewlines().ReplaceAllString(o.doc.String(), "\n\n")
 }
 
 // withNewline appends "\n" unless s already ends with one.

@@ -13,7 +13,7 @@ import (
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/grammar"
 	"github.com/guardrun/guardrun/interp"
-	"github.com/guardrun/guardrun/interp/tokens"
+	"github.com/guardrun/guardrun/tokens"
 )
 
 // noTokenCount reads every other part of .mx, on every kind of value, and

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
-	"github.com/guardrun/guardrun/interp/tokens"
 	"github.com/guardrun/guardrun/interp/value"
 )
 
@@ -257,7 +256,11 @@ func mxField(v *value.Variable, name string, pos ast.Pos) (any, bool, error) {
 		// Cached per Variable and keyed by the text, so re-reading a
 		// value's count does not encode it again and a shallow copy with
 		// other data cannot see a stale count.
-		n, err := tokens.CountFor(v, mxText(v))
+		count := value.RegisteredTokenCounter()
+		if count == nil {
+			return nil, false, tokensNotLinked(pos)
+		}
+		n, err := count(v, mxText(v))
 		if err != nil {
 			// Fail closed: a guard comparing token counts must not see 0.
 			return nil, false, &Error{Kind: KindUnexpected, Pos: pos, Err: err,

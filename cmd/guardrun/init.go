@@ -30,7 +30,7 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	fset.Usage = func() { fmt.Fprint(stderr, initUsage); fset.PrintDefaults() }
 	dry := fset.Bool("dry-run", false, "print the changes instead of making them")
 	settings := fset.String("settings", "", "the agent's settings file (default: the user's, e.g. ~/.claude/settings.json)")
-	command := fset.String("command", "", "the hook command (default: guardrun hook AGENT, with guardrun's absolute path when it is not the one on PATH)")
+	command := fset.String("command", "", "the hook command (default: guardrun-hook AGENT when guardrun-hook is installed beside guardrun, else guardrun hook AGENT; with the absolute path when it is not the one on PATH)")
 	pos, ok := parseInterspersed(fset, args)
 	if !ok {
 		return exitUsage
@@ -81,22 +81,42 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	return writeStarter(*dry, stdout, stderr)
 }
 
-// hookCommand is the command the agent runs: plain `guardrun` when that
-// is this binary on PATH, else this binary's absolute path.
+// hookCommand is the command the agent runs: guardrun-hook AGENT when a
+// guardrun-hook binary sits beside this one (it starts faster, and hands
+// what it cannot run back to this guardrun), else guardrun hook AGENT;
+// the plain name when that binary is the one on PATH, else its absolute
+// path.
 func hookCommand(agent string) string {
 	self, err := os.Executable()
 	if err == nil {
 		self, _ = filepath.EvalSymlinks(self)
 	}
-	if onPath, err2 := exec.LookPath("guardrun"); err2 == nil && err == nil {
-		if p, err := filepath.EvalSymlinks(onPath); err == nil && p == self {
-			return "guardrun hook " + agent
+	if err == nil {
+		slim := filepath.Join(filepath.Dir(self), "guardrun-hook")
+		if st, serr := os.Stat(slim); serr == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return commandFor("guardrun-hook", slim) + " " + agent
 		}
 	}
-	if err != nil || strings.ContainsAny(self, " \t'\"") {
+	if err != nil {
 		return "guardrun hook " + agent
 	}
-	return self + " hook " + agent
+	return commandFor("guardrun", self) + " hook " + agent
+}
+
+// commandFor is how a settings file names the program at path: by name
+// when that is the program PATH finds, else by its absolute path (by
+// name too when the path would need quoting).
+func commandFor(name, path string) string {
+	real, rerr := filepath.EvalSymlinks(path)
+	if onPath, err := exec.LookPath(name); err == nil && rerr == nil {
+		if p, err := filepath.EvalSymlinks(onPath); err == nil && p == real {
+			return name
+		}
+	}
+	if strings.ContainsAny(path, " \t'\"") {
+		return name
+	}
+	return path
 }
 
 // writeStarter writes the starter policy and its rule modules beside the

@@ -2,6 +2,11 @@ package main
 
 import (
 	"os"
+
+	// The full command runs every script: link the JavaScript engine and
+	// the token counter (guardrun-hook links neither).
+	_ "github.com/guardrun/guardrun/js"
+	_ "github.com/guardrun/guardrun/tokens"
 )
 
 func main() {

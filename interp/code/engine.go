@@ -5,8 +5,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/dop251/goja"
 )
 
 // Defaults used when Options leave a limit at zero.
@@ -51,9 +49,9 @@ type Binding struct {
 }
 
 // Engine runs the code blocks of one script run. All JS blocks share one
-// goja runtime, so globals (globalThis.counter…) persist across calls as
-// they do in mlld. An Engine is safe for concurrent use; JS blocks run one
-// at a time.
+// JSRunner (one JavaScript runtime), so globals (globalThis.counter…)
+// persist across calls as they do in mlld. An Engine is safe for
+// concurrent use; JS blocks run one at a time.
 type Engine struct {
 	opts Options
 	// cap, when positive, lowers Options.Timeout (nanoseconds): a policy's
@@ -61,19 +59,15 @@ type Engine struct {
 	cap atomic.Int64
 
 	mu sync.Mutex
-	rt *goja.Runtime
-	// console collects console.log output of the block being run.
-	console *limitedBuffer
-	// timers are setTimeout callbacks waiting to run; they run in order
-	// once the block's synchronous part and its promise jobs are done.
-	timers    []*timer
-	nextTimer int64
+	// js runs the JS blocks; made by the registered factory on the first
+	// block, so shell-only runs never make one.
+	js JSRunner
 	// shadows are shadow-environment functions waiting to be defined in
 	// the runtime (see SetShadow).
 	shadows []ShadowFunc
 }
 
-// NewEngine returns an Engine; the JS runtime is created on first use.
+// NewEngine returns an Engine; the JS runner is created on first use.
 func NewEngine(opts Options) *Engine {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout

@@ -31,13 +31,18 @@ type Error struct {
 	// when the caller's context was cancelled; OutOfMemory when a JS block
 	// grew the heap past Options.MemoryLimit.
 	TimedOut, Interrupted, OutOfMemory bool
+	// Err is the cause, when there is one to test for (ErrNotLinked).
+	Err error
 }
 
 // Error returns the message.
 func (e *Error) Error() string { return e.Message }
 
-// timeoutError builds the error for a block that ran past its limit.
-func timeoutError(lang string, d time.Duration) *Error {
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// TimeoutError builds the error for a block that ran past its limit d.
+func TimeoutError(lang string, d time.Duration) *Error {
 	return &Error{
 		Lang:     lang,
 		Message:  fmt.Sprintf("%s block timed out after %s", lang, d),
@@ -46,7 +51,9 @@ func timeoutError(lang string, d time.Duration) *Error {
 	}
 }
 
-func interruptedError(lang string, cause error) *Error {
+// InterruptedError builds the error for a block stopped because the
+// caller's context ended with cause.
+func InterruptedError(lang string, cause error) *Error {
 	return &Error{
 		Lang:        lang,
 		Message:     fmt.Sprintf("%s block interrupted: %v", lang, cause),

@@ -5,9 +5,9 @@ import (
 	"sync"
 )
 
-// limitedBuffer keeps at most limit bytes and remembers that more were
+// LimitedBuffer keeps at most limit bytes and remembers that more were
 // offered, so callers can fail instead of returning truncated output.
-type limitedBuffer struct {
+type LimitedBuffer struct {
 	mu       sync.Mutex
 	buf      bytes.Buffer
 	limit    int
@@ -16,7 +16,12 @@ type limitedBuffer struct {
 	onOverflow func()
 }
 
-func (l *limitedBuffer) Write(p []byte) (int, error) {
+// NewLimitedBuffer returns a buffer keeping at most limit bytes.
+func NewLimitedBuffer(limit int) *LimitedBuffer { return &LimitedBuffer{limit: limit} }
+
+// Write keeps what fits and reports success even past the limit, so the
+// writer keeps draining.
+func (l *LimitedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	room := l.limit - l.buf.Len()
@@ -38,13 +43,15 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (l *limitedBuffer) String() string {
+// String returns the bytes kept.
+func (l *LimitedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.buf.String()
 }
 
-func (l *limitedBuffer) Overflowed() bool {
+// Overflowed reports whether more than the limit was written.
+func (l *LimitedBuffer) Overflowed() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.overflow

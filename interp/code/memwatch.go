@@ -78,14 +78,16 @@ func WatchMemory(limit int64, exceeded func()) (stop func()) {
 	}
 }
 
-func watchMemory(limit int64, exceeded func()) (stop func()) {
+// WatchBlockMemory is WatchMemory sampling from the start: a JS block can
+// allocate its limit within the first interval.
+func WatchBlockMemory(limit int64, exceeded func()) (stop func()) {
 	if limit <= 0 {
 		return func() {}
 	}
 	return watchFrom(heapBase(), limit, exceeded)
 }
 
-// watchFrom is watchMemory measuring growth from base.
+// watchFrom is WatchBlockMemory measuring growth from base.
 func watchFrom(base, limit int64, exceeded func()) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
@@ -126,8 +128,9 @@ func watchFrom(base, limit int64, exceeded func()) (stop func()) {
 	}
 }
 
-// memoryError builds the error for a block that used too much memory.
-func memoryError(lang string, limit int64) *Error {
+// MemoryError builds the error for a lang block that grew the heap past
+// limit.
+func MemoryError(lang string, limit int64) *Error {
 	return &Error{
 		Lang: lang,
 		Message: fmt.Sprintf("memory limit exceeded: %s block used more than %s of memory; raise the limit with the WithMemoryLimit option (--memory-limit)",

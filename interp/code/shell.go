@@ -52,7 +52,7 @@ func (e *Engine) RunShell(ctx context.Context, req ShellRequest) (string, error)
 		lang = "cmd"
 	}
 	if err := ctx.Err(); err != nil {
-		return "", interruptedError(lang, err)
+		return "", InterruptedError(lang, err)
 	}
 	shell := "/bin/sh"
 	if lang == "bash" {
@@ -65,8 +65,8 @@ func (e *Engine) RunShell(ctx context.Context, req ShellRequest) (string, error)
 		return "", &Error{Lang: lang, Message: err.Error()}
 	}
 	overflow := make(chan struct{})
-	stdout := &limitedBuffer{limit: e.opts.OutputLimit, onOverflow: func() { close(overflow) }}
-	stderr := &limitedBuffer{limit: e.opts.OutputLimit}
+	stdout := &LimitedBuffer{limit: e.opts.OutputLimit, onOverflow: func() { close(overflow) }}
+	stderr := &LimitedBuffer{limit: e.opts.OutputLimit}
 	var errDst io.Writer = stderr
 	if e.opts.Stderr != nil {
 		errDst = io.MultiWriter(stderr, e.opts.Stderr)
@@ -103,12 +103,12 @@ func (e *Engine) RunShell(ctx context.Context, req ShellRequest) (string, error)
 	select {
 	case waitErr = <-done:
 	case <-timer.C:
-		stopped = timeoutError(lang, limit)
+		stopped = TimeoutError(lang, limit)
 	case <-overflow:
 		stopped = &Error{Lang: lang, Message: fmt.Sprintf("command output exceeded %d bytes", e.opts.OutputLimit),
 			Hint: "write large output to a file, or raise the OutputLimit option"}
 	case <-ctx.Done():
-		stopped = interruptedError(lang, ctx.Err())
+		stopped = InterruptedError(lang, ctx.Err())
 	}
 	// The command is over, and so is everything it started: background
 	// jobs die now rather than write files later (in a PID namespace the

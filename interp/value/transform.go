@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Transform applies the builtin transformer name (`@json`, `@parse.loose`,
@@ -111,12 +112,14 @@ func structured(in any) any {
 	return in
 }
 
-var fencePattern = regexp.MustCompile("(?s)```[a-zA-Z0-9_-]*[ \t]*\r?\n(.*?)```")
+// Compiled on first use: a hook process must not pay for patterns it
+// never matches.
+var fencePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?s)```[a-zA-Z0-9_-]*[ \t]*\r?\n(.*?)```") })
 
 // extractLLMJSON finds JSON in model output: the first fenced block that
 // parses, else the first balanced {...} or [...] that parses.
 func extractLLMJSON(s string) (any, error) {
-	for _, m := range fencePattern.FindAllStringSubmatch(s, -1) {
+	for _, m := range fencePattern().FindAllStringSubmatch(s, -1) {
 		if v, err := ParseLooseJSON(strings.TrimSpace(m[1])); err == nil {
 			return v, nil
 		}
@@ -216,10 +219,10 @@ func writeXMLElement(b *cappedBuilder, name string, v any, depth int) {
 	}
 }
 
-var xmlNameBad = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
+var xmlNameBad = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_.-]`) })
 
 func xmlName(k string) string {
-	n := xmlNameBad.ReplaceAllString(k, "_")
+	n := xmlNameBad().ReplaceAllString(k, "_")
 	if n == "" || !(n[0] == '_' || n[0] >= 'A' && n[0] <= 'Z' || n[0] >= 'a' && n[0] <= 'z') {
 		n = "_" + n
 	}

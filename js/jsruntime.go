@@ -1,4 +1,4 @@
-package code
+package js
 
 import (
 	"errors"
@@ -11,14 +11,14 @@ import (
 
 // runtime returns the Engine's JS runtime, creating it with its globals on
 // first use. Callers hold e.mu.
-func (e *Engine) runtime() *goja.Runtime {
+func (e *runner) runtime() *goja.Runtime {
 	if e.rt != nil {
 		return e.rt
 	}
 	rt := goja.New()
 	rt.SetMaxCallStackSize(maxJSCallStack)
 	// First, so that console.log's JSON.stringify is the guarded one.
-	installSizeGuards(rt, e.opts.MemoryLimit)
+	installSizeGuards(rt, e.cfg.MemoryLimit)
 	guardRegexpExec(rt)
 	g := rt.GlobalObject()
 	must(g.Set("global", g))
@@ -37,8 +37,8 @@ func (e *Engine) runtime() *goja.Runtime {
 			return goja.Undefined()
 		}
 	}
-	stdout := func() io.Writer { return e.opts.Stdout }
-	stderr := func() io.Writer { return e.opts.Stderr }
+	stdout := func() io.Writer { return e.cfg.Stdout }
+	stderr := func() io.Writer { return e.cfg.Stderr }
 	for _, name := range []string{"log", "info", "debug", "trace"} {
 		must(console.Set(name, logTo(true, stdout)))
 	}

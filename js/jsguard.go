@@ -1,9 +1,11 @@
-package code
+package js
 
 import (
 	"sync"
 
 	"github.com/dop251/goja"
+
+	"github.com/guardrun/guardrun/interp/value"
 )
 
 // jsSizeGuards replaces the JS builtins that could allocate a size given
@@ -275,6 +277,6 @@ func installSizeGuards(rt *goja.Runtime, limit int64) {
 	if !ok {
 		panic("jsSizeGuards is not a function")
 	}
-	_, err = fn(goja.Undefined(), rt.ToValue(limit/2), rt.ToValue(limit/16), rt.ToValue(limit), rt.ToValue(formatBytes(limit)))
+	_, err = fn(goja.Undefined(), rt.ToValue(limit/2), rt.ToValue(limit/16), rt.ToValue(limit), rt.ToValue(value.FormatBytes(limit)))
 	must(err)
 }

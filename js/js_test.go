@@ -1,4 +1,4 @@
-package code
+package js
 
 import (
 	"bytes"
@@ -31,25 +31,25 @@ func TestRunJSResults(t *testing.T) {
 		{"return string", `return "hello world"`, nil, "hello world"},
 		{"return number", `return 0.92;`, nil, "0.92"},
 		{"integral stays number", `return 3`, nil, "3"},
-		{"params", `return a + b`, []Binding{{"a", 2.0}, {"b", 3.0}}, "5"},
-		{"string params", `return input.toUpperCase()`, []Binding{{"input", "abc"}}, "ABC"},
+		{"params", `return a + b`, []Binding{{Name: "a", Value: 2.0}, {Name: "b", Value: 3.0}}, "5"},
+		{"string params", `return input.toUpperCase()`, []Binding{{Name: "input", Value: "abc"}}, "ABC"},
 		{"implicit expression", `1 + 2`, nil, "3"},
 		{"implicit string", `"x"`, nil, "x"},
 		{"wrapped object", "({\n a: 1\n})", nil, `{"a":1}`},
 		{"object order", `return {z: 1, a: [1, "b", null], m: {k: true}}`, nil, `{"z":1,"a":[1,"b",null],"m":{"k":true}}`},
-		{"object param order", `return Object.keys(o).join(",")`, []Binding{{"o", newObj("z", 1.0, "a", 2.0)}}, "z,a"},
-		{"array param", `return arr.map(x => x * 2)`, []Binding{{"arr", []any{1.0, 2.0}}}, "[2,4]"},
+		{"object param order", `return Object.keys(o).join(",")`, []Binding{{Name: "o", Value: newObj("z", 1.0, "a", 2.0)}}, "z,a"},
+		{"array param", `return arr.map(x => x * 2)`, []Binding{{Name: "arr", Value: []any{1.0, 2.0}}}, "[2,4]"},
 		{"nested array", `return [[1,2], [3,4]];`, nil, "[[1,2],[3,4]]"},
-		{"undefined param", `return typeof u`, []Binding{{"u", value.Undefined{}}}, "undefined"},
-		{"null param", `return n === null`, []Binding{{"n", nil}}, "true"},
+		{"undefined param", `return typeof u`, []Binding{{Name: "u", Value: value.Undefined{}}}, "undefined"},
+		{"null param", `return n === null`, []Binding{{Name: "n", Value: nil}}, "true"},
 		{"function dropped", `return {f: () => 1, k: 2}`, nil, `{"k":2}`},
 		{"date to iso", `return new Date(0)`, nil, "1970-01-01T00:00:00.000Z"},
 		{"async await", "const v = await Promise.resolve(41);\nreturn v + 1;", nil, "42"},
 		{"returned promise", `return Promise.resolve("p")`, nil, "p"},
 		{"setTimeout", "return await new Promise(r => setTimeout(() => r('late'), 10));", nil, "late"},
-		{"invalid names skipped", `return typeof ok`, []Binding{{"k-2", "x"}, {"ok", "y"}}, "string"},
-		{"duplicate binding last wins", `return v`, []Binding{{"v", "a"}, {"v", "b"}}, "b"},
-		{"ambient mx", `return "v" + mx.try`, []Binding{{"mx", newObj("try", 2.0)}}, "v2"},
+		{"invalid names skipped", `return typeof ok`, []Binding{{Name: "k-2", Value: "x"}, {Name: "ok", Value: "y"}}, "string"},
+		{"duplicate binding last wins", `return v`, []Binding{{Name: "v", Value: "a"}, {Name: "v", Value: "b"}}, "b"},
+		{"ambient mx", `return "v" + mx.try`, []Binding{{Name: "mx", Value: newObj("try", 2.0)}}, "v2"},
 		{"returns null", `return null`, nil, "null"},
 	}
 	e := NewEngine(Options{})
@@ -78,7 +78,7 @@ func TestRunJSConsoleCapture(t *testing.T) {
 	e := NewEngine(Options{Stdout: &stdout, Stderr: &stderr})
 	ctx := context.Background()
 
-	got, err := e.RunJS(ctx, "const result = Number(a) + Number(b);\nconsole.log(result);", []Binding{{"a", 5.0}, {"b", 3.0}})
+	got, err := e.RunJS(ctx, "const result = Number(a) + Number(b);\nconsole.log(result);", []Binding{{Name: "a", Value: 5.0}, {Name: "b", Value: 3.0}})
 	require.NoError(t, err)
 	require.Equal(t, "8", got)
 
@@ -102,7 +102,7 @@ func TestRunJSConsoleCapture(t *testing.T) {
 	require.NotContains(t, stdout.String(), "to stderr")
 
 	// A single-line console.log body is not turned into an expression.
-	got, err = e.RunJS(ctx, "console.log(Number(a) + Number(b))", []Binding{{"a", 1.0}, {"b", 2.0}})
+	got, err = e.RunJS(ctx, "console.log(Number(a) + Number(b))", []Binding{{Name: "a", Value: 1.0}, {Name: "b", Value: 2.0}})
 	require.NoError(t, err)
 	require.Equal(t, "3", got)
 }
@@ -147,7 +147,7 @@ func TestRunJSErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := e.RunJS(ctx, tt.src, []Binding{{"input", "seed"}})
+			_, err := e.RunJS(ctx, tt.src, []Binding{{Name: "input", Value: "seed"}})
 			require.Error(t, err)
 			var ce *Error
 			require.True(t, errors.As(err, &ce), "%T", err)
@@ -194,7 +194,7 @@ func TestRunJSContextCancel(t *testing.T) {
 
 func TestRunNodeLang(t *testing.T) {
 	e := NewEngine(Options{})
-	got, err := e.RunNode(context.Background(), "return val", []Binding{{"val", "v"}})
+	got, err := e.RunNode(context.Background(), "return val", []Binding{{Name: "val", Value: "v"}})
 	require.NoError(t, err)
 	require.Equal(t, "v", got)
 	_, err = e.RunNode(context.Background(), "require('os')", nil)
@@ -233,7 +233,7 @@ func TestAddImplicitReturn(t *testing.T) {
 // minutes on 30 characters, past every timeout, and regexp2 stopping it
 // reported "no match". It must end as an error, soon.
 func TestRunJSRegexpBacktrackingStops(t *testing.T) {
-	input := []Binding{{"s", strings.Repeat("a", 27) + "b"}}
+	input := []Binding{{Name: "s", Value: strings.Repeat("a", 27) + "b"}}
 	calls := []string{
 		`/^(a+)+(?=\x00)/.test(s)`,
 		`s.replace(/^(a+)+(?=\x00)/g, "x")`,

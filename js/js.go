@@ -1,4 +1,4 @@
-package code
+package js
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/dop251/goja"
 
+	"github.com/guardrun/guardrun/interp/code"
 	"github.com/guardrun/guardrun/interp/value"
 )
 
@@ -46,41 +47,53 @@ var jsReserved = map[string]bool{
 	"eval": true,
 }
 
-// RunJS runs a `js {…}` block body. Each binding becomes a parameter of
-// the body; names that are not JavaScript identifiers are skipped. The
-// body is a function body: `return` gives the result, and a single-line
-// expression without `return` (e.g. `js { 1 + 2 }`) returns its value. A
-// returned promise is awaited. When the block returns undefined or null
-// but printed with console.log, the printed text (trimmed) is the result,
-// as in mlld. The result is converted to value kinds: objects keep key
-// order, functions become undefined, Dates become ISO strings.
-func (e *Engine) RunJS(ctx context.Context, src string, params []Binding) (any, error) {
-	return e.runJS(ctx, "js", src, params)
+// runner is the goja JSRunner of one code.Engine: all its blocks share
+// one runtime, so globals persist across blocks as they do in mlld.
+type runner struct {
+	cfg code.JSConfig
+
+	mu sync.Mutex
+	rt *goja.Runtime
+	// timeout is the limit of the block being run.
+	timeout time.Duration
+	// console collects console.log output of the block being run.
+	console *code.LimitedBuffer
+	// timers are setTimeout callbacks waiting to run; they run in order
+	// once the block's synchronous part and its promise jobs are done.
+	timers    []*timer
+	nextTimer int64
 }
 
-// RunNode runs a `node {…}` block. There is no real Node.js: it is RunJS
-// with "node" in messages, so `require` and Node's modules are missing.
-func (e *Engine) RunNode(ctx context.Context, src string, params []Binding) (any, error) {
-	return e.runJS(ctx, "node", src, params)
+func newRunner(cfg code.JSConfig) code.JSRunner { return &runner{cfg: cfg} }
+
+// Run runs one block; blocks of one runner run one at a time.
+func (e *runner) Run(ctx context.Context, req code.JSRequest) (any, error) {
+	return e.runJS(ctx, req)
 }
 
-func (e *Engine) runJS(ctx context.Context, lang, src string, params []Binding) (result any, err error) {
+func (e *runner) runJS(ctx context.Context, req code.JSRequest) (result any, err error) {
+	lang, src, params := req.Lang, req.Src, req.Params
 	if err := ctx.Err(); err != nil {
-		return nil, interruptedError(lang, err)
+		return nil, code.InterruptedError(lang, err)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.timeout = req.Timeout
 	rt := e.runtime()
-	if err := e.installShadows(rt); err != nil {
+	var shadows []code.ShadowFunc
+	if req.Shadows != nil {
+		shadows = req.Shadows()
+	}
+	if err := e.installShadows(rt, shadows); err != nil {
 		return nil, compileError(lang, err)
 	}
-	e.console = &limitedBuffer{limit: e.opts.OutputLimit}
+	e.console = code.NewLimitedBuffer(e.cfg.OutputLimit)
 	e.timers = nil
 	defer func() {
 		// A panic inside goja or a conversion must not take the process
 		// down; report it as a failure of the block.
 		if r := recover(); r != nil {
-			result, err = nil, &Error{Lang: lang, Message: fmt.Sprintf("%s block failed: %v", lang, r)}
+			result, err = nil, &code.Error{Lang: lang, Message: fmt.Sprintf("%s block failed: %v", lang, r)}
 		}
 		e.timers = nil
 	}()
@@ -104,11 +117,11 @@ func (e *Engine) runJS(ctx context.Context, lang, src string, params []Binding) 
 		return nil, jerr
 	}
 	if e.console.Overflowed() {
-		return nil, &Error{Lang: lang, Message: fmt.Sprintf("%s block console output exceeded %d bytes", lang, e.opts.OutputLimit)}
+		return nil, &code.Error{Lang: lang, Message: fmt.Sprintf("%s block console output exceeded %d bytes", lang, e.cfg.OutputLimit)}
 	}
 	out, cvErr := fromJS(rt, v, 0, map[*goja.Object]bool{})
 	if cvErr != nil {
-		return nil, &Error{Lang: lang, Message: fmt.Sprintf("%s block result: %v", lang, cvErr)}
+		return nil, &code.Error{Lang: lang, Message: fmt.Sprintf("%s block result: %v", lang, cvErr)}
 	}
 	if out == nil || isUndefined(out) {
 		if printed := strings.TrimSpace(e.console.String()); printed != "" {
@@ -122,7 +135,7 @@ func (e *Engine) runJS(ctx context.Context, lang, src string, params []Binding) 
 // block grows the heap past the memory limit. The returned func disarms
 // it, waits for the memory watch to stop (no goroutine outlives the
 // block) and clears any interrupt that raced the end.
-func (e *Engine) armInterrupt(ctx context.Context, rt *goja.Runtime) func() {
+func (e *runner) armInterrupt(ctx context.Context, rt *goja.Runtime) func() {
 	var mu sync.Mutex
 	active := true
 	interrupt := func(v any) {
@@ -132,9 +145,9 @@ func (e *Engine) armInterrupt(ctx context.Context, rt *goja.Runtime) func() {
 			rt.Interrupt(v)
 		}
 	}
-	timer := time.AfterFunc(e.timeout(), func() { interrupt(errJSTimeout) })
+	timer := time.AfterFunc(e.timeout, func() { interrupt(errJSTimeout) })
 	stopCtx := context.AfterFunc(ctx, func() { interrupt(ctx.Err()) })
-	stopWatch := watchMemory(e.opts.MemoryLimit, func() { interrupt(errJSMemory) })
+	stopWatch := code.WatchBlockMemory(e.cfg.MemoryLimit, func() { interrupt(errJSMemory) })
 	return func() {
 		timer.Stop()
 		stopCtx()
@@ -148,7 +161,7 @@ func (e *Engine) armInterrupt(ctx context.Context, rt *goja.Runtime) func() {
 
 // execute calls the compiled function and, if it returned a promise, runs
 // pending timers until the promise settles.
-func (e *Engine) execute(rt *goja.Runtime, prog *goja.Program, args []goja.Value) (goja.Value, error) {
+func (e *runner) execute(rt *goja.Runtime, prog *goja.Program, args []goja.Value) (goja.Value, error) {
 	fnVal, err := rt.RunProgram(prog)
 	if err != nil {
 		return nil, err
@@ -185,7 +198,7 @@ type rejection struct{ reason goja.Value }
 
 func (r *rejection) Error() string { return "promise rejected" }
 
-func (e *Engine) bindParams(rt *goja.Runtime, params []Binding) ([]string, []goja.Value) {
+func (e *runner) bindParams(rt *goja.Runtime, params []code.Binding) ([]string, []goja.Value) {
 	index := map[string]int{}
 	var names []string
 	var values []goja.Value
@@ -206,28 +219,28 @@ func (e *Engine) bindParams(rt *goja.Runtime, params []Binding) ([]string, []goj
 }
 
 // jsError turns a goja failure into *Error.
-func (e *Engine) jsError(lang string, err error, ctx context.Context) *Error {
+func (e *runner) jsError(lang string, err error, ctx context.Context) *code.Error {
 	var interrupted *goja.InterruptedError
 	if errors.As(err, &interrupted) {
 		switch interrupted.Value() {
 		case errJSTimeout:
-			return timeoutError(lang, e.timeout())
+			return code.TimeoutError(lang, e.timeout)
 		case errJSMemory:
-			return memoryError(lang, e.opts.MemoryLimit)
+			return code.MemoryError(lang, e.cfg.MemoryLimit)
 		}
 		cause := ctx.Err()
 		if cause == nil {
 			cause = fmt.Errorf("%v", interrupted.Value())
 		}
-		return interruptedError(lang, cause)
+		return code.InterruptedError(lang, cause)
 	}
 	var rej *rejection
 	if errors.As(err, &rej) {
-		return &Error{Lang: lang, Message: jsMessage(rej.reason)}
+		return &code.Error{Lang: lang, Message: jsMessage(rej.reason)}
 	}
 	var exc *goja.Exception
 	if errors.As(err, &exc) {
-		out := &Error{Lang: lang, Message: jsMessage(exc.Value())}
+		out := &code.Error{Lang: lang, Message: jsMessage(exc.Value())}
 		for _, f := range exc.Stack() {
 			pos := f.Position()
 			if f.SrcName() == jsSourceName && pos.Line > 1 {
@@ -239,9 +252,9 @@ func (e *Engine) jsError(lang string, err error, ctx context.Context) *Error {
 	}
 	var stack *goja.StackOverflowError
 	if errors.As(err, &stack) {
-		return &Error{Lang: lang, Message: "Maximum call stack size exceeded"}
+		return &code.Error{Lang: lang, Message: "Maximum call stack size exceeded"}
 	}
-	return &Error{Lang: lang, Message: err.Error()}
+	return &code.Error{Lang: lang, Message: err.Error()}
 }
 
 // jsMessage is what mlld reports for a thrown value: an Error's message,
@@ -269,7 +282,7 @@ func compileError(lang string, err error) error {
 	if errors.As(err, &syn) {
 		msg = syn.Message
 	}
-	out := &Error{Lang: lang, Message: "SyntaxError: " + msg}
+	out := &code.Error{Lang: lang, Message: "SyntaxError: " + msg}
 	if m := syntaxPos.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		col, _ := strconv.Atoi(m[2])
@@ -336,7 +349,7 @@ type timer struct {
 
 // popTimer removes and returns the timer due first (shortest delay, then
 // creation order); time does not really pass.
-func (e *Engine) popTimer() *timer {
+func (e *runner) popTimer() *timer {
 	if len(e.timers) == 0 {
 		return nil
 	}
@@ -351,7 +364,7 @@ func (e *Engine) popTimer() *timer {
 	return t
 }
 
-func (e *Engine) setTimeout(rt *goja.Runtime) func(goja.FunctionCall) goja.Value {
+func (e *runner) setTimeout(rt *goja.Runtime) func(goja.FunctionCall) goja.Value {
 	return func(call goja.FunctionCall) goja.Value {
 		fn, ok := goja.AssertFunction(call.Argument(0))
 		if !ok {
@@ -371,7 +384,7 @@ func (e *Engine) setTimeout(rt *goja.Runtime) func(goja.FunctionCall) goja.Value
 	}
 }
 
-func (e *Engine) clearTimeout(call goja.FunctionCall) goja.Value {
+func (e *runner) clearTimeout(call goja.FunctionCall) goja.Value {
 	id := call.Argument(0).ToInteger()
 	for i, t := range e.timers {
 		if t.id == id {

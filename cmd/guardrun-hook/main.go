@@ -1,0 +1,23 @@
+// Command guardrun-hook is `guardrun hook` alone, built for start-up: an
+// agent runs it once per tool call, so every millisecond of process
+// start counts. It links neither the JavaScript engine nor the
+// tokenizer (nor their package inits); a policy that needs one is handed,
+// with the event, to the full guardrun installed beside it (or on PATH),
+// and denied when there is none.
+//
+//	guardrun-hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D] [--max-input BYTES]
+//
+// It must import hook only (and the standard library): `go list -deps`
+// of it must not show goja, regexp2, pprof, x/text, tiktoken, net/http
+// or crypto/tls (hook's TestSlimHookLinksNoEngine checks).
+package main
+
+import (
+	"os"
+
+	"github.com/guardrun/guardrun/hook"
+)
+
+func main() {
+	os.Exit(hook.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,85 @@
+package hook
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/guardrun/guardrun"
+)
+
+const usage = `usage: guardrun hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D] [--max-input BYTES]
+   or: guardrun-hook claude|codex|gemini|cursor|generic [same flags]
+`
+
+// exitUsage is the status of a command line naming no agent.
+const exitUsage = 2
+
+// memoryLimit is the heap size past which a hook process collects
+// garbage again.
+const memoryLimit = 20 << 20
+
+// Main is the whole hook command, `guardrun hook ARGS…` and
+// `guardrun-hook ARGS…` alike: it answers the event on stdin and returns
+// the exit status. Even a usage error is answered in the protocol when
+// the agent is known: the host must never read a crash as "no objection".
+// A policy that needs an engine this program was built without (the
+// slim guardrun-hook has no JavaScript engine and no tokenizer) is
+// handed, with the event, to the full guardrun (see Delegate).
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("guardrun hook", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	policy := fs.String("policy", "", "decide with this policy only (no discovery, no trust check)")
+	deadline := fs.Duration("deadline", DefaultDeadline, "answer (deny) when no decision is reached within this time; keep it under the agent's hook timeout")
+	maxInput := fs.Int("max-input", DefaultMaxInput, "largest event accepted on stdin, in bytes")
+	var a Adapter
+	if len(args) > 0 {
+		a = Adapters[args[0]]
+	}
+	if a == nil {
+		fmt.Fprintf(stderr, "guardrun hook: name the agent: %s\n", strings.Join(Names(), ", "))
+		fs.Usage()
+		return exitUsage
+	}
+	pos, ok := parseInterspersed(fs, args[1:])
+	if !ok || len(pos) > 0 {
+		return emit(a.Fail(nil, "bad hook command line: "+strings.Join(args, " ")), stdout, stderr)
+	}
+	// A hook process lives for one event: collecting garbage it will
+	// never reuse is wasted start-up time. The soft limit keeps a large
+	// event or policy from growing the heap unbounded.
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(memoryLimit)
+	// Policies are parsed once per content, not once per call.
+	if c := NewASTCache(); c != nil {
+		guardrun.SetParseCache(c)
+	}
+	return emit(Run(Options{Adapter: a, Stdin: stdin, Policy: *policy, Deadline: *deadline, MaxInput: *maxInput,
+		Delegate: Delegate(args)}), stdout, stderr)
+}
+
+func emit(a Answer, stdout, stderr io.Writer) int {
+	stdout.Write(a.Stdout)
+	io.WriteString(stderr, a.Stderr)
+	return a.Code
+}
+
+// parseInterspersed parses flags given before or after positional
+// arguments (the command's own rule, see cmd/guardrun).
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, bool) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, false
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, true
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}

@@ -1,0 +1,88 @@
+package interp
+
+import (
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/code"
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// CheckEngines returns, as an *Error wrapping code.ErrNotLinked at its
+// position, the first construct of doc that needs an engine this program
+// was built without: a js or node block or a JavaScript shadow
+// environment without the JavaScript engine, a token count (`.mx.tokens`,
+// or the whole `.mx` object, which holds one) without the token counter.
+// It looks at the syntax only, so a policy is refused before it decides
+// anything rather than on the first call that reaches the construct; what
+// it cannot see (a template file's interpolations) fails when it runs.
+// It costs nothing when both engines are linked.
+func CheckEngines(doc *ast.Document) error {
+	needJS := !code.HasJS()
+	needTokens := value.RegisteredTokenCounter() == nil
+	if doc == nil || !needJS && !needTokens {
+		return nil
+	}
+	var found error
+	ast.Inspect(doc, func(n ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		switch x := n.(type) {
+		case *ast.CodeExpr:
+			if needJS && isJSLang(x.Lang) {
+				found = jsNotLinked(x.Pos, x.Lang+" block")
+			}
+		case *ast.ShadowDirective:
+			if needJS && isJSLang(x.Lang) {
+				found = jsNotLinked(x.Pos, "the "+x.Lang+" shadow environment")
+			}
+		case *ast.Ref:
+			if needTokens && countsTokens(x.Path) {
+				found = tokensNotLinked(x.Pos)
+			}
+		}
+		return found == nil
+	})
+	return found
+}
+
+// isJSLang reports whether a code block or shadow environment of lang
+// runs JavaScript.
+func isJSLang(lang string) bool {
+	switch lang {
+	case "js", "javascript", "node", "nodejs":
+		return true
+	}
+	return false
+}
+
+// countsTokens reports whether a reference path may count tokens: it
+// reads `.mx` and then `.tokens`, or `.mx` as a whole (the object holds
+// the count), or indexes it by an expression. Any other field after
+// `.mx` does not.
+func countsTokens(path []ast.Accessor) bool {
+	for i, a := range path {
+		if a.Kind != ast.AccessField || a.Name != "mx" {
+			continue
+		}
+		if i+1 == len(path) {
+			return true
+		}
+		next := path[i+1]
+		if next.Kind != ast.AccessField || next.Name == "tokens" {
+			return true
+		}
+	}
+	return false
+}
+
+func jsNotLinked(pos ast.Pos, what string) *Error {
+	return &Error{Kind: KindCode, Pos: pos, Err: code.ErrNotLinked,
+		Message: what + " needs the JavaScript engine, and this program was built without it",
+		Hint:    "run it with the guardrun command; a Go program embedding guardrun adds " + code.JSImport}
+}
+
+func tokensNotLinked(pos ast.Pos) *Error {
+	return &Error{Kind: KindCode, Pos: pos, Err: code.ErrNotLinked,
+		Message: "a token count (.mx.tokens) needs the token counter, and this program was built without it",
+		Hint:    "use .mx.tokest for the length-based estimate, or run it with the guardrun command; a Go program embedding guardrun adds " + value.TokensImport}
+}
