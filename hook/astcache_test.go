@@ -126,3 +126,35 @@ func TestASTCacheFallsBack(t *testing.T) {
 		t.Error("a corrupt entry was used")
 	}
 }
+
+// BenchmarkASTCacheLoad loads the starter policy's modules (rules/*.guard)
+// from the cache, as every `guardrun hook` call does.
+func BenchmarkASTCacheLoad(b *testing.B) {
+	c := &ASTCache{Dir: filepath.Join(b.TempDir(), "ast"), Max: 100, self: "bench"}
+	files, _ := filepath.Glob("../rules/*.guard")
+	if len(files) < 5 {
+		b.Fatalf("only %d modules found", len(files))
+	}
+	srcs := make([][]byte, len(files))
+	for i, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		doc, err := grammar.Parse(f, src, gast.Strict)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.Store(f, src, gast.Strict, doc)
+		srcs[i] = src
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		for i, f := range files {
+			if c.Load(f, srcs[i], gast.Strict) == nil {
+				b.Fatalf("%s: not cached", f)
+			}
+		}
+	}
+}
