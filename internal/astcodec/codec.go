@@ -297,15 +297,22 @@ func decEnds(d *decoder, v *ast.Document) {
 		return
 	}
 	v.Ends = make(map[ast.Node]int, len(v.Body))
+	set := 0
 	for _, n := range v.Body {
 		switch d.uint() {
 		case 0:
 		case 1:
 			v.Ends[n] = d.int()
+			set++
 		default:
 			d.fail()
 			return
 		}
+	}
+	// Two entries for equal keys (typed nil nodes) would make a map
+	// Encode refuses.
+	if len(v.Ends) != set {
+		d.fail()
 	}
 }
 

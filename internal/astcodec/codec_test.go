@@ -328,3 +328,29 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+// TestDecodeRefusesDuplicateEnds: Ends entries for two equal Body
+// elements (the same typed nil) are refused, as Encode refuses them.
+func TestDecodeRefusesDuplicateEnds(t *testing.T) {
+	twins := []ast.Node{(*ast.Prose)(nil), (*ast.Prose)(nil)}
+	if _, err := Encode(&ast.Document{Body: twins, Ends: map[ast.Node]int{(*ast.Prose)(nil): 1}}); err == nil {
+		t.Error("Encode took an Ends entry for two elements")
+	}
+	b, err := Encode(&ast.Document{Body: twins, Ends: map[ast.Node]int{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The encoding ends with Ends: flag 1, then per element 0 (none) or
+	// 1 and the end (zigzag).
+	if tail := string(b[len(b)-3:]); tail != "\x01\x00\x00" {
+		t.Fatalf("unexpected tail %q", tail)
+	}
+	one := append(append([]byte{}, b[:len(b)-2]...), 1, 2, 0)
+	if _, err := Decode(one); err != nil {
+		t.Fatalf("one entry: %v", err)
+	}
+	both := append(append([]byte{}, b[:len(b)-2]...), 1, 2, 1, 2)
+	if _, err := Decode(both); err == nil {
+		t.Error("two entries for equal keys were decoded")
+	}
+}
