@@ -183,13 +183,20 @@ func (d *decoder) fail() {
 	d.i = len(d.b)
 }
 
+// uint, int and str are small enough to inline: most numbers of a tree
+// fit one byte. After a failure d.i is at the end, so only the slow path
+// runs, and it returns zero.
 func (d *decoder) uint() uint64 {
-	// Most numbers of a tree fit one byte. After a failure d.i is at the
-	// end, so only the slow path runs.
-	if d.i < len(d.b) && d.b[d.i] < 0x80 {
-		d.i++
-		return uint64(d.b[d.i-1])
+	if b := d.b; d.i < len(b) {
+		if c := b[d.i]; c < 0x80 {
+			d.i++
+			return uint64(c)
+		}
 	}
+	return d.uintSlow()
+}
+
+func (d *decoder) uintSlow() uint64 {
 	if d.err != nil {
 		return 0
 	}
@@ -203,11 +210,16 @@ func (d *decoder) uint() uint64 {
 }
 
 func (d *decoder) int() int {
-	if d.i < len(d.b) && d.b[d.i] < 0x80 {
-		d.i++
-		u := int(d.b[d.i-1])
-		return u>>1 ^ -(u & 1) // zigzag, as binary.Varint
+	if b := d.b; d.i < len(b) {
+		if c := b[d.i]; c < 0x80 {
+			d.i++
+			return int(c>>1) ^ -int(c&1) // zigzag, as binary.Varint
+		}
 	}
+	return d.intSlow()
+}
+
+func (d *decoder) intSlow() int {
 	if d.err != nil {
 		return 0
 	}
@@ -239,12 +251,11 @@ func (d *decoder) float() float64 {
 }
 
 func (d *decoder) str() string {
-	i := d.uint()
-	if i >= uint64(len(d.table)) {
-		d.fail()
-		return ""
+	if i := d.uint(); i < uint64(len(d.table)) {
+		return d.table[i]
 	}
-	return d.table[i]
+	d.fail()
+	return ""
 }
 
 // readTable reads the string table. Its strings share one allocation:

@@ -233,79 +233,369 @@ type slabs struct {
 	SliceTemplatePart  []ast.TemplatePart
 }
 
+// make allocates the slabs a tree uses; the others are empty, not nil,
+// so that an empty slice decodes as empty, not nil.
 func (s *slabs) make(c *[nSlabs]uint64) {
-	s.PtrAllowExpr = make([]ast.AllowExpr, c[slabPtrAllowExpr])
-	s.PtrAppendDirective = make([]ast.AppendDirective, c[slabPtrAppendDirective])
-	s.PtrArrayLit = make([]ast.ArrayLit, c[slabPtrArrayLit])
-	s.PtrAskExpr = make([]ast.AskExpr, c[slabPtrAskExpr])
-	s.PtrAugmentStmt = make([]ast.AugmentStmt, c[slabPtrAugmentStmt])
-	s.PtrBinaryExpr = make([]ast.BinaryExpr, c[slabPtrBinaryExpr])
-	s.PtrBlockExpr = make([]ast.BlockExpr, c[slabPtrBlockExpr])
-	s.PtrBoolLit = make([]ast.BoolLit, c[slabPtrBoolLit])
-	s.PtrCodeExpr = make([]ast.CodeExpr, c[slabPtrCodeExpr])
-	s.PtrDeniedExpr = make([]ast.DeniedExpr, c[slabPtrDeniedExpr])
-	s.PtrDenyExpr = make([]ast.DenyExpr, c[slabPtrDenyExpr])
-	s.PtrDocument = make([]ast.Document, c[slabPtrDocument])
-	s.PtrEffectStage = make([]ast.EffectStage, c[slabPtrEffectStage])
-	s.PtrExeDirective = make([]ast.ExeDirective, c[slabPtrExeDirective])
-	s.PtrExportDirective = make([]ast.ExportDirective, c[slabPtrExportDirective])
-	s.PtrExprStmt = make([]ast.ExprStmt, c[slabPtrExprStmt])
-	s.PtrFileLoad = make([]ast.FileLoad, c[slabPtrFileLoad])
-	s.PtrForDirective = make([]ast.ForDirective, c[slabPtrForDirective])
-	s.PtrForExpr = make([]ast.ForExpr, c[slabPtrForExpr])
-	s.PtrForeachExpr = make([]ast.ForeachExpr, c[slabPtrForeachExpr])
-	s.PtrGuardDirective = make([]ast.GuardDirective, c[slabPtrGuardDirective])
-	s.PtrHookDirective = make([]ast.HookDirective, c[slabPtrHookDirective])
-	s.PtrIfDirective = make([]ast.IfDirective, c[slabPtrIfDirective])
-	s.PtrImportDirective = make([]ast.ImportDirective, c[slabPtrImportDirective])
-	s.PtrInterpPart = make([]ast.InterpPart, c[slabPtrInterpPart])
-	s.PtrLabelExpr = make([]ast.LabelExpr, c[slabPtrLabelExpr])
-	s.PtrLeadParallel = make([]ast.LeadParallel, c[slabPtrLeadParallel])
-	s.PtrLetStmt = make([]ast.LetStmt, c[slabPtrLetStmt])
-	s.PtrLogDirective = make([]ast.LogDirective, c[slabPtrLogDirective])
-	s.PtrLoopCtlExpr = make([]ast.LoopCtlExpr, c[slabPtrLoopCtlExpr])
-	s.PtrLoopDirective = make([]ast.LoopDirective, c[slabPtrLoopDirective])
-	s.PtrLoopExpr = make([]ast.LoopExpr, c[slabPtrLoopExpr])
-	s.PtrNullLit = make([]ast.NullLit, c[slabPtrNullLit])
-	s.PtrNumberLit = make([]ast.NumberLit, c[slabPtrNumberLit])
-	s.PtrObjectLit = make([]ast.ObjectLit, c[slabPtrObjectLit])
-	s.PtrOutputDirective = make([]ast.OutputDirective, c[slabPtrOutputDirective])
-	s.PtrOutputTarget = make([]ast.OutputTarget, c[slabPtrOutputTarget])
-	s.PtrPipelineExpr = make([]ast.PipelineExpr, c[slabPtrPipelineExpr])
-	s.PtrPolicyDirective = make([]ast.PolicyDirective, c[slabPtrPolicyDirective])
-	s.PtrProse = make([]ast.Prose, c[slabPtrProse])
-	s.PtrRef = make([]ast.Ref, c[slabPtrRef])
-	s.PtrRetryExpr = make([]ast.RetryExpr, c[slabPtrRetryExpr])
-	s.PtrReturnStmt = make([]ast.ReturnStmt, c[slabPtrReturnStmt])
-	s.PtrRunDirective = make([]ast.RunDirective, c[slabPtrRunDirective])
-	s.PtrShadowDirective = make([]ast.ShadowDirective, c[slabPtrShadowDirective])
-	s.PtrShowDirective = make([]ast.ShowDirective, c[slabPtrShowDirective])
-	s.PtrShowJoin = make([]ast.ShowJoin, c[slabPtrShowJoin])
-	s.PtrSkipExpr = make([]ast.SkipExpr, c[slabPtrSkipExpr])
-	s.PtrStage = make([]ast.Stage, c[slabPtrStage])
-	s.PtrStringLit = make([]ast.StringLit, c[slabPtrStringLit])
-	s.PtrTemplateFile = make([]ast.TemplateFile, c[slabPtrTemplateFile])
-	s.PtrTemplateFor = make([]ast.TemplateFor, c[slabPtrTemplateFor])
-	s.PtrTernaryExpr = make([]ast.TernaryExpr, c[slabPtrTernaryExpr])
-	s.PtrTextPart = make([]ast.TextPart, c[slabPtrTextPart])
-	s.PtrUnaryExpr = make([]ast.UnaryExpr, c[slabPtrUnaryExpr])
-	s.PtrVarDirective = make([]ast.VarDirective, c[slabPtrVarDirective])
-	s.PtrWhenArm = make([]ast.WhenArm, c[slabPtrWhenArm])
-	s.PtrWhenDirective = make([]ast.WhenDirective, c[slabPtrWhenDirective])
-	s.PtrWhenExpr = make([]ast.WhenExpr, c[slabPtrWhenExpr])
-	s.PtrWithClause = make([]ast.WithClause, c[slabPtrWithClause])
-	s.SliceAccessor = make([]ast.Accessor, c[slabSliceAccessor])
-	s.SliceArrayItem = make([]ast.ArrayItem, c[slabSliceArrayItem])
-	s.SliceDirective = make([]ast.Directive, c[slabSliceDirective])
-	s.SliceExpr = make([]ast.Expr, c[slabSliceExpr])
-	s.SliceImportName = make([]ast.ImportName, c[slabSliceImportName])
-	s.SliceNode = make([]ast.Node, c[slabSliceNode])
-	s.SliceObjectEntry = make([]ast.ObjectEntry, c[slabSliceObjectEntry])
-	s.SliceParam = make([]ast.Param, c[slabSliceParam])
-	s.SlicePtrStage = make([]*ast.Stage, c[slabSlicePtrStage])
-	s.SlicePtrWhenArm = make([]*ast.WhenArm, c[slabSlicePtrWhenArm])
-	s.SliceString = make([]string, c[slabSliceString])
-	s.SliceTemplatePart = make([]ast.TemplatePart, c[slabSliceTemplatePart])
+	if n := c[slabPtrAllowExpr]; n > 0 {
+		s.PtrAllowExpr = make([]ast.AllowExpr, n)
+	} else {
+		s.PtrAllowExpr = []ast.AllowExpr{}
+	}
+	if n := c[slabPtrAppendDirective]; n > 0 {
+		s.PtrAppendDirective = make([]ast.AppendDirective, n)
+	} else {
+		s.PtrAppendDirective = []ast.AppendDirective{}
+	}
+	if n := c[slabPtrArrayLit]; n > 0 {
+		s.PtrArrayLit = make([]ast.ArrayLit, n)
+	} else {
+		s.PtrArrayLit = []ast.ArrayLit{}
+	}
+	if n := c[slabPtrAskExpr]; n > 0 {
+		s.PtrAskExpr = make([]ast.AskExpr, n)
+	} else {
+		s.PtrAskExpr = []ast.AskExpr{}
+	}
+	if n := c[slabPtrAugmentStmt]; n > 0 {
+		s.PtrAugmentStmt = make([]ast.AugmentStmt, n)
+	} else {
+		s.PtrAugmentStmt = []ast.AugmentStmt{}
+	}
+	if n := c[slabPtrBinaryExpr]; n > 0 {
+		s.PtrBinaryExpr = make([]ast.BinaryExpr, n)
+	} else {
+		s.PtrBinaryExpr = []ast.BinaryExpr{}
+	}
+	if n := c[slabPtrBlockExpr]; n > 0 {
+		s.PtrBlockExpr = make([]ast.BlockExpr, n)
+	} else {
+		s.PtrBlockExpr = []ast.BlockExpr{}
+	}
+	if n := c[slabPtrBoolLit]; n > 0 {
+		s.PtrBoolLit = make([]ast.BoolLit, n)
+	} else {
+		s.PtrBoolLit = []ast.BoolLit{}
+	}
+	if n := c[slabPtrCodeExpr]; n > 0 {
+		s.PtrCodeExpr = make([]ast.CodeExpr, n)
+	} else {
+		s.PtrCodeExpr = []ast.CodeExpr{}
+	}
+	if n := c[slabPtrDeniedExpr]; n > 0 {
+		s.PtrDeniedExpr = make([]ast.DeniedExpr, n)
+	} else {
+		s.PtrDeniedExpr = []ast.DeniedExpr{}
+	}
+	if n := c[slabPtrDenyExpr]; n > 0 {
+		s.PtrDenyExpr = make([]ast.DenyExpr, n)
+	} else {
+		s.PtrDenyExpr = []ast.DenyExpr{}
+	}
+	if n := c[slabPtrDocument]; n > 0 {
+		s.PtrDocument = make([]ast.Document, n)
+	} else {
+		s.PtrDocument = []ast.Document{}
+	}
+	if n := c[slabPtrEffectStage]; n > 0 {
+		s.PtrEffectStage = make([]ast.EffectStage, n)
+	} else {
+		s.PtrEffectStage = []ast.EffectStage{}
+	}
+	if n := c[slabPtrExeDirective]; n > 0 {
+		s.PtrExeDirective = make([]ast.ExeDirective, n)
+	} else {
+		s.PtrExeDirective = []ast.ExeDirective{}
+	}
+	if n := c[slabPtrExportDirective]; n > 0 {
+		s.PtrExportDirective = make([]ast.ExportDirective, n)
+	} else {
+		s.PtrExportDirective = []ast.ExportDirective{}
+	}
+	if n := c[slabPtrExprStmt]; n > 0 {
+		s.PtrExprStmt = make([]ast.ExprStmt, n)
+	} else {
+		s.PtrExprStmt = []ast.ExprStmt{}
+	}
+	if n := c[slabPtrFileLoad]; n > 0 {
+		s.PtrFileLoad = make([]ast.FileLoad, n)
+	} else {
+		s.PtrFileLoad = []ast.FileLoad{}
+	}
+	if n := c[slabPtrForDirective]; n > 0 {
+		s.PtrForDirective = make([]ast.ForDirective, n)
+	} else {
+		s.PtrForDirective = []ast.ForDirective{}
+	}
+	if n := c[slabPtrForExpr]; n > 0 {
+		s.PtrForExpr = make([]ast.ForExpr, n)
+	} else {
+		s.PtrForExpr = []ast.ForExpr{}
+	}
+	if n := c[slabPtrForeachExpr]; n > 0 {
+		s.PtrForeachExpr = make([]ast.ForeachExpr, n)
+	} else {
+		s.PtrForeachExpr = []ast.ForeachExpr{}
+	}
+	if n := c[slabPtrGuardDirective]; n > 0 {
+		s.PtrGuardDirective = make([]ast.GuardDirective, n)
+	} else {
+		s.PtrGuardDirective = []ast.GuardDirective{}
+	}
+	if n := c[slabPtrHookDirective]; n > 0 {
+		s.PtrHookDirective = make([]ast.HookDirective, n)
+	} else {
+		s.PtrHookDirective = []ast.HookDirective{}
+	}
+	if n := c[slabPtrIfDirective]; n > 0 {
+		s.PtrIfDirective = make([]ast.IfDirective, n)
+	} else {
+		s.PtrIfDirective = []ast.IfDirective{}
+	}
+	if n := c[slabPtrImportDirective]; n > 0 {
+		s.PtrImportDirective = make([]ast.ImportDirective, n)
+	} else {
+		s.PtrImportDirective = []ast.ImportDirective{}
+	}
+	if n := c[slabPtrInterpPart]; n > 0 {
+		s.PtrInterpPart = make([]ast.InterpPart, n)
+	} else {
+		s.PtrInterpPart = []ast.InterpPart{}
+	}
+	if n := c[slabPtrLabelExpr]; n > 0 {
+		s.PtrLabelExpr = make([]ast.LabelExpr, n)
+	} else {
+		s.PtrLabelExpr = []ast.LabelExpr{}
+	}
+	if n := c[slabPtrLeadParallel]; n > 0 {
+		s.PtrLeadParallel = make([]ast.LeadParallel, n)
+	} else {
+		s.PtrLeadParallel = []ast.LeadParallel{}
+	}
+	if n := c[slabPtrLetStmt]; n > 0 {
+		s.PtrLetStmt = make([]ast.LetStmt, n)
+	} else {
+		s.PtrLetStmt = []ast.LetStmt{}
+	}
+	if n := c[slabPtrLogDirective]; n > 0 {
+		s.PtrLogDirective = make([]ast.LogDirective, n)
+	} else {
+		s.PtrLogDirective = []ast.LogDirective{}
+	}
+	if n := c[slabPtrLoopCtlExpr]; n > 0 {
+		s.PtrLoopCtlExpr = make([]ast.LoopCtlExpr, n)
+	} else {
+		s.PtrLoopCtlExpr = []ast.LoopCtlExpr{}
+	}
+	if n := c[slabPtrLoopDirective]; n > 0 {
+		s.PtrLoopDirective = make([]ast.LoopDirective, n)
+	} else {
+		s.PtrLoopDirective = []ast.LoopDirective{}
+	}
+	if n := c[slabPtrLoopExpr]; n > 0 {
+		s.PtrLoopExpr = make([]ast.LoopExpr, n)
+	} else {
+		s.PtrLoopExpr = []ast.LoopExpr{}
+	}
+	if n := c[slabPtrNullLit]; n > 0 {
+		s.PtrNullLit = make([]ast.NullLit, n)
+	} else {
+		s.PtrNullLit = []ast.NullLit{}
+	}
+	if n := c[slabPtrNumberLit]; n > 0 {
+		s.PtrNumberLit = make([]ast.NumberLit, n)
+	} else {
+		s.PtrNumberLit = []ast.NumberLit{}
+	}
+	if n := c[slabPtrObjectLit]; n > 0 {
+		s.PtrObjectLit = make([]ast.ObjectLit, n)
+	} else {
+		s.PtrObjectLit = []ast.ObjectLit{}
+	}
+	if n := c[slabPtrOutputDirective]; n > 0 {
+		s.PtrOutputDirective = make([]ast.OutputDirective, n)
+	} else {
+		s.PtrOutputDirective = []ast.OutputDirective{}
+	}
+	if n := c[slabPtrOutputTarget]; n > 0 {
+		s.PtrOutputTarget = make([]ast.OutputTarget, n)
+	} else {
+		s.PtrOutputTarget = []ast.OutputTarget{}
+	}
+	if n := c[slabPtrPipelineExpr]; n > 0 {
+		s.PtrPipelineExpr = make([]ast.PipelineExpr, n)
+	} else {
+		s.PtrPipelineExpr = []ast.PipelineExpr{}
+	}
+	if n := c[slabPtrPolicyDirective]; n > 0 {
+		s.PtrPolicyDirective = make([]ast.PolicyDirective, n)
+	} else {
+		s.PtrPolicyDirective = []ast.PolicyDirective{}
+	}
+	if n := c[slabPtrProse]; n > 0 {
+		s.PtrProse = make([]ast.Prose, n)
+	} else {
+		s.PtrProse = []ast.Prose{}
+	}
+	if n := c[slabPtrRef]; n > 0 {
+		s.PtrRef = make([]ast.Ref, n)
+	} else {
+		s.PtrRef = []ast.Ref{}
+	}
+	if n := c[slabPtrRetryExpr]; n > 0 {
+		s.PtrRetryExpr = make([]ast.RetryExpr, n)
+	} else {
+		s.PtrRetryExpr = []ast.RetryExpr{}
+	}
+	if n := c[slabPtrReturnStmt]; n > 0 {
+		s.PtrReturnStmt = make([]ast.ReturnStmt, n)
+	} else {
+		s.PtrReturnStmt = []ast.ReturnStmt{}
+	}
+	if n := c[slabPtrRunDirective]; n > 0 {
+		s.PtrRunDirective = make([]ast.RunDirective, n)
+	} else {
+		s.PtrRunDirective = []ast.RunDirective{}
+	}
+	if n := c[slabPtrShadowDirective]; n > 0 {
+		s.PtrShadowDirective = make([]ast.ShadowDirective, n)
+	} else {
+		s.PtrShadowDirective = []ast.ShadowDirective{}
+	}
+	if n := c[slabPtrShowDirective]; n > 0 {
+		s.PtrShowDirective = make([]ast.ShowDirective, n)
+	} else {
+		s.PtrShowDirective = []ast.ShowDirective{}
+	}
+	if n := c[slabPtrShowJoin]; n > 0 {
+		s.PtrShowJoin = make([]ast.ShowJoin, n)
+	} else {
+		s.PtrShowJoin = []ast.ShowJoin{}
+	}
+	if n := c[slabPtrSkipExpr]; n > 0 {
+		s.PtrSkipExpr = make([]ast.SkipExpr, n)
+	} else {
+		s.PtrSkipExpr = []ast.SkipExpr{}
+	}
+	if n := c[slabPtrStage]; n > 0 {
+		s.PtrStage = make([]ast.Stage, n)
+	} else {
+		s.PtrStage = []ast.Stage{}
+	}
+	if n := c[slabPtrStringLit]; n > 0 {
+		s.PtrStringLit = make([]ast.StringLit, n)
+	} else {
+		s.PtrStringLit = []ast.StringLit{}
+	}
+	if n := c[slabPtrTemplateFile]; n > 0 {
+		s.PtrTemplateFile = make([]ast.TemplateFile, n)
+	} else {
+		s.PtrTemplateFile = []ast.TemplateFile{}
+	}
+	if n := c[slabPtrTemplateFor]; n > 0 {
+		s.PtrTemplateFor = make([]ast.TemplateFor, n)
+	} else {
+		s.PtrTemplateFor = []ast.TemplateFor{}
+	}
+	if n := c[slabPtrTernaryExpr]; n > 0 {
+		s.PtrTernaryExpr = make([]ast.TernaryExpr, n)
+	} else {
+		s.PtrTernaryExpr = []ast.TernaryExpr{}
+	}
+	if n := c[slabPtrTextPart]; n > 0 {
+		s.PtrTextPart = make([]ast.TextPart, n)
+	} else {
+		s.PtrTextPart = []ast.TextPart{}
+	}
+	if n := c[slabPtrUnaryExpr]; n > 0 {
+		s.PtrUnaryExpr = make([]ast.UnaryExpr, n)
+	} else {
+		s.PtrUnaryExpr = []ast.UnaryExpr{}
+	}
+	if n := c[slabPtrVarDirective]; n > 0 {
+		s.PtrVarDirective = make([]ast.VarDirective, n)
+	} else {
+		s.PtrVarDirective = []ast.VarDirective{}
+	}
+	if n := c[slabPtrWhenArm]; n > 0 {
+		s.PtrWhenArm = make([]ast.WhenArm, n)
+	} else {
+		s.PtrWhenArm = []ast.WhenArm{}
+	}
+	if n := c[slabPtrWhenDirective]; n > 0 {
+		s.PtrWhenDirective = make([]ast.WhenDirective, n)
+	} else {
+		s.PtrWhenDirective = []ast.WhenDirective{}
+	}
+	if n := c[slabPtrWhenExpr]; n > 0 {
+		s.PtrWhenExpr = make([]ast.WhenExpr, n)
+	} else {
+		s.PtrWhenExpr = []ast.WhenExpr{}
+	}
+	if n := c[slabPtrWithClause]; n > 0 {
+		s.PtrWithClause = make([]ast.WithClause, n)
+	} else {
+		s.PtrWithClause = []ast.WithClause{}
+	}
+	if n := c[slabSliceAccessor]; n > 0 {
+		s.SliceAccessor = make([]ast.Accessor, n)
+	} else {
+		s.SliceAccessor = []ast.Accessor{}
+	}
+	if n := c[slabSliceArrayItem]; n > 0 {
+		s.SliceArrayItem = make([]ast.ArrayItem, n)
+	} else {
+		s.SliceArrayItem = []ast.ArrayItem{}
+	}
+	if n := c[slabSliceDirective]; n > 0 {
+		s.SliceDirective = make([]ast.Directive, n)
+	} else {
+		s.SliceDirective = []ast.Directive{}
+	}
+	if n := c[slabSliceExpr]; n > 0 {
+		s.SliceExpr = make([]ast.Expr, n)
+	} else {
+		s.SliceExpr = []ast.Expr{}
+	}
+	if n := c[slabSliceImportName]; n > 0 {
+		s.SliceImportName = make([]ast.ImportName, n)
+	} else {
+		s.SliceImportName = []ast.ImportName{}
+	}
+	if n := c[slabSliceNode]; n > 0 {
+		s.SliceNode = make([]ast.Node, n)
+	} else {
+		s.SliceNode = []ast.Node{}
+	}
+	if n := c[slabSliceObjectEntry]; n > 0 {
+		s.SliceObjectEntry = make([]ast.ObjectEntry, n)
+	} else {
+		s.SliceObjectEntry = []ast.ObjectEntry{}
+	}
+	if n := c[slabSliceParam]; n > 0 {
+		s.SliceParam = make([]ast.Param, n)
+	} else {
+		s.SliceParam = []ast.Param{}
+	}
+	if n := c[slabSlicePtrStage]; n > 0 {
+		s.SlicePtrStage = make([]*ast.Stage, n)
+	} else {
+		s.SlicePtrStage = []*ast.Stage{}
+	}
+	if n := c[slabSlicePtrWhenArm]; n > 0 {
+		s.SlicePtrWhenArm = make([]*ast.WhenArm, n)
+	} else {
+		s.SlicePtrWhenArm = []*ast.WhenArm{}
+	}
+	if n := c[slabSliceString]; n > 0 {
+		s.SliceString = make([]string, n)
+	} else {
+		s.SliceString = []string{}
+	}
+	if n := c[slabSliceTemplatePart]; n > 0 {
+		s.SliceTemplatePart = make([]ast.TemplatePart, n)
+	} else {
+		s.SliceTemplatePart = []ast.TemplatePart{}
+	}
 }
 
 // used reports whether every counted element was decoded.

@@ -317,9 +317,11 @@ func (g *gen) write(b *bytes.Buffer) {
 		p("%s %s", g.name(t), "[]"+g.goType(t.Elem()))
 	}
 	p("}")
-	p("\nfunc (s *slabs) make(c *[nSlabs]uint64) {")
+	p("\n// make allocates the slabs a tree uses; the others are empty, not nil,")
+	p("// so that an empty slice decodes as empty, not nil.")
+	p("func (s *slabs) make(c *[nSlabs]uint64) {")
 	for _, t := range g.slabs() {
-		p("s.%s = make([]%s, c[slab%[1]s])", g.name(t), g.goType(t.Elem()))
+		p("if n := c[slab%s]; n > 0 {\ns.%[1]s = make([]%s, n)\n} else {\ns.%[1]s = []%[2]s{}\n}", g.name(t), g.goType(t.Elem()))
 	}
 	p("}")
 	p("\n// used reports whether every counted element was decoded.")
