@@ -187,30 +187,32 @@ func (f *FileStore) open(base string) (*journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session store: cannot read: %w", err)
 	}
-	st, err := file.Stat()
-	if err == nil && st.Size() > f.maxBytes() {
-		err = fmt.Errorf("session store: %s is %d bytes, over the %d-byte cap; delete it to reset the session", j.path, st.Size(), f.maxBytes())
-	}
-	var data []byte
-	if err == nil {
-		data = make([]byte, st.Size())
-		_, err = io.ReadFull(file, data)
-	}
-	if err == nil {
-		j.session, j.shape, err = decodeJournal(data)
-		if err != nil {
-			err = fmt.Errorf("session store: %s is corrupt (%v); delete it to reset the session, which forgets what the session has seen", j.path, err)
-		}
-	}
-	if err != nil {
+	if err := j.read(file, f.maxBytes()); err != nil {
 		file.Close()
-		if !strings.HasPrefix(err.Error(), "session store:") {
-			err = fmt.Errorf("session store: cannot read %s: %w", j.path, err)
-		}
 		return nil, err
 	}
-	j.file, j.size = file, int64(len(data))
+	j.file = file
 	return j, nil
+}
+
+func (j *journal) read(file *os.File, maxBytes int64) error {
+	st, err := file.Stat()
+	if err != nil {
+		return fmt.Errorf("session store: cannot read %s: %w", j.path, err)
+	}
+	if st.Size() > maxBytes {
+		return fmt.Errorf("session store: %s is %d bytes, over the %d-byte cap; delete it to reset the session", j.path, st.Size(), maxBytes)
+	}
+	data := make([]byte, st.Size())
+	if _, err := io.ReadFull(file, data); err != nil {
+		return fmt.Errorf("session store: cannot read %s: %w", j.path, err)
+	}
+	j.session, j.shape, err = decodeJournal(data)
+	if err != nil {
+		return fmt.Errorf("session store: %s is corrupt (%v); delete it to reset the session, which forgets what the session has seen", j.path, err)
+	}
+	j.size = int64(len(data))
+	return nil
 }
 
 // append adds one record with a single write. A failed write (a full
