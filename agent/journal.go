@@ -25,8 +25,8 @@ import (
 // does to its slices: append, trim calls at the cap (from the front),
 // set a late call's outcome or decision, merge labels into the last
 // origin at the origins cap. A map edit is the deleted keys, then the
-// keys set. Integers are varints, strings length-prefixed, a fingerprint
-// hash 8 fixed bytes. The format is binary so that replaying a session
+// keys set. Integers are varints, strings length-prefixed; appended
+// fingerprints come in runs of one origin, 8 fixed bytes a hash. The format is binary so that replaying a session
 // of 1,000 calls and 50,000 fingerprints costs a fraction of a
 // millisecond, not a JSON decode.
 const journalMagic = "GRSJRNL1"
@@ -55,7 +55,7 @@ func appendRecord(buf []byte, before, after *Session) []byte {
 	e.varint(int64(after.Seq))
 	putSlice(e, before.Origins, after.Origins, originEqual, (*enc).origin)
 	putSlice(e, before.Context, after.Context, func(a, b *int) bool { return *a == *b }, func(e *enc, i *int) { e.varint(int64(*i)) })
-	putSlice(e, before.Prints, after.Prints, func(a, b *Print) bool { return *a == *b }, (*enc).print)
+	putPrints(e, before.Prints, after.Prints)
 	putSlice(e, before.Calls, after.Calls, func(a, b *Call) bool { return *a == *b }, (*enc).call)
 	putMap(e, before.Approvals, after.Approvals, func(e *enc, v bool) { e.bool(v) })
 	putMap(e, before.Retries, after.Retries, func(e *enc, v int) { e.varint(int64(v)) })
@@ -159,11 +159,20 @@ func originEqual(a, b *Origin) bool {
 	return true
 }
 
-// putSlice writes the edit that turns before into after. It tries the
-// two shapes a session produces: after extends a prefix of before, or a
-// prefix of before was dropped (calls trimmed at the cap) and after
-// extends what remained; it takes the one that keeps more.
+// putSlice writes the edit that turns before into after.
 func putSlice[T any](e *enc, before, after []T, eq func(a, b *T) bool, put func(*enc, *T)) {
+	keep := putEdit(e, before, after, eq)
+	for i := keep; i < len(after); i++ {
+		put(e, &after[i])
+	}
+}
+
+// putEdit writes the drop, keep and append count of the edit that turns
+// before into after, and returns keep. It tries the two shapes a session
+// produces: after extends a prefix of before, or a prefix of before was
+// dropped (calls trimmed at the cap) and after extends what remained; it
+// takes the one that keeps more.
+func putEdit[T any](e *enc, before, after []T, eq func(a, b *T) bool) int {
 	drop, keep := 0, commonPrefix(before, after, eq)
 	if keep < len(before) && len(after) > 0 {
 		for k := 1; k < len(before); k++ {
@@ -178,8 +187,26 @@ func putSlice[T any](e *enc, before, after []T, eq func(a, b *T) bool, put func(
 	e.uvarint(uint64(drop))
 	e.uvarint(uint64(keep))
 	e.uvarint(uint64(len(after) - keep))
-	for i := keep; i < len(after); i++ {
-		put(e, &after[i])
+	return keep
+}
+
+// putPrints writes the fingerprints' edit with the appended ones in runs
+// of one origin (an output's fingerprints are added together): a run is
+// its length, the origin, and 8 bytes per hash.
+func putPrints(e *enc, before, after []Print) {
+	keep := putEdit(e, before, after, func(a, b *Print) bool { return *a == *b })
+	tail := after[keep:]
+	for i := 0; i < len(tail); {
+		j := i + 1
+		for j < len(tail) && tail[j].Origin == tail[i].Origin {
+			j++
+		}
+		e.uvarint(uint64(j - i))
+		e.varint(int64(tail[i].Origin))
+		for _, p := range tail[i:j] {
+			e.b = binary.LittleEndian.AppendUint64(e.b, p.Hash)
+		}
+		i = j
 	}
 }
 
@@ -256,11 +283,6 @@ func (e *enc) origin(o *Origin) {
 	}
 }
 
-func (e *enc) print(p *Print) {
-	e.b = binary.LittleEndian.AppendUint64(e.b, p.Hash)
-	e.varint(int64(p.Origin))
-}
-
 func (e *enc) call(c *Call) {
 	e.varint(int64(c.Seq))
 	e.str(c.Name)
@@ -299,6 +321,11 @@ func (d *dec) byte() byte {
 }
 
 func (d *dec) uvarint() uint64 {
+	if d.i < len(d.s) && d.s[d.i] < 0x80 {
+		// Most numbers here are one byte.
+		d.i++
+		return uint64(d.s[d.i-1])
+	}
 	var v uint64
 	for shift := uint(0); shift < 64; shift += 7 {
 		b := d.byte()
@@ -482,43 +509,42 @@ func reuse[T any](cur []T, drop, keep, n int) []T {
 	return slices.Grow(cur, n)
 }
 
-// getPrints is getSlice for fingerprints, written out: a session holds
-// up to 50,000 and replays them on every update.
+// getPrints is getSlice for fingerprints, in runs of one origin: a
+// session holds up to 50,000 and replays them on every update.
 func getPrints(d *dec, cur []Print) []Print {
 	drop, keep := d.uvarint(), d.uvarint()
 	if drop > uint64(len(cur)) || keep > uint64(len(cur))-drop {
 		d.fail("edit of %d fingerprints keeps %d after dropping %d", len(cur), keep, drop)
 		return cur
 	}
-	n := d.count(9)
+	n := d.count(8)
 	if d.err != nil {
 		return cur
 	}
 	cur = reuse(cur, int(drop), int(keep), n)
-	s, i := d.s, d.i
-	for ; n > 0; n-- {
-		if len(s)-i < 9 {
-			d.fail("truncated")
-			return cur
-		}
-		h := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		i += 8
-		if b := s[i]; b < 0x80 {
-			// The common one-byte origin, inline.
-			i++
-			cur = append(cur, Print{Hash: h, Origin: int(b>>1) ^ -int(b&1)})
-			continue
-		}
-		d.i = i
+	for n > 0 {
+		run := d.uvarint()
 		o := d.int()
 		if d.err != nil {
 			return cur
 		}
-		i = d.i
-		cur = append(cur, Print{Hash: h, Origin: o})
+		if run == 0 || run > uint64(n) {
+			d.fail("run of %d fingerprints where %d remain", run, n)
+			return cur
+		}
+		if uint64(len(d.s)-d.i)/8 < run {
+			d.fail("truncated")
+			return cur
+		}
+		s := d.s[d.i : d.i+8*int(run)]
+		for i := 0; i+8 <= len(s); i += 8 {
+			h := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			cur = append(cur, Print{Hash: h, Origin: o})
+		}
+		d.i += len(s)
+		n -= int(run)
 	}
-	d.i = i
 	if len(cur) == 0 {
 		return nil
 	}
