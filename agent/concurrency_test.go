@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -83,12 +82,14 @@ func TestConcurrentDecidersOneSession(t *testing.T) {
 		}
 		return nil
 	}))
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	files, err := filepath.Glob(filepath.Join(dir, "*"+journalExt))
 	require.NoError(t, err)
 	require.Len(t, files, 1)
 	b, err := os.ReadFile(files[0])
 	require.NoError(t, err)
-	require.True(t, json.Valid(b), "session file is whole")
+	s, _, err := decodeJournal(b)
+	require.NoError(t, err, "session file is whole")
+	require.Len(t, s.Calls, 2*workers*per, "calls recorded on disk")
 	st, err := os.Stat(files[0])
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), st.Mode().Perm())

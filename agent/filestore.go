@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,13 +17,23 @@ import (
 	"time"
 )
 
-// FileStore keeps each session in its own JSON file, for hook processes
-// that live one event each. It is safe under concurrent processes: an
-// update holds an exclusive flock on the session's lock file for its whole
-// read-modify-write, and writes a temporary file it renames over the old
-// one, so a reader never sees a torn file. Files are 0600 in a 0700
-// directory; a session's file name is a hash of its id (ids are not
-// trusted as paths). The store holds fingerprints, never raw text.
+// FileStore keeps each session in its own journal file, for hook
+// processes that live one event each. An update holds an exclusive flock
+// on the session's lock file for its whole read-modify-write: it replays
+// the journal (a snapshot, then deltas), runs fn, and appends one record
+// of what fn changed with a single write(2), so an update costs what it
+// changes, not what the session holds. When the deltas outgrow the
+// snapshot the journal is compacted: a new snapshot is written to a
+// temporary file, synced and renamed over it.
+//
+// Appends are not synced: a process that crashes loses nothing it wrote
+// (the kernel has the write), but an operating-system crash may lose the
+// last records or tear the last one. A torn or corrupt journal is an
+// error naming the file (the engine denies), never an empty session.
+//
+// Files are 0600 in a 0700 directory; a session's file name is a hash of
+// its id (ids are not trusted as paths). The store holds fingerprints,
+// never raw text.
 type FileStore struct {
 	// Dir holds the session files.
 	Dir string
@@ -34,6 +45,25 @@ type FileStore struct {
 	now       func() time.Time
 	sweepOnce sync.Once
 }
+
+// A session's files: base+journalExt is its journal, base+".lock" its
+// lock; base+".json" is the whole-session JSON file of earlier versions,
+// read once and replaced by a journal.
+const (
+	journalExt = ".journal"
+	legacyExt  = ".json"
+	// sweepMarker's modification time is when the directory was last
+	// swept: a process sweeps only when that is sweepEvery ago, instead
+	// of listing the directory on every hook call.
+	sweepMarker = ".swept"
+	sweepEvery  = time.Hour
+	// A journal is compacted when it holds maxDeltas deltas, or when
+	// they outgrow half its snapshot (and compactMin bytes): replaying it
+	// then costs at most half again the session, and a compaction (a
+	// snapshot written and synced) comes once in many updates.
+	maxDeltas  = 128
+	compactMin = 16 << 10
+)
 
 // DefaultStateDir is where the file store lives by default:
 // $XDG_STATE_HOME/guardrun/sessions, or ~/.local/state/guardrun/sessions.
@@ -79,7 +109,7 @@ func (f *FileStore) clock() time.Time {
 
 // Update implements Store.
 func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) error) error {
-	f.sweepOnce.Do(func() { _ = f.Sweep() })
+	f.sweepOnce.Do(f.sweepIfDue)
 	base := f.path(id)
 	lock, err := lockFile(ctx, base+".lock")
 	if err != nil {
@@ -89,21 +119,137 @@ func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) err
 		syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 		lock.Close()
 	}()
-	s, err := f.read(base + ".json")
+	j, err := f.open(base)
 	if err != nil {
 		return err
+	}
+	if j.file != nil {
+		defer j.file.Close()
 	}
 	now := f.clock()
 	// The lock file's time says the session is in use (Sweep keeps it).
 	_ = os.Chtimes(base+".lock", now, now)
+	s := j.session
+	var before *Session
 	if s == nil || s.ID != id || now.Sub(s.Updated) > ttlOr(f.TTL) {
 		s = &Session{ID: id, Created: now}
+	} else if j.file != nil {
+		before = cloneSession(s)
 	}
 	if err := fn(s); err != nil {
 		return err
 	}
 	s.Updated = now
-	return f.write(base+".json", s)
+	if before != nil {
+		rec := appendRecord(nil, before, s)
+		size := j.size + int64(len(rec))
+		if j.shape.deltas < maxDeltas && size-int64(j.shape.snapEnd) <= max(int64(j.shape.snapEnd)/2, compactMin) && size <= f.maxBytes()/2 {
+			return j.append(rec)
+		}
+	}
+	if err := f.compact(j.path, s); err != nil {
+		return err
+	}
+	if j.legacy {
+		os.Remove(base + legacyExt)
+	}
+	return nil
+}
+
+func (f *FileStore) maxBytes() int64 {
+	if f.MaxBytes <= 0 {
+		return 16 << 20
+	}
+	return f.MaxBytes
+}
+
+// journal is a session's journal as an update found it: file is nil when
+// there is none yet (session nil, or read from a legacy file).
+type journal struct {
+	path    string
+	file    *os.File
+	size    int64
+	shape   journalShape
+	session *Session
+	legacy  bool
+}
+
+// open reads base's journal, or else its legacy JSON file. A journal
+// that cannot be read whole is an error telling how to reset it.
+func (f *FileStore) open(base string) (*journal, error) {
+	j := &journal{path: base + journalExt}
+	file, err := os.OpenFile(j.path, os.O_RDWR|os.O_APPEND, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		j.session, err = f.readLegacy(base + legacyExt)
+		j.legacy = j.session != nil
+		return j, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session store: cannot read: %w", err)
+	}
+	if err := j.read(file, f.maxBytes()); err != nil {
+		file.Close()
+		return nil, err
+	}
+	j.file = file
+	return j, nil
+}
+
+func (j *journal) read(file *os.File, maxBytes int64) error {
+	st, err := file.Stat()
+	if err != nil {
+		return fmt.Errorf("session store: cannot read %s: %w", j.path, err)
+	}
+	if st.Size() > maxBytes {
+		return fmt.Errorf("session store: %s is %d bytes, over the %d-byte cap; delete it to reset the session", j.path, st.Size(), maxBytes)
+	}
+	data := make([]byte, st.Size())
+	if _, err := io.ReadFull(file, data); err != nil {
+		return fmt.Errorf("session store: cannot read %s: %w", j.path, err)
+	}
+	j.session, j.shape, err = decodeJournal(data)
+	if err != nil {
+		return fmt.Errorf("session store: %s is corrupt (%v); delete it to reset the session, which forgets what the session has seen", j.path, err)
+	}
+	j.size = int64(len(data))
+	return nil
+}
+
+// append adds one record with a single write. A failed write (a full
+// disk) is cut off again, so that the journal stays whole.
+func (j *journal) append(rec []byte) error {
+	if _, err := j.file.Write(rec); err != nil {
+		j.file.Truncate(j.size)
+		return fmt.Errorf("session store: cannot write %s: %w", j.path, err)
+	}
+	return nil
+}
+
+// compact writes s as a journal of one snapshot, replacing path. Unlike
+// an append it is synced before the rename: it replaces the whole file,
+// so an operating-system crash must not leave an empty one.
+func (f *FileStore) compact(path string, s *Session) error {
+	data := appendRecord([]byte(journalMagic), nil, s)
+	tmp, err := os.CreateTemp(f.Dir, ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("session store: cannot write: %w", err)
+	}
+	name := tmp.Name()
+	_, werr := tmp.Write(data)
+	if werr == nil {
+		werr = tmp.Sync()
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(name, path)
+	}
+	if werr != nil {
+		os.Remove(name)
+		return fmt.Errorf("session store: cannot write: %w", werr)
+	}
+	return nil
 }
 
 // lockFile opens and exclusively locks path. A lock file Sweep removed
@@ -150,63 +296,47 @@ func flockCtx(ctx context.Context, file *os.File) error {
 	}
 }
 
-func (f *FileStore) read(path string) (*Session, error) {
-	file, err := os.Open(path)
+// readLegacy reads a session file of the JSON store this one replaced,
+// so that a session under way keeps what it has seen across the upgrade.
+func (f *FileStore) readLegacy(path string) (*Session, error) {
+	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("session store: cannot read: %w", err)
 	}
-	defer file.Close()
-	max := f.MaxBytes
-	if max <= 0 {
-		max = 16 << 20
-	}
-	st, err := file.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("session store: %w", err)
-	}
-	if st.Size() > max {
-		return nil, fmt.Errorf("session store: %s is %d bytes, over the %d-byte cap", path, st.Size(), max)
+	if int64(len(data)) > f.maxBytes() {
+		return nil, fmt.Errorf("session store: %s is %d bytes, over the %d-byte cap; delete it to reset the session", path, len(data), f.maxBytes())
 	}
 	var s Session
-	if err := json.NewDecoder(file).Decode(&s); err != nil {
-		return nil, fmt.Errorf("session store: %s is corrupt: %w", path, err)
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("session store: %s is corrupt (%v); delete it to reset the session", path, err)
 	}
 	return &s, nil
 }
 
-func (f *FileStore) write(path string, s *Session) error {
-	data, err := json.Marshal(s)
-	if err != nil {
-		return fmt.Errorf("session store: %w", err)
+// sweepIfDue sweeps when the marker says the last sweep is sweepEvery
+// (or the TTL, when shorter) ago, and marks this one.
+func (f *FileStore) sweepIfDue() {
+	marker := filepath.Join(f.Dir, sweepMarker)
+	now := f.clock()
+	every := min(sweepEvery, ttlOr(f.TTL))
+	if st, err := os.Stat(marker); err == nil {
+		if age := now.Sub(st.ModTime()); age < every && age > -every {
+			return
+		}
 	}
-	tmp, err := os.CreateTemp(f.Dir, ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("session store: cannot write: %w", err)
+	if file, err := os.OpenFile(marker, os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+		file.Close()
+		_ = os.Chtimes(marker, now, now)
 	}
-	name := tmp.Name()
-	_, werr := tmp.Write(data)
-	if werr == nil {
-		werr = tmp.Sync()
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(name, path)
-	}
-	if werr != nil {
-		os.Remove(name)
-		return fmt.Errorf("session store: cannot write: %w", werr)
-	}
-	return nil
+	_ = f.Sweep()
 }
 
-// Sweep removes sessions not updated within the TTL: their state file,
-// and their lock file when no process holds it; and temporary files a
-// crashed writer left.
+// Sweep removes sessions not updated within the TTL (their journal, a
+// legacy JSON file, their lock file) when no process holds their lock,
+// lock files left alone, and temporary files a crashed writer left.
 func (f *FileStore) Sweep() error {
 	entries, err := os.ReadDir(f.Dir)
 	if err != nil {
@@ -220,24 +350,46 @@ func (f *FileStore) Sweep() error {
 			continue
 		}
 		p := filepath.Join(f.Dir, e.Name())
-		switch {
-		case strings.HasSuffix(e.Name(), ".json"):
-			os.Remove(p)
-		case strings.HasSuffix(e.Name(), ".lock"):
-			lock, err := os.OpenFile(p, os.O_RDWR, 0)
-			if err != nil {
-				continue
-			}
-			if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
-				if st, err := os.Stat(p); err == nil && st.ModTime().Before(cut) {
-					os.Remove(p)
-				}
-				syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-			}
-			lock.Close()
-		case strings.HasPrefix(e.Name(), ".tmp-") && info.ModTime().Before(now.Add(-time.Hour)):
+		switch name := e.Name(); {
+		case strings.HasSuffix(name, journalExt), strings.HasSuffix(name, legacyExt), strings.HasSuffix(name, ".lock"):
+			base := strings.TrimSuffix(p, filepath.Ext(p))
+			f.sweepSession(base, cut)
+		case strings.HasPrefix(name, ".tmp-") && info.ModTime().Before(now.Add(-time.Hour)):
 			os.Remove(p)
 		}
 	}
 	return nil
+}
+
+// sweepSession removes an expired session's files under its lock, so
+// that an update never appends to a journal that is gone; a session in
+// use (locked, or touched since the listing) is left alone.
+func (f *FileStore) sweepSession(base string, cut time.Time) {
+	lockPath := base + ".lock"
+	fresh := func(p string) bool {
+		st, err := os.Stat(p)
+		return err == nil && !st.ModTime().Before(cut)
+	}
+	_, err := os.Stat(lockPath)
+	created := errors.Is(err, fs.ErrNotExist)
+	lock, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return
+	}
+	defer lock.Close()
+	if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	held, err1 := lock.Stat()
+	cur, err2 := os.Stat(lockPath)
+	if err1 != nil || err2 != nil || !os.SameFile(held, cur) {
+		return
+	}
+	if fresh(base+journalExt) || fresh(base+legacyExt) || (!created && fresh(lockPath)) {
+		return
+	}
+	os.Remove(base + journalExt)
+	os.Remove(base + legacyExt)
+	os.Remove(lockPath)
 }

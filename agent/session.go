@@ -187,9 +187,15 @@ func (s *Session) addPrints(text string, i int, lim Limits) {
 }
 
 func (s *Session) addCall(c Call, lim Limits) {
-	s.callsObjects()
+	// The call objects are kept in step only once built: a hook process
+	// that loads a session of 1,000 calls does not build them to add one.
+	built := s.callsMx != nil && len(s.callsMx) == len(s.Calls)
 	s.Calls = append(s.Calls, c)
-	s.callsMx = append(s.callsMx, callObject(c))
+	if built {
+		s.callsMx = append(s.callsMx, callObject(c))
+	} else {
+		s.callsMx = nil
+	}
 	if n := len(s.Calls) - lim.MaxCalls; n > 0 {
 		// Trim by a tenth at a time, so that a full session does not
 		// copy its calls on every event.
@@ -198,7 +204,9 @@ func (s *Session) addCall(c Call, lim Limits) {
 			n = len(s.Calls)
 		}
 		s.Calls = append([]Call(nil), s.Calls[n:]...)
-		s.callsMx = append([]any(nil), s.callsMx[n:]...)
+		if built {
+			s.callsMx = append([]any(nil), s.callsMx[n:]...)
+		}
 	}
 }
 

@@ -75,12 +75,12 @@ func TestStoresExpireSessions(t *testing.T) {
 	// Sweep removes an expired session's files.
 	require.NoError(t, fs.Update(context.Background(), "old", func(*Session) error { return nil }))
 	old := time.Now().Add(-48 * time.Hour)
-	for _, suf := range []string{".json", ".lock"} {
+	for _, suf := range []string{journalExt, ".lock"} {
 		require.NoError(t, os.Chtimes(fs.path("old")+suf, old, old))
 	}
 	fs.now = time.Now
 	require.NoError(t, fs.Sweep())
-	for _, suf := range []string{".json", ".lock"} {
+	for _, suf := range []string{journalExt, ".lock"} {
 		_, err := os.Stat(fs.path("old") + suf)
 		require.True(t, os.IsNotExist(err), suf)
 	}

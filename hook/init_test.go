@@ -1,12 +1,15 @@
 package hook_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/guardrun/guardrun/agent"
 )
 
 // TestInit: init merges guardrun's hooks into settings that have other
@@ -185,20 +188,25 @@ func TestConcurrentSession(t *testing.T) {
 			t.Fatalf("torn log line %q: %v", l, err)
 		}
 	}
-	files, _ := filepath.Glob(filepath.Join(e.state, "guardrun", "sessions", "*.json"))
+	dir := filepath.Join(e.state, "guardrun", "sessions")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.journal"))
 	if len(files) != 1 {
 		t.Fatalf("%d session files, want 1", len(files))
 	}
-	raw, _ := os.ReadFile(files[0])
-	var s struct {
-		Seq   int               `json:"seq"`
-		Calls []json.RawMessage `json:"calls"`
-	}
-	if err := json.Unmarshal(raw, &s); err != nil {
+	// Read back through a fresh store, as the next hook process would.
+	store, err := agent.NewFileStore(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Calls) != n {
-		t.Errorf("the session holds %d calls, want %d (seq %d)", len(s.Calls), n, s.Seq)
+	id, _ := payload(t, "claude", "PreToolUse")["session_id"].(string)
+	err = store.Update(context.Background(), id, func(s *agent.Session) error {
+		if len(s.Calls) != n {
+			t.Errorf("the session holds %d calls, want %d (seq %d)", len(s.Calls), n, s.Seq)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -1,0 +1,570 @@
+package agent
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"maps"
+	"slices"
+	"time"
+	"unsafe"
+)
+
+// The file store's journal: an 8-byte magic, then records, each a 4-byte
+// little-endian payload length, the payload's CRC-32C and the payload.
+// The first record is a snapshot (the whole session); every later one is
+// the delta one update made. A payload is
+//
+//	kind (1 snapshot, 2 delta) · id · created · updated · seq
+//	· origins · context · prints · calls   (slice edits)
+//	· approvals · retries · reads          (map edits)
+//
+// A slice edit is "drop d elements from the front, keep the first k of
+// the rest, append these n", which says in a few bytes what a session
+// does to its slices: append, trim calls at the cap (from the front),
+// set a late call's outcome or decision, merge labels into the last
+// origin at the origins cap. A map edit is the deleted keys, then the
+// keys set. Integers are varints, strings length-prefixed; appended
+// fingerprints come in runs of one origin, 8 fixed bytes a hash. The format is binary so that replaying a session
+// of 1,000 calls and 50,000 fingerprints costs a fraction of a
+// millisecond, not a JSON decode.
+const journalMagic = "GRSJRNL1"
+
+const (
+	recSnapshot byte = 1
+	recDelta    byte = 2
+	recHeader        = 8
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// appendRecord appends the framed record that turns before into after (a
+// snapshot of after when before is nil).
+func appendRecord(buf []byte, before, after *Session) []byte {
+	kind := recDelta
+	if before == nil {
+		kind, before = recSnapshot, &Session{}
+	}
+	start := len(buf)
+	e := &enc{b: append(buf, make([]byte, recHeader)...)}
+	e.b = append(e.b, kind)
+	e.str(after.ID)
+	e.time(after.Created)
+	e.time(after.Updated)
+	e.varint(int64(after.Seq))
+	putSlice(e, before.Origins, after.Origins, originEqual, (*enc).origin)
+	putSlice(e, before.Context, after.Context, func(a, b *int) bool { return *a == *b }, func(e *enc, i *int) { e.varint(int64(*i)) })
+	putPrints(e, before.Prints, after.Prints)
+	putSlice(e, before.Calls, after.Calls, func(a, b *Call) bool { return *a == *b }, (*enc).call)
+	putMap(e, before.Approvals, after.Approvals, func(e *enc, v bool) { e.bool(v) })
+	putMap(e, before.Retries, after.Retries, func(e *enc, v int) { e.varint(int64(v)) })
+	putMap(e, before.Reads, after.Reads, (*enc).str)
+	payload := e.b[start+recHeader:]
+	binary.LittleEndian.PutUint32(e.b[start:], uint32(len(payload)))
+	binary.LittleEndian.PutUint32(e.b[start+4:], crc32.Checksum(payload, castagnoli))
+	return e.b
+}
+
+// decodeJournal replays a journal, returning the session and the
+// journal's shape. Any damage
+// (a torn tail, a flipped bit, a record that does not fit the session)
+// is an error: a session is never silently shorter than what was saved.
+func decodeJournal(data []byte) (*Session, journalShape, error) {
+	if len(data) < len(journalMagic) || string(data[:len(journalMagic)]) != journalMagic {
+		return nil, journalShape{}, errors.New("not a session journal (bad header)")
+	}
+	// Decoded strings share the file's bytes instead of allocating one
+	// each: data is the caller's fresh buffer and is never written again.
+	text := unsafe.String(unsafe.SliceData(data), len(data))
+	s := &Session{}
+	snapEnd, records := 0, 0
+	var labels []string
+	for pos := len(journalMagic); pos < len(data); {
+		if len(data)-pos < recHeader {
+			return nil, journalShape{}, fmt.Errorf("torn record at byte %d", pos)
+		}
+		n := int(binary.LittleEndian.Uint32(data[pos:]))
+		sum := binary.LittleEndian.Uint32(data[pos+4:])
+		if n > len(data)-pos-recHeader {
+			return nil, journalShape{}, fmt.Errorf("torn record at byte %d (%d bytes announced, %d present)", pos, n, len(data)-pos-recHeader)
+		}
+		body := pos + recHeader
+		if crc32.Checksum(data[body:body+n], castagnoli) != sum {
+			return nil, journalShape{}, fmt.Errorf("record at byte %d fails its checksum", pos)
+		}
+		d := &dec{s: text[body : body+n], labels: labels}
+		d.record(s, snapEnd == 0)
+		labels = d.labels
+		records++
+		if d.err != nil {
+			return nil, journalShape{}, fmt.Errorf("record at byte %d: %w", pos, d.err)
+		}
+		pos = body + n
+		if snapEnd == 0 {
+			snapEnd = pos
+		}
+	}
+	if snapEnd == 0 {
+		return nil, journalShape{}, errors.New("no snapshot record")
+	}
+	return s, journalShape{snapEnd: snapEnd, deltas: records - 1}, nil
+}
+
+// journalShape is what decides a compaction: where the snapshot ends
+// and how many deltas follow it.
+type journalShape struct {
+	snapEnd, deltas int
+}
+
+// cloneSession copies what the journal saves, deeply enough that fn's
+// changes to the session do not show in the copy.
+func cloneSession(s *Session) *Session {
+	c := &Session{ID: s.ID, Created: s.Created, Updated: s.Updated, Seq: s.Seq,
+		Context: clip(s.Context), Prints: clip(s.Prints), Calls: clip(s.Calls),
+		Approvals: maps.Clone(s.Approvals), Retries: maps.Clone(s.Retries), Reads: maps.Clone(s.Reads)}
+	if s.Origins != nil {
+		n := 0
+		for _, o := range s.Origins {
+			n += len(o.Labels)
+		}
+		labels := make([]string, 0, n)
+		c.Origins = make([]Origin, len(s.Origins))
+		for i, o := range s.Origins {
+			start := len(labels)
+			labels = append(labels, o.Labels...)
+			o.Labels = labels[start:len(labels):len(labels)]
+			c.Origins[i] = o
+		}
+	}
+	return c
+}
+
+func clip[T any](s []T) []T {
+	if s == nil {
+		return nil
+	}
+	return append(make([]T, 0, len(s)), s...)
+}
+
+func originEqual(a, b *Origin) bool {
+	if a.Seq != b.Seq || a.Event != b.Event || a.Tool != b.Tool || a.CallID != b.CallID || len(a.Labels) != len(b.Labels) {
+		return false
+	}
+	for i := range a.Labels {
+		if a.Labels[i] != b.Labels[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// putSlice writes the edit that turns before into after.
+func putSlice[T any](e *enc, before, after []T, eq func(a, b *T) bool, put func(*enc, *T)) {
+	keep := putEdit(e, before, after, eq)
+	for i := keep; i < len(after); i++ {
+		put(e, &after[i])
+	}
+}
+
+// putEdit writes the drop, keep and append count of the edit that turns
+// before into after, and returns keep. It tries the two shapes a session
+// produces: after extends a prefix of before, or a prefix of before was
+// dropped (calls trimmed at the cap) and after extends what remained; it
+// takes the one that keeps more.
+func putEdit[T any](e *enc, before, after []T, eq func(a, b *T) bool) int {
+	drop, keep := 0, commonPrefix(before, after, eq)
+	if keep < len(before) && len(after) > 0 {
+		for k := 1; k < len(before); k++ {
+			if eq(&before[k], &after[0]) {
+				if p := commonPrefix(before[k:], after, eq); p > keep {
+					drop, keep = k, p
+				}
+				break
+			}
+		}
+	}
+	e.uvarint(uint64(drop))
+	e.uvarint(uint64(keep))
+	e.uvarint(uint64(len(after) - keep))
+	return keep
+}
+
+// putPrints writes the fingerprints' edit with the appended ones in runs
+// of one origin (an output's fingerprints are added together): a run is
+// its length, the origin, and 8 bytes per hash.
+func putPrints(e *enc, before, after []Print) {
+	keep := putEdit(e, before, after, func(a, b *Print) bool { return *a == *b })
+	tail := after[keep:]
+	for i := 0; i < len(tail); {
+		j := i + 1
+		for j < len(tail) && tail[j].Origin == tail[i].Origin {
+			j++
+		}
+		e.uvarint(uint64(j - i))
+		e.varint(int64(tail[i].Origin))
+		for _, p := range tail[i:j] {
+			e.b = binary.LittleEndian.AppendUint64(e.b, p.Hash)
+		}
+		i = j
+	}
+}
+
+func commonPrefix[T any](a, b []T, eq func(a, b *T) bool) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if !eq(&a[i], &b[i]) {
+			return i
+		}
+	}
+	return n
+}
+
+func putMap[V comparable](e *enc, before, after map[string]V, put func(*enc, V)) {
+	var dels []string
+	for k := range before {
+		if _, ok := after[k]; !ok {
+			dels = append(dels, k)
+		}
+	}
+	e.uvarint(uint64(len(dels)))
+	for _, k := range dels {
+		e.str(k)
+	}
+	var sets []string
+	for k, v := range after {
+		if old, ok := before[k]; !ok || old != v {
+			sets = append(sets, k)
+		}
+	}
+	e.uvarint(uint64(len(sets)))
+	for _, k := range sets {
+		e.str(k)
+		put(e, after[k])
+	}
+}
+
+type enc struct{ b []byte }
+
+func (e *enc) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+func (e *enc) varint(v int64)   { e.b = binary.AppendVarint(e.b, v) }
+func (e *enc) str(s string)     { e.uvarint(uint64(len(s))); e.b = append(e.b, s...) }
+
+func (e *enc) bool(v bool) {
+	if v {
+		e.b = append(e.b, 1)
+	} else {
+		e.b = append(e.b, 0)
+	}
+}
+
+// time keeps the instant and the zone offset (a call's time is shown
+// with its offset), as the JSON store did; a zero time is one byte.
+func (e *enc) time(t time.Time) {
+	if t.IsZero() {
+		e.b = append(e.b, 0)
+		return
+	}
+	_, off := t.Zone()
+	e.b = append(e.b, 1)
+	e.varint(t.Unix())
+	e.uvarint(uint64(t.Nanosecond()))
+	e.varint(int64(off))
+}
+
+func (e *enc) origin(o *Origin) {
+	e.varint(int64(o.Seq))
+	e.str(string(o.Event))
+	e.str(o.Tool)
+	e.str(o.CallID)
+	e.uvarint(uint64(len(o.Labels)))
+	for _, l := range o.Labels {
+		e.str(l)
+	}
+}
+
+func (e *enc) call(c *Call) {
+	e.varint(int64(c.Seq))
+	e.str(c.Name)
+	e.str(string(c.Decision))
+	e.time(c.Time)
+	e.str(c.CallID)
+	e.str(c.Command)
+	e.str(c.Outcome)
+}
+
+// dec reads one record's payload; the first error sticks and later reads
+// return zero values.
+type dec struct {
+	s   string
+	i   int
+	err error
+	// labels is an arena the origins' labels are cut from (one
+	// allocation for many origins).
+	labels []string
+}
+
+func (d *dec) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf(format, args...)
+	}
+	d.i = len(d.s)
+}
+
+func (d *dec) byte() byte {
+	if d.i >= len(d.s) {
+		d.fail("truncated")
+		return 0
+	}
+	d.i++
+	return d.s[d.i-1]
+}
+
+func (d *dec) uvarint() uint64 {
+	if d.i < len(d.s) && d.s[d.i] < 0x80 {
+		// Most numbers here are one byte.
+		d.i++
+		return uint64(d.s[d.i-1])
+	}
+	var v uint64
+	for shift := uint(0); shift < 64; shift += 7 {
+		b := d.byte()
+		if d.err != nil {
+			return 0
+		}
+		if shift == 63 && b > 1 {
+			break
+		}
+		v |= uint64(b&0x7f) << shift
+		if b < 0x80 {
+			return v
+		}
+	}
+	d.fail("varint overflows")
+	return 0
+}
+
+func (d *dec) varint() int64 {
+	u := d.uvarint()
+	v := int64(u >> 1)
+	if u&1 != 0 {
+		v = ^v
+	}
+	return v
+}
+
+func (d *dec) int() int {
+	v := d.varint()
+	if int64(int(v)) != v {
+		d.fail("integer out of range")
+		return 0
+	}
+	return int(v)
+}
+
+// count reads a number of items each at least size bytes long, so that a
+// corrupt count cannot ask for more memory than the record could hold.
+func (d *dec) count(size int) int {
+	n := d.uvarint()
+	if n > uint64(len(d.s)-d.i)/uint64(size) {
+		d.fail("count %d exceeds the record", n)
+		return 0
+	}
+	return int(n)
+}
+
+func (d *dec) str() string {
+	n := d.count(1)
+	s := d.s[d.i : d.i+n]
+	d.i += n
+	return s
+}
+
+func (d *dec) bool() bool {
+	switch d.byte() {
+	case 0:
+		return false
+	case 1:
+		return true
+	}
+	d.fail("bad boolean")
+	return false
+}
+
+func (d *dec) time() time.Time {
+	switch d.byte() {
+	case 0:
+		return time.Time{}
+	case 1:
+	default:
+		d.fail("bad time")
+		return time.Time{}
+	}
+	sec, nsec, off := d.varint(), d.uvarint(), d.int()
+	if nsec >= 1e9 {
+		d.fail("bad time")
+		return time.Time{}
+	}
+	t := time.Unix(sec, int64(nsec))
+	// As time.Parse does with an RFC 3339 offset: UTC for zero, the
+	// local zone when it has that offset then, else a fixed zone.
+	if off == 0 {
+		return t.UTC()
+	}
+	if _, loff := t.Zone(); loff == off {
+		return t
+	}
+	return t.In(time.FixedZone("", off))
+}
+
+func (d *dec) origin() Origin {
+	o := Origin{Seq: d.int(), Event: Kind(d.str()), Tool: d.str(), CallID: d.str()}
+	if n := d.count(1); n > 0 {
+		if cap(d.labels)-len(d.labels) < n {
+			d.labels = make([]string, 0, max(n, 512))
+		}
+		start := len(d.labels)
+		for ; n > 0; n-- {
+			d.labels = append(d.labels, d.str())
+		}
+		// Capped, so that merging labels into an origin copies them.
+		o.Labels = d.labels[start:len(d.labels):len(d.labels)]
+	}
+	return o
+}
+
+func (d *dec) call() Call {
+	return Call{Seq: d.int(), Name: d.str(), Decision: Outcome(d.str()), Time: d.time(),
+		CallID: d.str(), Command: d.str(), Outcome: d.str()}
+}
+
+// record applies one payload to s; a snapshot starts from an empty
+// session, and only the first record may be one.
+func (d *dec) record(s *Session, first bool) {
+	kind := d.byte()
+	switch {
+	case kind == recSnapshot && first:
+		*s = Session{}
+	case kind == recDelta && !first:
+	default:
+		d.fail("unexpected record kind %d", kind)
+		return
+	}
+	id := d.str()
+	if !first && id != s.ID {
+		d.fail("record of another session")
+		return
+	}
+	s.ID = id
+	s.Created = d.time()
+	s.Updated = d.time()
+	s.Seq = d.int()
+	s.Origins = getSlice(d, s.Origins, 4, (*dec).origin)
+	s.Context = getSlice(d, s.Context, 1, (*dec).int)
+	s.Prints = getPrints(d, s.Prints)
+	s.Calls = getSlice(d, s.Calls, 8, (*dec).call)
+	s.Approvals = getMap(d, s.Approvals, 1, (*dec).bool)
+	s.Retries = getMap(d, s.Retries, 1, (*dec).int)
+	s.Reads = getMap(d, s.Reads, 1, (*dec).str)
+	if d.err == nil && d.i != len(d.s) {
+		d.fail("%d stray bytes", len(d.s)-d.i)
+	}
+}
+
+// getSlice applies a slice edit; size is the least bytes an element
+// takes.
+func getSlice[T any](d *dec, cur []T, size int, get func(*dec) T) []T {
+	drop, keep := d.uvarint(), d.uvarint()
+	if drop > uint64(len(cur)) || keep > uint64(len(cur))-drop {
+		d.fail("edit of %d elements keeps %d after dropping %d", len(cur), keep, drop)
+		return cur
+	}
+	n := d.count(size)
+	if d.err != nil {
+		return cur
+	}
+	cur = reuse(cur, int(drop), int(keep), n)
+	for i := 0; i < n; i++ {
+		cur = append(cur, get(d))
+	}
+	if len(cur) == 0 {
+		return nil
+	}
+	return cur
+}
+
+// reuse applies the drop and keep of an edit to cur and makes room for
+// n more. Dropped elements are copied over rather than sliced off, so
+// that trimming calls at the cap does not use up the capacity and
+// reallocate on the next append; a snapshot's slices get some room for
+// the deltas that follow it.
+func reuse[T any](cur []T, drop, keep, n int) []T {
+	if drop > 0 {
+		copy(cur, cur[drop:drop+keep])
+	}
+	cur = cur[:keep]
+	if len(cur) == 0 && n > 0 {
+		return make([]T, 0, n+n/4+8)
+	}
+	return slices.Grow(cur, n)
+}
+
+// getPrints is getSlice for fingerprints, in runs of one origin: a
+// session holds up to 50,000 and replays them on every update.
+func getPrints(d *dec, cur []Print) []Print {
+	drop, keep := d.uvarint(), d.uvarint()
+	if drop > uint64(len(cur)) || keep > uint64(len(cur))-drop {
+		d.fail("edit of %d fingerprints keeps %d after dropping %d", len(cur), keep, drop)
+		return cur
+	}
+	n := d.count(8)
+	if d.err != nil {
+		return cur
+	}
+	cur = reuse(cur, int(drop), int(keep), n)
+	for n > 0 {
+		run := d.uvarint()
+		o := d.int()
+		if d.err != nil {
+			return cur
+		}
+		if run == 0 || run > uint64(n) {
+			d.fail("run of %d fingerprints where %d remain", run, n)
+			return cur
+		}
+		if uint64(len(d.s)-d.i)/8 < run {
+			d.fail("truncated")
+			return cur
+		}
+		s := d.s[d.i : d.i+8*int(run)]
+		for i := 0; i+8 <= len(s); i += 8 {
+			h := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			cur = append(cur, Print{Hash: h, Origin: o})
+		}
+		d.i += len(s)
+		n -= int(run)
+	}
+	if len(cur) == 0 {
+		return nil
+	}
+	return cur
+}
+
+func getMap[V any](d *dec, m map[string]V, size int, get func(*dec) V) map[string]V {
+	for n := d.count(1); n > 0; n-- {
+		delete(m, d.str())
+	}
+	n := d.count(1 + size)
+	if n > 0 && m == nil {
+		m = make(map[string]V, n)
+	}
+	for ; n > 0; n-- {
+		k := d.str()
+		m[k] = get(d)
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
