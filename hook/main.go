@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
 	"strings"
 
@@ -53,6 +54,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// event or policy from growing the heap unbounded.
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(memoryLimit)
+	// One decision is one goroutine's work (plus its deadline timer):
+	// more Ps only start threads for the runtime to hand it between.
+	// Async preemption still lets the deadline fire over a looping guard.
+	runtime.GOMAXPROCS(1)
 	// Policies are parsed once per content, not once per call.
 	if c := NewASTCache(); c != nil {
 		guardrun.SetParseCache(c)
