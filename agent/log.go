@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"encoding/json"
 	"io"
 	"sync"
 	"time"
@@ -42,13 +41,9 @@ func (l *decisionLog) write(r *Record) error {
 	if l == nil || l.w == nil {
 		return nil
 	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
+	b := append(r.AppendJSON(make([]byte, 0, 512)), '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_, err = l.w.Write(b)
+	_, err := l.w.Write(b)
 	return err
 }

@@ -204,7 +204,7 @@ func appendLog(path string, r agent.Record) error {
 	if err != nil {
 		return err
 	}
-	b := encode(r)
+	b := append(r.AppendJSON(nil), '\n')
 	_, err = f.Write(b)
 	if cerr := f.Close(); err == nil {
 		err = cerr
