@@ -49,7 +49,7 @@ func FuzzRun(f *testing.F) {
 			_, err = prg.Run(ctx, WithoutCode(), WithDir(dir), WithOutputLimit(1<<16))
 			cancel()
 			failOnInternal(t, err)
-			if d := time.Since(start); d > 5*time.Second {
+			if d := time.Since(start); d > 30*time.Second {
 				t.Fatalf("run ignored its deadline: took %s", d)
 			}
 		}
@@ -100,7 +100,10 @@ func FuzzLimits(f *testing.F) {
 		start := time.Now()
 		_, err = prg.Run(ctx, WithDir(dir), WithMemoryLimit(64<<20), WithCommandTimeout(500*time.Millisecond))
 		failOnInternal(t, err)
-		if d := time.Since(start); d > 5*time.Second {
+		// Far above the 500 ms deadline: a loaded machine (CI beside
+		// other work) must not trip it, a run that ignores its deadline
+		// (minutes, or never) still does.
+		if d := time.Since(start); d > 30*time.Second {
 			t.Fatalf("run ignored its deadline: took %s\n%s", d, src)
 		}
 	})
