@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun"
+	"github.com/guardrun/guardrun/internal/cliflags"
 )
 
 const usage = `usage: guardrun hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D] [--max-input BYTES]
@@ -45,7 +46,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	pos, ok := parseInterspersed(fs, args[1:])
+	pos, ok := cliflags.ParseInterspersed(fs, args[1:])
 	if !ok || len(pos) > 0 {
 		return emit(a.Fail(nil, "bad hook command line: "+strings.Join(args, " ")), stdout, stderr)
 	}
@@ -70,21 +71,4 @@ func emit(a Answer, stdout, stderr io.Writer) int {
 	stdout.Write(a.Stdout)
 	io.WriteString(stderr, a.Stderr)
 	return a.Code
-}
-
-// parseInterspersed parses flags given before or after positional
-// arguments (the command's own rule, see cmd/guardrun).
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, bool) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, false
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, true
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
 }

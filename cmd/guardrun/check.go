@@ -9,6 +9,7 @@ import (
 
 	"github.com/guardrun/guardrun/check"
 	"github.com/guardrun/guardrun/format"
+	"github.com/guardrun/guardrun/internal/cliflags"
 )
 
 const checkUsage = `usage: guardrun check [--json] FILE...
@@ -29,7 +30,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, checkUsage); fs.PrintDefaults() }
 	asJSON := fs.Bool("json", false, "print the findings as one JSON array")
-	files, ok := parseInterspersed(fs, args)
+	files, ok := cliflags.ParseInterspersed(fs, args)
 	if !ok {
 		return exitUsage
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/guardrun/guardrun"
+	"github.com/guardrun/guardrun/internal/cliflags"
 )
 
 // Exit statuses.
@@ -109,7 +110,7 @@ func parseBytes(s string) (int64, error) {
 // oneArgument parses args and returns the single positional argument, or
 // reports the usage problem (complaint when the count is wrong).
 func oneArgument(fs *flag.FlagSet, args []string, stderr io.Writer, complaint string) (string, bool) {
-	pos, ok := parseInterspersed(fs, args)
+	pos, ok := cliflags.ParseInterspersed(fs, args)
 	if !ok {
 		return "", false
 	}
@@ -119,26 +120,6 @@ func oneArgument(fs *flag.FlagSet, args []string, stderr io.Writer, complaint st
 		return "", false
 	}
 	return pos[0], true
-}
-
-// parseInterspersed parses flags given before or after positional
-// arguments, as in `guardrun FILE --json`.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, bool) {
-	var pos []string
-	for {
-		// The flag package has already printed the problem (or the help
-		// text for -h) to the FlagSet's output; either way there is nothing
-		// to run.
-		if err := fs.Parse(args); err != nil {
-			return nil, false
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, true
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
 }
 
 type scriptFlags struct {

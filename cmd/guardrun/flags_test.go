@@ -5,6 +5,7 @@ import (
 	"flag"
 	"testing"
 
+	"github.com/guardrun/guardrun/internal/cliflags"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,7 +18,7 @@ func TestParseInterspersed(t *testing.T) {
 	}
 
 	fs, asJSON, _ := newFS()
-	pos, ok := parseInterspersed(fs, []string{"a.md", "--json", "b.md"})
+	pos, ok := cliflags.ParseInterspersed(fs, []string{"a.md", "--json", "b.md"})
 	require.True(t, ok)
 	require.Equal(t, []string{"a.md", "b.md"}, pos)
 	require.True(t, *asJSON)
@@ -26,7 +27,7 @@ func TestParseInterspersed(t *testing.T) {
 	// package has told the user why.
 	for _, args := range [][]string{{"a.md", "-h"}, {"--nope", "a.md"}} {
 		fs, _, out := newFS()
-		pos, ok := parseInterspersed(fs, args)
+		pos, ok := cliflags.ParseInterspersed(fs, args)
 		require.False(t, ok, "%q", args)
 		require.Nil(t, pos, "%q", args)
 		require.NotEmpty(t, out.String(), "%q", args)

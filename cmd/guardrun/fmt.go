@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun/format"
+	"github.com/guardrun/guardrun/internal/cliflags"
 )
 
 const fmtUsage = `usage: guardrun fmt [-w | -d | --check] FILE...
@@ -23,7 +24,7 @@ func runFmt(args []string, stdout, stderr io.Writer) int {
 	write := fs.Bool("w", false, "write the result back to each file instead of printing it")
 	diff := fs.Bool("d", false, "print a line diff of what would change")
 	check := fs.Bool("check", false, "list files that are not formatted and exit 1 if any")
-	files, ok := parseInterspersed(fs, args)
+	files, ok := cliflags.ParseInterspersed(fs, args)
 	if !ok {
 		return exitUsage
 	}

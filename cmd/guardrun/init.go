@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun/hook"
+	"github.com/guardrun/guardrun/internal/cliflags"
 	"github.com/guardrun/guardrun/rules"
 )
 
@@ -31,7 +32,7 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	dry := fset.Bool("dry-run", false, "print the changes instead of making them")
 	settings := fset.String("settings", "", "the agent's settings file (default: the user's, e.g. ~/.claude/settings.json)")
 	command := fset.String("command", "", "the hook command (default: guardrun-hook AGENT when guardrun-hook is installed beside guardrun, else guardrun hook AGENT; with the absolute path when it is not the one on PATH)")
-	pos, ok := parseInterspersed(fset, args)
+	pos, ok := cliflags.ParseInterspersed(fset, args)
 	if !ok {
 		return exitUsage
 	}

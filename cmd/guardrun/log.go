@@ -11,6 +11,7 @@ import (
 
 	"github.com/guardrun/guardrun/agent"
 	"github.com/guardrun/guardrun/hook"
+	"github.com/guardrun/guardrun/internal/cliflags"
 )
 
 const logUsage = `usage:
@@ -30,7 +31,7 @@ func runLog(args []string, stdout, stderr io.Writer) int {
 	replay := fset.String("replay", "", "replay this decision log")
 	var policies multiFlag
 	fset.Var(&policies, "policy", "policy to replay with (repeat: user first, then workspace)")
-	pos, ok := parseInterspersed(fset, args)
+	pos, ok := cliflags.ParseInterspersed(fset, args)
 	if !ok || len(pos) > 0 || (*replay != "") != (len(policies) > 0) {
 		if ok {
 			fset.Usage()

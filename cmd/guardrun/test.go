@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun/conformance"
+	"github.com/guardrun/guardrun/internal/cliflags"
 	"github.com/guardrun/guardrun/policytest"
 )
 
@@ -44,7 +45,7 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 	coverage := fs.Bool("coverage", false, "report which guards and when arms the tests reached")
 	timeout := fs.Duration("timeout", conformance.DefaultTimeout, "timeout per test")
 	cmdTimeout := fs.Duration("command-timeout", 0, "timeout per command a script runs (default: guardrun's)")
-	paths, ok := parseInterspersed(fs, args)
+	paths, ok := cliflags.ParseInterspersed(fs, args)
 	if !ok {
 		return exitUsage
 	}

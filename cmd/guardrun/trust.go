@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/guardrun/guardrun/hook"
+	"github.com/guardrun/guardrun/internal/cliflags"
 )
 
 const trustUsage = `usage:
@@ -25,7 +26,7 @@ func runTrust(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprint(stderr, trustUsage); fs.PrintDefaults() }
 	list := fs.Bool("list", false, "list the approved policies and their pins")
 	revoke := fs.Bool("revoke", false, "withdraw the approval of FILE")
-	pos, ok := parseInterspersed(fs, args)
+	pos, ok := cliflags.ParseInterspersed(fs, args)
 	if !ok || len(pos) > 1 || (*list && (*revoke || len(pos) > 0)) {
 		if ok {
 			fs.Usage()
