@@ -161,7 +161,7 @@ func (f *files) read(fromDir, path string, pos ast.Pos) ([]byte, string, error) 
 	if limit <= 0 {
 		limit = value.MaxString
 	}
-	b, err := io.ReadAll(io.LimitReader(file, int64(limit)+1))
+	b, err := readLimited(file, limit)
 	if err != nil {
 		return nil, "", f.ioError(err, path, pos)
 	}
@@ -170,6 +170,31 @@ func (f *files) read(fromDir, path string, pos ast.Pos) ([]byte, string, error) 
 		return nil, "", &Error{Kind: KindLimit, Pos: pos, Message: le.Message, Hint: le.Hint, Err: le}
 	}
 	return b, abs, nil
+}
+
+// readLimited reads file to its end, or to one byte past limit. A
+// regular file's size sizes the buffer (one read instead of a growing
+// series: modules and policies are read on every hook call).
+func readLimited(file *os.File, limit int) ([]byte, error) {
+	size := 512
+	if st, err := file.Stat(); err == nil && st.Mode().IsRegular() && st.Size() < int64(limit) {
+		size = int(st.Size()) + 1 // +1: the read that sees the end
+	}
+	b := make([]byte, 0, size)
+	r := io.LimitReader(file, int64(limit)+1)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // write writes or appends content to path (relative to fromDir), creating
