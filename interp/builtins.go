@@ -42,23 +42,12 @@ func (in *interp) callBuiltinFunc(e *env, name string, args []*value.Variable, p
 	return in.callWorkspaceBuiltin(e, name, args, pos)
 }
 
-// typeofName is what @typeof says of a value.
+// typeofName is what @typeof says of a value: value.KindName's names,
+// but mlld calls an exe "executable", and anything else "unknown".
 func typeofName(d any) string {
 	switch d.(type) {
-	case nil:
-		return "null"
-	case value.Undefined:
-		return "undefined"
-	case bool:
-		return "boolean"
-	case float64:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case *value.Object:
-		return "object"
+	case nil, value.Undefined, bool, float64, string, []any, *value.Object:
+		return value.KindName(d)
 	case value.Callable:
 		return "executable"
 	}
