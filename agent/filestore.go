@@ -41,9 +41,36 @@ type FileStore struct {
 	// session starts afresh, and Sweep removes expired files.
 	TTL time.Duration
 	// MaxBytes caps a session file (0: 16 MiB); a larger file is an error.
-	MaxBytes  int64
-	now       func() time.Time
-	sweepOnce sync.Once
+	MaxBytes int64
+	// KeepDecoded keeps each session as last written in memory, for a
+	// long-lived process (the hook's decision server): an update whose
+	// journal is still the one this store last wrote (same file, size,
+	// times and last bytes, checked under the session's lock) starts
+	// from it instead of replaying the journal. A journal another
+	// process wrote since is replayed as usual.
+	KeepDecoded bool
+	now         func() time.Time
+	sweepOnce   sync.Once
+	keptMu      sync.Mutex
+	kept        map[string]*keptSession
+}
+
+// keptSession is a session as a KeepDecoded store last wrote it, with
+// what identifies the journal it wrote.
+type keptSession struct {
+	id      journalID
+	session *Session
+	shape   journalShape
+}
+
+// journalID identifies a journal's content well enough to tell whether
+// another process wrote it since: an append changes its size and times,
+// a compaction its inode; the last bytes guard against a reused inode
+// of the same size written within one tick of the file clock.
+type journalID struct {
+	dev, ino, size uint64
+	mtime, ctime   int64
+	tail           [32]byte
 }
 
 // A session's files: base+journalExt is its journal, base+".lock" its
@@ -126,6 +153,10 @@ func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) err
 	if j.file != nil {
 		defer j.file.Close()
 	}
+	if f.KeepDecoded {
+		// Whatever fails below leaves the journal to be replayed.
+		f.forget(base)
+	}
 	now := f.clock()
 	// The lock file's time says the session is in use (Sweep keeps it).
 	_ = os.Chtimes(base+".lock", now, now)
@@ -144,16 +175,79 @@ func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) err
 		rec := appendRecord(nil, before, s)
 		size := j.size + int64(len(rec))
 		if j.shape.deltas < maxDeltas && size-int64(j.shape.snapEnd) <= max(int64(j.shape.snapEnd)/2, compactMin) && size <= f.maxBytes()/2 {
-			return j.append(rec)
+			if err := j.append(rec); err != nil {
+				return err
+			}
+			f.keep(base, j.file, s, journalShape{snapEnd: j.shape.snapEnd, deltas: j.shape.deltas + 1})
+			return nil
 		}
 	}
-	if err := f.compact(j.path, s); err != nil {
+	n, err := f.compact(j.path, s)
+	if err != nil {
 		return err
 	}
 	if j.legacy {
 		os.Remove(base + legacyExt)
 	}
+	if f.KeepDecoded {
+		if file, err := os.Open(j.path); err == nil {
+			f.keep(base, file, s, journalShape{snapEnd: n})
+			file.Close()
+		}
+	}
 	return nil
+}
+
+// keep remembers s as the session of file, base's journal just written.
+func (f *FileStore) keep(base string, file *os.File, s *Session, shape journalShape) {
+	if !f.KeepDecoded {
+		return
+	}
+	id, err := identify(file)
+	if err != nil {
+		return
+	}
+	f.keptMu.Lock()
+	defer f.keptMu.Unlock()
+	if f.kept == nil {
+		f.kept = map[string]*keptSession{}
+	}
+	f.kept[base] = &keptSession{id: id, session: s, shape: shape}
+}
+
+// forget drops base's kept session.
+func (f *FileStore) forget(base string) {
+	f.keptMu.Lock()
+	delete(f.kept, base)
+	f.keptMu.Unlock()
+}
+
+// recall returns base's kept session when file is still the journal it
+// was kept with.
+func (f *FileStore) recall(base string, file *os.File) (*keptSession, bool) {
+	f.keptMu.Lock()
+	k := f.kept[base]
+	f.keptMu.Unlock()
+	if k == nil {
+		return nil, false
+	}
+	id, err := identify(file)
+	return k, err == nil && id == k.id
+}
+
+// identify reads what identifies an open journal's content.
+func identify(file *os.File) (journalID, error) {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(file.Fd()), &st); err != nil {
+		return journalID{}, err
+	}
+	id := journalID{dev: uint64(st.Dev), ino: uint64(st.Ino), size: uint64(st.Size),
+		mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+	off := max(st.Size-int64(len(id.tail)), 0)
+	if _, err := file.ReadAt(id.tail[:st.Size-off], off); err != nil {
+		return journalID{}, err
+	}
+	return id, nil
 }
 
 func (f *FileStore) maxBytes() int64 {
@@ -186,6 +280,10 @@ func (f *FileStore) open(base string) (*journal, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("session store: cannot read: %w", err)
+	}
+	if k, ok := f.recall(base, file); ok {
+		j.session, j.shape, j.size, j.file = k.session, k.shape, int64(k.id.size), file
+		return j, nil
 	}
 	if err := j.read(file, f.maxBytes()); err != nil {
 		file.Close()
@@ -228,11 +326,11 @@ func (j *journal) append(rec []byte) error {
 // compact writes s as a journal of one snapshot, replacing path. Unlike
 // an append it is synced before the rename: it replaces the whole file,
 // so an operating-system crash must not leave an empty one.
-func (f *FileStore) compact(path string, s *Session) error {
+func (f *FileStore) compact(path string, s *Session) (int, error) {
 	data := appendRecord([]byte(journalMagic), nil, s)
 	tmp, err := os.CreateTemp(f.Dir, ".tmp-*")
 	if err != nil {
-		return fmt.Errorf("session store: cannot write: %w", err)
+		return 0, fmt.Errorf("session store: cannot write: %w", err)
 	}
 	name := tmp.Name()
 	_, werr := tmp.Write(data)
@@ -247,9 +345,9 @@ func (f *FileStore) compact(path string, s *Session) error {
 	}
 	if werr != nil {
 		os.Remove(name)
-		return fmt.Errorf("session store: cannot write: %w", werr)
+		return 0, fmt.Errorf("session store: cannot write: %w", werr)
 	}
-	return nil
+	return len(data), nil
 }
 
 // lockFile opens and exclusively locks path. A lock file Sweep removed

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -406,4 +407,83 @@ func FuzzJournal(f *testing.F) {
 		require.NoError(t, err)
 		require.Equal(t, sessionJSON(t, s), sessionJSON(t, again))
 	})
+}
+
+// TestKeptSessionsMatchMemoryStore: a KeepDecoded store (the decision
+// server's) shares a directory with plain stores (hook processes that
+// found no server), updates alternating at random between them, and some
+// of its updates fail after changing the session. After every update the
+// session must be what a memory store holds: a kept session another
+// store wrote past, or that a failed update changed, must be replayed
+// from the journal, never reused.
+func TestKeptSessionsMatchMemoryStore(t *testing.T) {
+	ctx := context.Background()
+	lim := Limits{MaxPrints: 400, MaxCalls: 30, MaxOrigins: 12}.orDefault()
+	seeds := 30
+	if testing.Short() {
+		seeds = 6
+	}
+	errFailed := errors.New("failed")
+	for seed := 0; seed < seeds; seed++ {
+		r := rand.New(rand.NewSource(int64(seed)))
+		dir := filepath.Join(t.TempDir(), "s")
+		clock := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+		now := func() time.Time { return clock }
+		open := func(keep bool) *FileStore {
+			fs, err := NewFileStore(dir)
+			require.NoError(t, err)
+			fs.now, fs.KeepDecoded = now, keep
+			return fs
+		}
+		kept, plain, ms := open(true), open(false), NewMemoryStore()
+		ms.now = now
+		reused := 0
+		var trail []string
+		for step := 0; step < 400; step++ {
+			clock = clock.Add(time.Duration(r.Intn(5000)) * time.Millisecond)
+			// Each store gets its own copy of the mutation: a kept
+			// session lives on, and must not share a slice the memory
+			// store's session is later changed through.
+			sub := r.Int63()
+			name, m := randomMutation(rand.New(rand.NewSource(sub)), lim, step)
+			_, mMem := randomMutation(rand.New(rand.NewSource(sub)), lim, step)
+			store := kept
+			if r.Intn(3) == 0 {
+				store = plain
+			}
+			who := "kept"
+			if store == plain {
+				who = "plain"
+			}
+			trail = append(trail, who+" "+name)
+			if store == kept && r.Intn(8) == 0 {
+				// Changed, then failed: nothing of it may be kept.
+				trail[len(trail)-1] += " (failed)"
+				require.ErrorIs(t, kept.Update(ctx, "x", func(s *Session) error { m(s); return errFailed }), errFailed)
+				continue
+			}
+			var want string
+			require.NoError(t, ms.Update(ctx, "x", func(s *Session) error {
+				mMem(s)
+				want = sessionJSON(t, s)
+				return nil
+			}))
+			base := store.path("x")
+			if store == kept {
+				if f, err := os.Open(base + journalExt); err == nil {
+					if _, ok := kept.recall(base, f); ok {
+						reused++
+					}
+					f.Close()
+				}
+			}
+			require.NoError(t, store.Update(ctx, "x", func(s *Session) error {
+				m(s)
+				require.Equal(t, want, sessionJSON(t, s), "seed %d step %d after %q", seed, step, trail[max(0, len(trail)-6):])
+				return nil
+			}))
+		}
+		// The kept session was used, or the test proves nothing.
+		require.Greater(t, reused, 50, "seed %d: kept sessions reused", seed)
+	}
 }
