@@ -31,13 +31,23 @@ func benchSession(s *Session, calls, prints int, lim Limits) {
 // call recorded, the previous call's outcome set) against sessions of
 // growing size. The call cap is the session size, so the session stays
 // between nine tenths and all of it however long the benchmark runs.
+// The kept variants are a long-lived process's store (KeepDecoded), which
+// replays the journal only when another process wrote it.
 func BenchmarkFileStoreUpdate(b *testing.B) {
-	for _, c := range []struct{ calls, prints int }{{10, 0}, {200, 0}, {1000, 0}, {200, 20000}} {
-		b.Run(fmt.Sprintf("calls=%d/prints=%d", c.calls, c.prints), func(b *testing.B) {
+	for _, c := range []struct {
+		calls, prints int
+		kept          bool
+	}{{10, 0, false}, {200, 0, false}, {1000, 0, false}, {200, 20000, false}, {200, 0, true}, {1000, 0, true}} {
+		name := fmt.Sprintf("calls=%d/prints=%d", c.calls, c.prints)
+		if c.kept {
+			name += "/kept"
+		}
+		b.Run(name, func(b *testing.B) {
 			fs, err := NewFileStore(filepath.Join(b.TempDir(), "s"))
 			if err != nil {
 				b.Fatal(err)
 			}
+			fs.KeepDecoded = c.kept
 			lim := Limits{MaxCalls: c.calls, MaxOrigins: c.calls, MaxPrints: c.prints + 1}.orDefault()
 			ctx := context.Background()
 			if err := fs.Update(ctx, "bench", func(s *Session) error {
