@@ -43,7 +43,7 @@ type FileStore struct {
 	// MaxBytes caps a session file (0: 16 MiB); a larger file is an error.
 	MaxBytes int64
 	// KeepDecoded keeps each session as last written in memory, for a
-	// long-lived process (the hook's decision server): an update whose
+	// long-lived process deciding many calls: an update whose
 	// journal is still the one this store last wrote (same file, size,
 	// times and last bytes, checked under the session's lock) starts
 	// from it instead of replaying the journal. A journal another
@@ -64,14 +64,19 @@ type keptSession struct {
 }
 
 // journalID identifies a journal's content well enough to tell whether
-// another process wrote it since: an append changes its size and times,
-// a compaction its inode; the last bytes guard against a reused inode
-// of the same size written within one tick of the file clock.
+// another process wrote it since: an append changes its size and
+// modification time, a compaction its inode; the last bytes guard
+// against a reused inode of the same size written within one tick of
+// the file clock.
 type journalID struct {
 	dev, ino, size uint64
-	mtime, ctime   int64
+	mtime          int64
 	tail           [32]byte
 }
+
+// maxKept bounds the sessions a KeepDecoded store keeps; past it one is
+// dropped (and replayed from its journal when it is next updated).
+const maxKept = 256
 
 // A session's files: base+journalExt is its journal, base+".lock" its
 // lock; base+".json" is the whole-session JSON file of earlier versions,
@@ -212,6 +217,12 @@ func (f *FileStore) keep(base string, file *os.File, s *Session, shape journalSh
 	if f.kept == nil {
 		f.kept = map[string]*keptSession{}
 	}
+	if len(f.kept) >= maxKept {
+		for k := range f.kept {
+			delete(f.kept, k)
+			break
+		}
+	}
 	f.kept[base] = &keptSession{id: id, session: s, shape: shape}
 }
 
@@ -237,14 +248,17 @@ func (f *FileStore) recall(base string, file *os.File) (*keptSession, bool) {
 
 // identify reads what identifies an open journal's content.
 func identify(file *os.File) (journalID, error) {
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(file.Fd()), &st); err != nil {
+	st, err := file.Stat()
+	if err != nil {
 		return journalID{}, err
 	}
-	id := journalID{dev: uint64(st.Dev), ino: uint64(st.Ino), size: uint64(st.Size),
-		mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
-	off := max(st.Size-int64(len(id.tail)), 0)
-	if _, err := file.ReadAt(id.tail[:st.Size-off], off); err != nil {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return journalID{}, errors.New("no inode")
+	}
+	id := journalID{dev: uint64(sys.Dev), ino: uint64(sys.Ino), size: uint64(st.Size()), mtime: st.ModTime().UnixNano()}
+	off := max(st.Size()-int64(len(id.tail)), 0)
+	if _, err := file.ReadAt(id.tail[:st.Size()-off], off); err != nil {
 		return journalID{}, err
 	}
 	return id, nil
