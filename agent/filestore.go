@@ -134,7 +134,10 @@ func (f *FileStore) path(id string) string {
 
 func (f *FileStore) clock() time.Time {
 	if f.now == nil {
-		return time.Now()
+		// UTC: a session's times are saved with their zone offset, and
+		// the local zone's offset would load the zone database in every
+		// hook process for nothing.
+		return time.Now().UTC()
 	}
 	return f.now()
 }
