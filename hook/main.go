@@ -58,6 +58,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// One decision is one goroutine's work (plus its deadline timer):
 	// more Ps only start threads for the runtime to hand it between.
 	// Async preemption still lets the deadline fire over a looping guard.
+	// (guardrun-hook has one P already, from before its package inits:
+	// internal/oneproc; this call is for `guardrun hook`.)
 	runtime.GOMAXPROCS(1)
 	// Policies are parsed once per content, not once per call.
 	if c := NewASTCache(); c != nil {

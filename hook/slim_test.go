@@ -197,3 +197,32 @@ func TestSlimHookCompilesNoRegexpAtInit(t *testing.T) {
 		t.Fatalf("checked only %d files", checked)
 	}
 }
+
+// guardrun-hook drops to one P before any package init allocates: the
+// oneproc import must stay, and its init must come first (Go initialises
+// packages in import-path order as their imports are ready, so a rename
+// or a new import of oneproc's could move it after the inits whose
+// allocation caches the second P would then hold).
+func TestSlimHookOneProcBeforeInits(t *testing.T) {
+	cmd := exec.Command(slim)
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, _ := cmd.CombinedOutput() // a usage error: exit status 2
+	seen := false
+	for _, line := range strings.Split(string(out), "\n") {
+		// init PKG @T ms, C ms clock, B bytes, N allocs
+		f := strings.Fields(line)
+		if len(f) < 11 || f[0] != "init" {
+			continue
+		}
+		if f[1] == "github.com/guardrun/guardrun/internal/oneproc" {
+			seen = true
+			break
+		}
+		if f[1] != "runtime" && f[9] != "0" {
+			t.Errorf("%s allocates (%s allocs) before oneproc's init", f[1], f[9])
+		}
+	}
+	if !seen {
+		t.Fatalf("guardrun-hook does not initialise internal/oneproc:\n%s", out)
+	}
+}

@@ -7,15 +7,18 @@
 //
 //	guardrun-hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D] [--max-input BYTES]
 //
-// It must import hook only (and the standard library): `go list -deps`
-// of it must not show goja, regexp2, pprof, x/text, tiktoken, net/http
-// or crypto/tls (hook's TestSlimHookLinksNoEngine checks).
+// It must import hook and oneproc only (and the standard library): `go
+// list -deps` of it must not show goja, regexp2, pprof, x/text,
+// tiktoken, net/http or crypto/tls (hook's TestSlimHookLinksNoEngine
+// checks).
 package main
 
 import (
 	"os"
 
 	"github.com/guardrun/guardrun/hook"
+	// One P from the start, before the other packages' inits: see oneproc.
+	_ "github.com/guardrun/guardrun/internal/oneproc"
 )
 
 func main() {

@@ -1,0 +1,7 @@
+package oneproc
+
+import "runtime"
+
+func init() {
+	runtime.GOMAXPROCS(1)
+}
