@@ -68,7 +68,16 @@ func (in *interp) evalGuard(ev *guard.Evaluation) (out guard.Outcome, err error)
 	}
 	var frame hooks.GuardFrame
 	if full || p.fields {
-		frame.Fields = guardFields(gx)
+		// Built when read: an opaque guard (one calling an exe, say)
+		// rarely reads @mx.guard, and building it costs more than the
+		// rest of the guard's context.
+		var fields *value.Variable
+		frame.BuildFields = func() *value.Variable {
+			if fields == nil {
+				fields = guardFields(gx)
+			}
+			return fields
+		}
 	}
 	if full || p.fields || p.ambient {
 		frame.Ambient = guardAmbient(ev, gx.base())

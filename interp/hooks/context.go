@@ -53,6 +53,11 @@ type PipeFrame struct {
 // keeps its descriptor.
 type GuardFrame struct {
 	Fields *value.Variable
+	// BuildFields, when Fields is nil, builds Fields the first time
+	// `@mx.guard` (or the whole `@mx`) is read: most guards never read
+	// it, and it is the costliest part of a guard's context. It must give
+	// the same value on every call while the frame is active.
+	BuildFields func() *value.Variable
 	// Ambient holds the other `@mx` keys a guard sees (labels, taint,
 	// sources, args, denied); they are set on `@mx` while the frame is
 	// active.
@@ -60,6 +65,14 @@ type GuardFrame struct {
 	// Tools is the tool lineage of the guarded value
 	// (`@mx.tools.history`).
 	Tools []string
+}
+
+// fields is the frame's `@mx.guard`, nil when it has none.
+func (g GuardFrame) fields() *value.Variable {
+	if g.Fields == nil && g.BuildFields != nil {
+		return g.BuildFields()
+	}
+	return g.Fields
 }
 
 // Context keeps the `@mx` namespaces that follow the dynamic extent of an
@@ -97,8 +110,8 @@ func (c *Context) AddTo(r *value.Record) {
 		r.Set("pipe", pipeObject(p))
 	}
 	if g, ok := c.Guard.Top(); ok {
-		if g.Fields != nil {
-			r.Set("guard", g.Fields)
+		if f := g.fields(); f != nil {
+			r.Set("guard", f)
 		}
 		if o := ambientObject(g); o != nil {
 			for _, k := range o.Keys {
@@ -121,8 +134,10 @@ func (c *Context) Member(key string) (*value.Variable, bool) {
 				}
 			}
 		}
-		if key == "guard" && g.Fields != nil {
-			return g.Fields, true
+		if key == "guard" {
+			if f := g.fields(); f != nil {
+				return f, true
+			}
 		}
 	}
 	switch key {
