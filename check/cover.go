@@ -56,7 +56,7 @@ func (c *checker) canStop(g *ast.GuardDirective, label string) bool {
 			if s == label {
 				return true
 			}
-			if c.labels[s] || dataLabels[s] {
+			if c.labels[s] || dataLabels.has(s) {
 				named = true
 			}
 		}

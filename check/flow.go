@@ -10,7 +10,7 @@ import (
 // dataLabels are labels that mark what a value is (rather than what an
 // exe does); an exe carrying one labels its results, an exe carrying any
 // other label is a sink.
-var dataLabels = set("secret", "pii", "sensitive", "untrusted", "internal", "influenced", "private", "trusted", "public", "known")
+var dataLabels = &lazySet{names: []string{"secret", "pii", "sensitive", "untrusted", "internal", "influenced", "private", "trusted", "public", "known"}}
 
 // fact is one label a value may carry, with where it came from.
 type fact struct {
@@ -128,7 +128,7 @@ type flow struct {
 
 // ambientNames are the context variables whose fields hold the inputs of
 // the operation being decided (or of earlier stages and failed ones).
-var ambientNames = map[string]bool{"mx": true, "p": true, "pipeline": true, "input": true, "output": true, "ctx": true}
+var ambientNames = &lazySet{names: []string{"mx", "p", "pipeline", "input", "output", "ctx"}}
 
 // flow runs the label-flow analysis to a fixpoint (values only grow, so
 // a second pass picks up files written after they are read).
@@ -150,7 +150,7 @@ func (fl *flow) lookup(name string, en *env) facts {
 	if v, ok := en.lookup(name); ok {
 		return v
 	}
-	if v, ok := fl.vars[name]; ok || !ambientNames[name] {
+	if v, ok := fl.vars[name]; ok || !ambientNames.has(name) {
 		return v
 	}
 	return fl.ambient
@@ -403,7 +403,7 @@ func (fl *flow) callAs(exe *ast.ExeDirective, args []facts, at ast.Pos, opType s
 }
 
 func (fl *flow) isData(l string) bool {
-	return dataLabels[l] || fl.c.labels[l] && !fl.c.exeLabels[l]
+	return dataLabels.has(l) || fl.c.labels[l] && !fl.c.exeLabels[l]
 }
 
 // code is a code block: a command (cmd, sh) is a sink; its result, like
@@ -543,5 +543,5 @@ func (fl *flow) arrive(at ast.Pos, v facts, desc string) {
 // flowLabel reports whether the analysis follows label l: data labels
 // (declared on values), not exe risk labels.
 func (c *checker) flowLabel(l string) bool {
-	return !builtinLabel(l) && (dataLabels[l] || c.labels[l])
+	return !builtinLabel(l) && (dataLabels.has(l) || c.labels[l])
 }

@@ -8,10 +8,10 @@ import (
 
 // opKeys are the operation keys (SPEC §5.3) an `op:` filter can name:
 // types, lower-cased subtypes and code languages.
-var opKeys = set("exe", "show", "run", "cmd", "sh", "bash", "js", "node", "py", "prose", "exec",
+var opKeys = &lazySet{names: []string{"exe", "show", "run", "cmd", "sh", "bash", "js", "node", "py", "prose", "exec",
 	"output", "append", "log", "var", "pipeline-stage", "effect",
 	"showvariable", "showtemplate", "showinvocation", "showliteral", "runcommand", "runexec", "runcode",
-	"outputfile", "outputstream", "appendfile", "exetemplate", "execode", "execommand", "exeblock", "exewhen")
+	"outputfile", "outputstream", "appendfile", "exetemplate", "execode", "execommand", "exeblock", "exewhen"}}
 
 // sourceLabels are the labels guardrun adds by itself.
 func builtinLabel(l string) bool {
@@ -66,7 +66,7 @@ func (c *checker) filter(g *ast.GuardDirective) {
 			return
 		}
 		head, rest, hier := strings.Cut(v, ":")
-		if !opKeys[head] {
+		if !opKeys.has(head) {
 			never("no operation has the key \"" + v + "\" (operation filters are op:exe, op:show, op:run, op:cmd, op:output, … or an exe label)")
 			return
 		}
@@ -83,7 +83,7 @@ func (c *checker) filter(g *ast.GuardDirective) {
 	default:
 		// The well-known data labels (secret, pii, untrusted, …) are left
 		// alone: a policy file guards them for the scripts that use it.
-		if c.labels[t] || c.exeLabels[t] || builtinLabel(t) || dataLabels[t] || c.imports {
+		if c.labels[t] || c.exeLabels[t] || builtinLabel(t) || dataLabels.has(t) || c.imports {
 			return
 		}
 		never("no value or exe in this script carries the label \"" + t + "\"")

@@ -3,6 +3,7 @@ package check
 import (
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/policy"
@@ -28,32 +29,51 @@ func (x context) severity() Severity {
 }
 
 // builtins are the names that exist without a declaration.
-var builtins = map[string]bool{
-	"mx": true, "p": true, "pipeline": true, "fm": true, "input": true, "output": true,
-	"json": true, "JSON": true, "parse": true, "trim": true, "upper": true, "lower": true,
-	"pretty": true, "sort": true, "xml": true, "csv": true, "md": true,
+var builtins = &lazySet{names: []string{
+	"mx", "p", "pipeline", "fm", "input", "output",
+	"json", "JSON", "parse", "trim", "upper", "lower",
+	"pretty", "sort", "xml", "csv", "md",
 	// guard helpers
-	"opIs": true, "opHas": true, "opHasAny": true, "opHasAll": true, "inputHas": true,
-	"prefixWith": true, "tagValue": true,
+	"opIs", "opHas", "opHasAny", "opHasAll", "inputHas",
+	"prefixWith", "tagValue",
 	// policy composition
-	"union": true,
-}
+	"union",
+}}
 
 // mxFields are the fields of @mx, in guards, exes and pipelines.
-var mxFields = set("op", "operation", "labels", "taint", "sources", "tokens", "args", "guard",
+var mxFields = &lazySet{names: []string{"op", "operation", "labels", "taint", "sources", "tokens", "args", "guard",
 	"try", "tries", "hint", "hints", "input", "errors", "guards", "isPipeline", "lastOutput",
-	"pipe", "policy", "stage", "text", "metadata")
+	"pipe", "policy", "stage", "text", "metadata"}}
 
 // valueMxFields are the fields of any value's `.mx` metadata.
-var valueMxFields = set("labels", "taint", "sources", "text", "data", "type", "tokens", "tokest", "length")
+var valueMxFields = &lazySet{names: []string{"labels", "taint", "sources", "text", "data", "type", "tokens", "tokest", "length"}}
 
 // opFields are the fields of @mx.op.
-var opFields = set("type", "subtype", "name", "labels", "opLabels", "command", "target", "metadata")
+var opFields = &lazySet{names: []string{"type", "subtype", "name", "labels", "opLabels", "command", "target", "metadata"}}
 
 // guardFields are the fields of @mx.guard.
-var guardFields = set("name", "try", "attempt", "tries", "max", "hintHistory", "timing", "input",
+var guardFields = &lazySet{names: []string{"name", "try", "attempt", "tries", "max", "hintHistory", "timing", "input",
 	"output", "labels", "taint", "sources", "trace", "hints", "reasons", "reason", "filter", "args",
-	"decision")
+	"decision"}}
+
+// lazySet is a fixed set of names whose map is built on first use: the
+// checker's tables cost nothing when a process that never checks a script
+// (the hook) starts. A package-level &lazySet{names: []string{…}} is laid
+// out by the compiler; no code runs for it at init.
+type lazySet struct {
+	names []string
+	once  sync.Once
+	m     map[string]bool
+}
+
+// all is the set as a map; callers must not modify it.
+func (s *lazySet) all() map[string]bool {
+	s.once.Do(func() { s.m = set(s.names...) })
+	return s.m
+}
+
+// has reports whether name is in the set.
+func (s *lazySet) has(name string) bool { return s.all()[name] }
 
 func set(xs ...string) map[string]bool {
 	out := map[string]bool{}
@@ -199,8 +219,8 @@ func (c *checker) ref(r *ast.Ref, sc *scope, x context) {
 		if i == 0 && r.Name == "mx" || r.Path[i].Kind != ast.AccessField || r.Path[i].Name != "mx" {
 			continue
 		}
-		if f, ok := field(i + 1); ok && !valueMxFields[f] {
-			c.unknownField(r, i+1, "a value's .mx", f, valueMxFields, x)
+		if f, ok := field(i + 1); ok && !valueMxFields.has(f) {
+			c.unknownField(r, i+1, "a value's .mx", f, valueMxFields.all(), x)
 		}
 		break
 	}
@@ -213,16 +233,16 @@ func (c *checker) ref(r *ast.Ref, sc *scope, x context) {
 		if !ok {
 			return
 		}
-		if !mxFields[f] {
-			c.unknownField(r, 0, "@mx", f, mxFields, x)
+		if !mxFields.has(f) {
+			c.unknownField(r, 0, "@mx", f, mxFields.all(), x)
 			return
 		}
 		var known map[string]bool
 		switch f {
 		case "op", "operation":
-			known = opFields
+			known = opFields.all()
 		case "guard":
-			known = guardFields
+			known = guardFields.all()
 		default:
 			return
 		}
@@ -246,7 +266,7 @@ func (c *checker) ref(r *ast.Ref, sc *scope, x context) {
 
 // name checks that a name exists; it reports whether it does.
 func (c *checker) name(name string, at ast.Pos, call bool, sc *scope, x context) bool {
-	if sc.has(name) || c.globals[name] != nil || builtins[name] || c.guardNames[name] || c.open {
+	if sc.has(name) || c.globals[name] != nil || builtins.has(name) || c.guardNames[name] || c.open {
 		return true
 	}
 	what := "variable"
@@ -288,7 +308,7 @@ func (c *checker) suggest(name string, sc *scope) string {
 			cands = append(cands, n)
 		}
 	}
-	for n := range builtins {
+	for n := range builtins.all() {
 		cands = append(cands, n)
 	}
 	return closest(name, cands)

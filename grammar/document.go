@@ -10,21 +10,34 @@ import (
 	"github.com/guardrun/guardrun/ast"
 )
 
-// directiveKeywords are the directives guardrun runs.
-var directiveKeywords = map[string]bool{
-	"var": true, "show": true, "exe": true, "run": true, "when": true, "if": true,
-	"for": true, "output": true, "append": true, "log": true, "import": true,
-	"export": true, "guard": true, "policy": true, "let": true, "loop": true,
-	"hook": true,
+// The keyword sets and tables of this package are switches (or built on
+// first use), not package-level maps: a map literal is built when the
+// process starts, and a hook process normally loads its policies' trees
+// from the parse cache without running the parser at all.
+
+// directiveKeywords reports whether kw is a directive guardrun runs.
+func directiveKeywords(kw string) bool {
+	switch kw {
+	case "var", "show", "exe", "run", "when", "if",
+		"for", "output", "append", "log", "import",
+		"export", "guard", "policy", "let", "loop",
+		"hook":
+		return true
+	}
+	return false
 }
 
-// unsupportedKeywords are mlld directives outside guardrun's subset; they
-// are recognised so that a script using them fails clearly instead of
-// printing the line.
-var unsupportedKeywords = map[string]bool{
-	"auth": true, "sign": true, "verify": true, "needs": true,
-	"profiles": true, "stream": true, "box": true, "file": true, "files": true,
-	"checkpoint": true, "while": true, "bail": true,
+// unsupportedKeywords reports whether kw is an mlld directive outside
+// guardrun's subset; they are recognised so that a script using them fails
+// clearly instead of printing the line.
+func unsupportedKeywords(kw string) bool {
+	switch kw {
+	case "auth", "sign", "verify", "needs",
+		"profiles", "stream", "box", "file", "files",
+		"checkpoint", "while", "bail":
+		return true
+	}
+	return false
 }
 
 // Compiled on first use: a hook process must not pay for patterns it
@@ -66,9 +79,9 @@ func classify(text string) (lineKind, string) {
 		return lineOther, ""
 	}
 	switch {
-	case directiveKeywords[kw]:
+	case directiveKeywords(kw):
 		return lineDirective, kw
-	case unsupportedKeywords[kw]:
+	case unsupportedKeywords(kw):
 		return lineUnsupported, kw
 	}
 	return lineOther, kw

@@ -40,17 +40,28 @@ func firstLine(s string) string {
 	return firstWords(s)
 }
 
-var unclosedNames = map[string]string{
-	"DQOpen":     "Unterminated double-quoted string",
-	"BTOpen":     "Unterminated backtick template",
-	"ColonOpen":  "Unterminated :: template",
-	"TripleOpen": "Unterminated ::: template",
-	"CodeOpen":   "Unbalanced braces in code block",
-	"PipeCode":   "Unbalanced braces in code block",
-	"CodeLBrace": "Unbalanced braces in code block",
-	"MOpen":      "Unterminated {{ interpolation",
-	"TLParen":    "Unclosed '(' in template reference",
-	"TLBrack":    "Unclosed '[' in template reference",
+// unclosedNames is the message for an opener of kind left open, if it has
+// its own.
+func unclosedNames(kind string) (string, bool) {
+	switch kind {
+	case "DQOpen":
+		return "Unterminated double-quoted string", true
+	case "BTOpen":
+		return "Unterminated backtick template", true
+	case "ColonOpen":
+		return "Unterminated :: template", true
+	case "TripleOpen":
+		return "Unterminated ::: template", true
+	case "CodeOpen", "PipeCode", "CodeLBrace":
+		return "Unbalanced braces in code block", true
+	case "MOpen":
+		return "Unterminated {{ interpolation", true
+	case "TLParen":
+		return "Unclosed '(' in template reference", true
+	case "TLBrack":
+		return "Unclosed '[' in template reference", true
+	}
+	return "", false
 }
 
 // convertParseError turns a participle error on the span starting at base
@@ -58,7 +69,7 @@ var unclosedNames = map[string]string{
 func convertParseError(src *source, base int, text string, res scanResult, err error) *Error {
 	if res.unclosed != nil {
 		u := res.unclosed
-		msg, ok := unclosedNames[u.kind]
+		msg, ok := unclosedNames(u.kind)
 		hint := "close it before the end of the file"
 		if !ok {
 			opener := u.kind
@@ -68,8 +79,8 @@ func convertParseError(src *source, base int, text string, res scanResult, err e
 			case "CallOpen":
 				opener = "("
 			}
-			msg = fmt.Sprintf("Unclosed %q: no matching %q before the end of the file", opener, closerFor[u.kind])
-			hint = "add the missing " + closerFor[u.kind]
+			msg = fmt.Sprintf("Unclosed %q: no matching %q before the end of the file", opener, closerOf(u.kind))
+			hint = "add the missing " + closerOf(u.kind)
 		}
 		if strings.HasPrefix(text, "guard") && u.kind == "[" {
 			msg = "Unterminated guard block: missing ']'"
@@ -97,7 +108,7 @@ func convertParseError(src *source, base int, text string, res scanResult, err e
 			found = ""
 		}
 	}
-	msg := "Syntax error: " + participleWords.Replace(perr.Message())
+	msg := "Syntax error: " + participleWords().Replace(perr.Message())
 	hint := hintFor(text)
 	switch {
 	case strings.HasPrefix(found, "'"):
@@ -110,11 +121,13 @@ func convertParseError(src *source, base int, text string, res scanResult, err e
 
 // participleWords turns participle's grammar vocabulary into the words a
 // script author uses.
-var participleWords = strings.NewReplacer(
-	`unexpected token "<EOF>"`, "unexpected end of input",
-	"(expected Expr)", "(expected a value)",
-	"(expected Ident)", "(expected a name)",
-)
+var participleWords = sync.OnceValue(func() *strings.Replacer {
+	return strings.NewReplacer(
+		`unexpected token "<EOF>"`, "unexpected end of input",
+		"(expected Expr)", "(expected a value)",
+		"(expected Ident)", "(expected a name)",
+	)
+})
 
 func hintFor(text string) string {
 	kw := keywordRe().FindString(text)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -107,20 +108,24 @@ const (
 	tCondOpen
 )
 
-var tokenNames = map[string]lexer.TokenType{
-	"EOF": lexer.EOF, "ArmStar": tArmStar, "ArmOp": tArmOp, "NL": tNL, "BareKw": tBareKw,
-	"CodeOpen": tCodeOpen, "PipeCode": tPipeCode, "TripleOpen": tTripleOpen,
-	"ColonOpen": tColonOpen, "BTOpen": tBTOpen, "DQOpen": tDQOpen, "SQString": tSQString,
-	"BadQuote": tBadQuote, "FileLoad": tFileLoad, "Number": tNumber, "AtIdent": tAtIdent,
-	"Ident": tIdent, "Op": tOp, "Punct": tPunct, "CmpOp": tCmpOp, "ArithOp": tArithOp, "Text": tText, "Bad": tBad, "DQClose": tDQClose,
-	"Esc": tEsc, "AtAt": tAtAt, "TplRef": tTplRef, "BTClose": tBTClose, "ColonClose": tColonClose,
-	"ColonFor":   tColonFor,
-	"ForHeadEnd": tForHeadEnd, "ColonEnd": tColonEnd, "TripleClose": tTripleClose,
-	"MOpen": tMOpen, "MClose": tMClose, "MDot": tMDot, "TField": tTField, "TLBrack": tTLBrack,
-	"TLParen": tTLParen, "TFallback": tTFallback, "TOmit": tTOmit, "TRBrack": tTRBrack,
-	"TRParen": tTRParen, "CodeLBrace": tCodeLBrace, "CodeRBrace": tCodeRBrace, "CodeText": tCodeText,
-	"IndexOpen": tIndexOpen, "CallOpen": tCallOpen, "BarePath": tBarePath, "CondOpen": tCondOpen,
-}
+// tokenNames maps the token names the grammar in tree.go uses to their
+// types; built on first use (see directiveKeywords).
+var tokenNames = sync.OnceValue(func() map[string]lexer.TokenType {
+	return map[string]lexer.TokenType{
+		"EOF": lexer.EOF, "ArmStar": tArmStar, "ArmOp": tArmOp, "NL": tNL, "BareKw": tBareKw,
+		"CodeOpen": tCodeOpen, "PipeCode": tPipeCode, "TripleOpen": tTripleOpen,
+		"ColonOpen": tColonOpen, "BTOpen": tBTOpen, "DQOpen": tDQOpen, "SQString": tSQString,
+		"BadQuote": tBadQuote, "FileLoad": tFileLoad, "Number": tNumber, "AtIdent": tAtIdent,
+		"Ident": tIdent, "Op": tOp, "Punct": tPunct, "CmpOp": tCmpOp, "ArithOp": tArithOp, "Text": tText, "Bad": tBad, "DQClose": tDQClose,
+		"Esc": tEsc, "AtAt": tAtAt, "TplRef": tTplRef, "BTClose": tBTClose, "ColonClose": tColonClose,
+		"ColonFor":   tColonFor,
+		"ForHeadEnd": tForHeadEnd, "ColonEnd": tColonEnd, "TripleClose": tTripleClose,
+		"MOpen": tMOpen, "MClose": tMClose, "MDot": tMDot, "TField": tTField, "TLBrack": tTLBrack,
+		"TLParen": tTLParen, "TFallback": tTFallback, "TOmit": tTOmit, "TRBrack": tTRBrack,
+		"TRParen": tTRParen, "CodeLBrace": tCodeLBrace, "CodeRBrace": tCodeRBrace, "CodeText": tCodeText,
+		"IndexOpen": tIndexOpen, "CallOpen": tCallOpen, "BarePath": tBarePath, "CondOpen": tCondOpen,
+	}
+})
 
 // lexDef is a participle lexer definition whose lexers start in root.
 type lexDef struct{ root lexState }
@@ -134,7 +139,7 @@ var (
 )
 
 // Symbols implements lexer.Definition.
-func (d *lexDef) Symbols() map[string]lexer.TokenType { return tokenNames }
+func (d *lexDef) Symbols() map[string]lexer.TokenType { return tokenNames() }
 
 // Lex implements lexer.Definition.
 func (d *lexDef) Lex(filename string, r io.Reader) (lexer.Lexer, error) {

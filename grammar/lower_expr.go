@@ -148,10 +148,23 @@ func (l *lowerer) ternary(t *ternary) ast.Expr {
 	return &ast.TernaryExpr{Pos: l.pos(t.Pos), Cond: c, Then: l.ternary(t.Then), Else: l.ternary(t.Else)}
 }
 
-var precedence = map[string]int{
-	"??": 1, "||": 2, "&&": 3,
-	"==": 4, "!=": 4, "~=": 4, "!~=": 4, "<": 4, ">": 4, "<=": 4, ">=": 4,
-	"+": 5, "-": 5, "*": 6, "/": 6, "%": 6,
+// precedence is the binding strength of a binary operator (0: not one).
+func precedence(op string) int {
+	switch op {
+	case "??":
+		return 1
+	case "||":
+		return 2
+	case "&&":
+		return 3
+	case "==", "!=", "~=", "!~=", "<", ">", "<=", ">=":
+		return 4
+	case "+", "-":
+		return 5
+	case "*", "/", "%":
+		return 6
+	}
+	return 0
 }
 
 // binary applies operator precedence to a flat operand/operator list. A
@@ -177,7 +190,7 @@ func (l *lowerer) binaryFrom(first ast.Expr, rest []*binRest) ast.Expr {
 		operands = append(operands, &ast.BinaryExpr{Pos: p, Op: op.Op, Left: lft, Right: r})
 	}
 	for _, r := range rest {
-		for len(ops) > 0 && precedence[ops[len(ops)-1].Op] >= precedence[r.Op] {
+		for len(ops) > 0 && precedence(ops[len(ops)-1].Op) >= precedence(r.Op) {
 			reduce()
 		}
 		ops = append(ops, r)
@@ -519,9 +532,11 @@ func (l *lowerer) ask(a *askX, at ast.Pos) ast.Expr {
 	return &ast.AskExpr{Pos: at}
 }
 
-// actionKeys are the with-clause keys of deny, retry and ask (allow also
-// takes addLabels and removeLabels).
-var actionKeys = map[string]bool{"context": true, "message": true, "warning": true}
+// actionKeys reports whether key is a with-clause key of deny, retry and
+// ask (allow also takes addLabels and removeLabels).
+func actionKeys(key string) bool {
+	return key == "context" || key == "message" || key == "warning"
+}
 
 // actionWith lowers the with-clause of a deny, retry or ask action: only
 // `context`, `message` and `warning` mean something there, and a key that
@@ -532,7 +547,7 @@ func (l *lowerer) actionWith(o *object, action string) *ast.ObjectLit {
 	}
 	lit := l.object(o)
 	for i, e := range lit.Entries {
-		if e.Spread || !actionKeys[e.Key] {
+		if e.Spread || !actionKeys(e.Key) {
 			key, at := e.Key, o.Pos
 			if e.Spread {
 				key = "..."

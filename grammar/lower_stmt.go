@@ -264,9 +264,15 @@ func trimAts(names []string) []string {
 	return out
 }
 
-var reservedLabels = map[string]bool{
-	"module": true, "static": true, "live": true, "cached": true, "local": true,
-	"foreach": true, "pipeline": true, "with": true, "from": true, "as": true, "tools": true,
+// reservedLabels reports whether name is a reserved word that cannot be a
+// label.
+func reservedLabels(name string) bool {
+	switch name {
+	case "module", "static", "live", "cached", "local",
+		"foreach", "pipeline", "with", "from", "as", "tools":
+		return true
+	}
+	return false
 }
 
 func (l *lowerer) labels(ls []*label, mods bool) []string {
@@ -279,7 +285,7 @@ func (l *lowerer) labels(ls []*label, mods bool) []string {
 		if !mods && (lb.Bang || lb.Priv) {
 			l.fail(lb.Pos, fmt.Sprintf("label modifier %q is only allowed in return values and guard actions", name), name, "write plain labels here: var secret @x = …")
 		}
-		if reservedLabels[name] {
+		if reservedLabels(name) {
 			l.fail(lb.Pos, fmt.Sprintf("%q is a reserved word and cannot be used as a label", name), name, "choose another label name")
 		}
 		if lb.Bang {

@@ -56,7 +56,7 @@ func (n *nesting) add(kind string, tok lexer.Token, off int) *nestingError {
 }
 
 func (n *nesting) step(kind string, tok lexer.Token, off int) *nestingError {
-	if _, ok := closerFor[kind]; ok {
+	if closerOf(kind) != "" {
 		n.stack = append(n.stack, openTok{kind: kind, offset: off, value: tok.Value, chain: n.chain})
 		n.chain = 0
 		if len(n.stack) > maxNesting {
@@ -64,7 +64,7 @@ func (n *nesting) step(kind string, tok lexer.Token, off int) *nestingError {
 		}
 		return n.check(tok, off)
 	}
-	if len(n.stack) > 0 && closerFor[n.stack[len(n.stack)-1].kind] == kind {
+	if len(n.stack) > 0 && closerOf(n.stack[len(n.stack)-1].kind) == kind {
 		n.live -= n.chain
 		n.chain = n.stack[len(n.stack)-1].chain
 		n.stack = n.stack[:len(n.stack)-1]
@@ -94,18 +94,26 @@ func (n *nesting) check(tok lexer.Token, off int) *nestingError {
 	return nil
 }
 
-// recursiveKeywords are the keywords whose grammar rule contains a full
-// expression, so that a chain of them nests.
-var recursiveKeywords = map[string]bool{
-	"when": true, "for": true, "if": true, "run": true, "retry": true, "allow": true, "deny": true, "ask": true,
+// recursiveKeywords reports whether kw is a keyword whose grammar rule
+// contains a full expression, so that a chain of them nests.
+func recursiveKeywords(kw string) bool {
+	switch kw {
+	case "when", "for", "if", "run", "retry", "allow", "deny", "ask":
+		return true
+	}
+	return false
 }
 
-// operandEnds are the tokens after which a '-' is binary.
-var operandEnds = map[string]bool{
-	"Number": true, "AtIdent": true, "Ident": true, "SQString": true, "FileLoad": true, "BareKw": true,
-	")": true, "]": true, "}": true, "DQClose": true, "BTClose": true, "ColonClose": true,
-	"TripleClose": true, "CodeRBrace": true, "TRParen": true, "TRBrack": true, "TField": true,
-	"TplRef": true,
+// operandEnds reports whether a '-' after a token of this kind is binary.
+func operandEnds(kind string) bool {
+	switch kind {
+	case "Number", "AtIdent", "Ident", "SQString", "FileLoad", "BareKw",
+		")", "]", "}", "DQClose", "BTClose", "ColonClose",
+		"TripleClose", "CodeRBrace", "TRParen", "TRBrack", "TField",
+		"TplRef":
+		return true
+	}
+	return false
 }
 
 func (n *nesting) recurses(kind, value string) bool {
@@ -113,9 +121,9 @@ func (n *nesting) recurses(kind, value string) bool {
 	case "!", "?", "ColonFor":
 		return true
 	case "ArithOp":
-		return value == "-" && !operandEnds[n.prev]
+		return value == "-" && !operandEnds(n.prev)
 	case "Ident":
-		return recursiveKeywords[value] && n.prev != "." && n.prev != "?."
+		return recursiveKeywords(value) && n.prev != "." && n.prev != "?."
 	}
 	return false
 }
@@ -134,7 +142,7 @@ func checkNesting(toks []lexer.Token) *nestingError {
 // tokenKind is the name the nesting tracker uses for tok: its symbol
 // name, or its value for punctuation and operators.
 func tokenKind(tok lexer.Token) string {
-	name := symbolNames[tok.Type]
+	name := symbolNames()[tok.Type]
 	if name == "Punct" || name == "Op" {
 		return tok.Value
 	}

@@ -6,21 +6,22 @@ import (
 	"github.com/guardrun/guardrun/ast"
 )
 
-// reservedNames are the names a script can never bind: `@mx` is the
-// ambient context and the helpers decide inside guards. A binding of one
+// reservedNames says what name is when a script can never bind it: `@mx`
+// is the ambient context and the helpers decide inside guards. A binding of one
 // would let a script forge what a guard sees, so Parse refuses it wherever
 // a name is bound (var, let, +=, exe names and parameters, for variables,
 // imports, policies); checking when the script is parsed costs a run
 // nothing. @prefixWith and @tagValue are not reserved: a
 // script may define them (SPEC §5.6); inside guards @prefixWith is always
 // the builtin, and a @tagValue of the guard's own module wins.
-var reservedNames = map[string]string{
-	"mx":       "the ambient context @mx",
-	"opIs":     "the guard helper @opIs",
-	"opHas":    "the guard helper @opHas",
-	"opHasAny": "the guard helper @opHasAny",
-	"opHasAll": "the guard helper @opHasAll",
-	"inputHas": "the guard helper @inputHas",
+func reservedNames(name string) (string, bool) {
+	switch name {
+	case "mx":
+		return "the ambient context @mx", true
+	case "opIs", "opHas", "opHasAny", "opHasAll", "inputHas":
+		return "the guard helper @" + name, true
+	}
+	return "", false
 }
 
 // checkReservedNames refuses a document that binds a reserved name.
@@ -73,7 +74,7 @@ func checkReservedNames(doc *ast.Document) error {
 
 // reservedBinding is the error for binding name, nil when it is free.
 func reservedBinding(name string, pos ast.Pos) error {
-	what, ok := reservedNames[name]
+	what, ok := reservedNames(name)
 	if !ok {
 		return nil
 	}

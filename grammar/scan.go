@@ -2,18 +2,40 @@ package grammar
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
 // openers and closers track nesting while the span scanner walks tokens:
 // a directive continues past a newline while any of them is open.
-var closerFor = map[string]string{
-	"(": ")", "[": "]", "{": "}", "IndexOpen": "]", "CallOpen": ")",
-	"TLParen": "TRParen", "TLBrack": "TRBrack",
-	"DQOpen": "DQClose", "BTOpen": "BTClose", "ColonOpen": "ColonClose",
-	"TripleOpen": "TripleClose", "CodeOpen": "CodeRBrace", "PipeCode": "CodeRBrace",
-	"CodeLBrace": "CodeRBrace", "MOpen": "MClose",
+// closerOf is the closer of the opener kind, "" when kind opens nothing.
+func closerOf(kind string) string {
+	switch kind {
+	case "(", "CallOpen":
+		return ")"
+	case "[", "IndexOpen":
+		return "]"
+	case "{":
+		return "}"
+	case "TLParen":
+		return "TRParen"
+	case "TLBrack":
+		return "TRBrack"
+	case "DQOpen":
+		return "DQClose"
+	case "BTOpen":
+		return "BTClose"
+	case "ColonOpen":
+		return "ColonClose"
+	case "TripleOpen":
+		return "TripleClose"
+	case "CodeOpen", "PipeCode", "CodeLBrace":
+		return "CodeRBrace"
+	case "MOpen":
+		return "MClose"
+	}
+	return ""
 }
 
 // openTok is an opener still waiting for its closer.
@@ -38,15 +60,14 @@ type scanResult struct {
 	deep *nestingError
 }
 
-var identType = exprLexer.Symbols()["Ident"]
-
-var symbolNames = func() map[lexer.TokenType]string {
+// symbolNames names each token type (the inverse of tokenNames).
+var symbolNames = sync.OnceValue(func() map[lexer.TokenType]string {
 	out := map[lexer.TokenType]string{}
-	for name, t := range exprLexer.Symbols() {
+	for name, t := range tokenNames() {
 		out[t] = name
 	}
 	return out
-}()
+})
 
 // scanSpan finds the end of the directive starting at src[start:]: the
 // first newline outside any bracket, string, template or code block. The
@@ -95,7 +116,7 @@ func scanWindowTokens(src string, start int) scanResult {
 			toks = append(toks, tok)
 			break
 		}
-		name := symbolNames[tok.Type]
+		name := symbolNames()[tok.Type]
 		if len(nest.stack) == 0 {
 			switch name {
 			case "NL", "ArmStar", "ArmOp", "BareKw":
@@ -103,7 +124,7 @@ func scanWindowTokens(src string, start int) scanResult {
 					if name == "BareKw" {
 						// The keyword itself still belongs to the span.
 						kw := strings.TrimRight(tok.Value[:i], " \t")
-						toks = append(toks, lexer.Token{Type: identType, Value: kw, Pos: tok.Pos})
+						toks = append(toks, lexer.Token{Type: tIdent, Value: kw, Pos: tok.Pos})
 					}
 					eof := tok.Pos
 					eof.Offset += i

@@ -9,11 +9,8 @@ import (
 )
 
 // The builtin functions that are not transformers: @typeof(value) and
-// @exists(path). A variable of the same name shadows them, as any builtin.
-func init() {
-	builtinNames["typeof"] = true
-	builtinNames["exists"] = true
-}
+// @exists(path), listed in builtinNames. A variable of the same name
+// shadows them, as any builtin.
 
 // callBuiltinFunc calls @typeof or @exists; ok is false for any other
 // builtin (a transformer).

@@ -21,11 +21,7 @@ import (
 // decision names (Operation.Workspace: the project an agent works in),
 // else the base directory; both builtins are confined to it like every
 // other file access, and relative paths and globs are relative to it.
-func init() {
-	builtinNames["sha256"] = true
-	builtinNames["readWorkspaceFile"] = true
-	builtinNames["pathMatches"] = true
-}
+// They are listed in builtinNames.
 
 // callWorkspaceBuiltin calls @sha256 or @readWorkspaceFile; ok is false
 // for any other name.

@@ -277,16 +277,22 @@ func (p *guardPlan) compileCond(x ast.Expr) condFn {
 	return nil
 }
 
-// textTests are the string methods a compiled condition may call on
-// @input or @output with one literal string: with a string receiver they
-// cannot fail.
-var textTests = map[string]bool{"includes": true, "startsWith": true, "endsWith": true}
+// textTests reports whether method is a string method a compiled
+// condition may call on @input or @output with one literal string: with a
+// string receiver they cannot fail.
+func textTests(method string) bool {
+	return method == "includes" || method == "startsWith" || method == "endsWith"
+}
 
-// textMethods are the string methods a compiled `allow` may call on
-// @input or @output with literal string arguments.
-var textMethods = map[string]bool{
-	"replace": true, "replaceAll": true, "trim": true, "toUpperCase": true, "toLowerCase": true,
-	"slice": true, "substring": true,
+// textMethods reports whether method is a string method a compiled
+// `allow` may call on @input or @output with literal string arguments.
+func textMethods(method string) bool {
+	switch method {
+	case "replace", "replaceAll", "trim", "toUpperCase", "toLowerCase",
+		"slice", "substring":
+		return true
+	}
+	return false
 }
 
 // textCall matches `@input|@output.method("lit", …)` and returns the
@@ -323,7 +329,7 @@ func (p *guardPlan) useText(r *ast.Ref) {
 // compileTextTest compiles `@input|@output.includes|startsWith|endsWith("x")`.
 func (p *guardPlan) compileTextTest(r *ast.Ref) condFn {
 	method, args, ok := textCall(r)
-	if !ok || !textTests[method] || len(args) != 1 {
+	if !ok || !textTests(method) || len(args) != 1 {
 		return nil
 	}
 	p.useText(r)
@@ -354,7 +360,7 @@ func (p *guardPlan) compileAllowValue(a ast.Node) func(ev *guard.Evaluation) (gu
 		return nil
 	}
 	method, args, ok := textCall(r)
-	if !ok || !textMethods[method] {
+	if !ok || !textMethods(method) {
 		return nil
 	}
 	p.useText(r)

@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// protectedNames are the path components scripts may not write under
-// (a directory, or a file of that name): files that programs other than
+// protectedNames reports whether name is a path component scripts may
+// not write under (a directory, or a file of that name): files that programs other than
 // the script execute on their own. Git runs hooks and core.fsmonitor from
 // .git on a plain `git status` (and a `.git` file redirects it to another
 // repository); the other version control systems do the same; .husky and
@@ -15,10 +15,14 @@ import (
 // ledger and tool state. A script without code must not be able to plant
 // code through them. Names compare without case and without trailing
 // dots or blanks, as case-insensitive file systems and Windows do.
-var protectedNames = map[string]bool{
-	".git": true, ".hg": true, ".svn": true, ".bzr": true, ".jj": true,
-	".husky": true, ".githooks": true, ".envrc": true, ".vscode": true,
-	".mlld": true, ".guardrun": true,
+func protectedNames(name string) bool {
+	switch name {
+	case ".git", ".hg", ".svn", ".bzr", ".jj",
+		".husky", ".githooks", ".envrc", ".vscode",
+		".mlld", ".guardrun":
+		return true
+	}
+	return false
 }
 
 // protectedPart returns the leading part of the base-relative path rel
@@ -27,7 +31,7 @@ var protectedNames = map[string]bool{
 func protectedPart(rel string) string {
 	parts := strings.Split(filepath.ToSlash(rel), "/")
 	for i, p := range parts {
-		if protectedNames[strings.TrimRight(strings.ToLower(p), ". ")] {
+		if protectedNames(strings.TrimRight(strings.ToLower(p), ". ")) {
 			return strings.Join(parts[:i+1], "/")
 		}
 	}

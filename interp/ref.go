@@ -9,10 +9,18 @@ import (
 	"github.com/guardrun/guardrun/interp/value"
 )
 
-// builtinNames are the builtin transformers reachable as `@name`.
-var builtinNames = map[string]bool{
-	"json": true, "JSON": true, "parse": true, "trim": true, "upper": true, "lower": true,
-	"pretty": true, "sort": true, "xml": true, "csv": true, "md": true,
+// builtinNames reports whether name is a builtin reachable as `@name`: a
+// transformer, a builtin function (builtins.go) or a workspace builtin
+// (builtins_workspace.go). A switch, not a map built at every start.
+func builtinNames(name string) bool {
+	switch name {
+	case "json", "JSON", "parse", "trim", "upper", "lower",
+		"pretty", "sort", "xml", "csv", "md",
+		"typeof", "exists",
+		"sha256", "readWorkspaceFile", "pathMatches":
+		return true
+	}
+	return false
 }
 
 // builtin is a builtin transformer used as a value (`@json`, `@parse.loose`).
@@ -26,7 +34,7 @@ func (e *env) resolvable(name string) bool {
 	if _, ok := e.lookup(name); ok {
 		return true
 	}
-	return builtinNames[name]
+	return builtinNames(name)
 }
 
 func (in *interp) evalRef(e *env, r *ast.Ref) (*value.Variable, error) {
@@ -108,7 +116,7 @@ func (in *interp) evalRefRoot(e *env, r *ast.Ref, root *value.Variable, ok bool)
 	}
 	if !ok {
 		switch {
-		case builtinNames[r.Name]:
+		case builtinNames(r.Name):
 			root = value.New(builtin{name: r.Name})
 		case probesDefined(r):
 			// `@missing.isDefined()` asks the question instead of failing.

@@ -480,12 +480,17 @@ func (lx *lexer) bodySubstitutions(s string, depth int) {
 	}
 }
 
-// reservedWords start compound commands; the command they introduce is
-// what runs.
-var reservedWords = map[string]bool{
-	"{": true, "}": true, "!": true, "if": true, "then": true, "else": true,
-	"elif": true, "fi": true, "do": true, "done": true, "while": true,
-	"until": true, "esac": true,
+// reservedWords reports whether w starts a compound command; the command
+// it introduces is what runs. The fixed sets of this package are switches
+// rather than package-level maps, which would be built at every start.
+func reservedWords(w string) bool {
+	switch w {
+	case "{", "}", "!", "if", "then", "else",
+		"elif", "fi", "do", "done", "while",
+		"until", "esac":
+		return true
+	}
+	return false
 }
 
 // emit records the simple command made of words, plus the scripts it runs
@@ -493,7 +498,7 @@ var reservedWords = map[string]bool{
 // before values are filled in: a value is never either.
 func (lx *lexer) emit(words []word, depth int) {
 	k := 0
-	for k < len(words) && (isAssignment(words[k].text) || reservedWords[words[k].text]) {
+	for k < len(words) && (isAssignment(words[k].text) || reservedWords(words[k].text)) {
 		k++
 	}
 	c := simpleCmd{}

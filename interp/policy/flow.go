@@ -162,27 +162,40 @@ func (s *Set) expandTargets(targets, buf []string) []string {
 // builtinFlowRule is one built-in label-flow rule: it fires when the input
 // (or, for positional rules, the primary input) and the targets violate it.
 type builtinFlowRule struct {
-	label, target, reason string
+	name, label, target, reason string
 	// positional rules require the primary input to carry label.
 	positional bool
 }
 
-var builtinFlow = map[string]builtinFlowRule{
-	"no-secret-exfil":          {label: "secret", target: "exfil", reason: "Rule 'no-secret-exfil': label 'secret' cannot flow to 'exfil'"},
-	"no-sensitive-exfil":       {label: "sensitive", target: "exfil", reason: "Rule 'no-sensitive-exfil': label 'sensitive' cannot flow to 'exfil'"},
-	"no-send-to-unknown":       {label: "known", target: "exfil:send", positional: true, reason: "Rule 'no-send-to-unknown': exfil:send destination must carry 'known'"},
-	"no-send-to-external":      {label: "known:internal", target: "exfil:send", positional: true, reason: "Rule 'no-send-to-external': exfil:send destination must carry 'known:internal'"},
-	"no-destroy-unknown":       {label: "known", target: "destructive:targeted", positional: true, reason: "Rule 'no-destroy-unknown': destructive:targeted target must carry 'known'"},
-	"no-untrusted-destructive": {label: "untrusted", target: "destructive", reason: "Rule 'no-untrusted-destructive': label 'untrusted' cannot flow to 'destructive'"},
-	"no-untrusted-privileged":  {label: "untrusted", target: "privileged", reason: "Rule 'no-untrusted-privileged': label 'untrusted' cannot flow to 'privileged'"},
-	"no-influenced-advice":     {label: "influenced", target: "advice", reason: "Rule 'no-influenced-advice': label 'influenced' cannot flow to 'advice' — use structured extraction to debias evaluative output"},
+// builtinFlows are the built-in label-flow rules. A slice, laid out by
+// the compiler, not a map built at every start; builtinFlow looks a rule
+// up by name.
+var builtinFlows = []builtinFlowRule{
+	{name: "no-secret-exfil", label: "secret", target: "exfil", reason: "Rule 'no-secret-exfil': label 'secret' cannot flow to 'exfil'"},
+	{name: "no-sensitive-exfil", label: "sensitive", target: "exfil", reason: "Rule 'no-sensitive-exfil': label 'sensitive' cannot flow to 'exfil'"},
+	{name: "no-send-to-unknown", label: "known", target: "exfil:send", positional: true, reason: "Rule 'no-send-to-unknown': exfil:send destination must carry 'known'"},
+	{name: "no-send-to-external", label: "known:internal", target: "exfil:send", positional: true, reason: "Rule 'no-send-to-external': exfil:send destination must carry 'known:internal'"},
+	{name: "no-destroy-unknown", label: "known", target: "destructive:targeted", positional: true, reason: "Rule 'no-destroy-unknown': destructive:targeted target must carry 'known'"},
+	{name: "no-untrusted-destructive", label: "untrusted", target: "destructive", reason: "Rule 'no-untrusted-destructive': label 'untrusted' cannot flow to 'destructive'"},
+	{name: "no-untrusted-privileged", label: "untrusted", target: "privileged", reason: "Rule 'no-untrusted-privileged': label 'untrusted' cannot flow to 'privileged'"},
+	{name: "no-influenced-advice", label: "influenced", target: "advice", reason: "Rule 'no-influenced-advice': label 'influenced' cannot flow to 'advice' — use structured extraction to debias evaluative output"},
+}
+
+// builtinFlow is the built-in label-flow rule called name, if there is one.
+func builtinFlow(name string) (builtinFlowRule, bool) {
+	for _, r := range builtinFlows {
+		if r.name == name {
+			return r, true
+		}
+	}
+	return builtinFlowRule{}, false
 }
 
 // RuleFlow returns the label and the target (risk class) of the built-in
 // label-flow rule name; ok is false for an unknown rule and for the
 // positional rules, which require a label rather than forbid one.
 func RuleFlow(name string) (label, target string, ok bool) {
-	r, ok := builtinFlow[name]
+	r, ok := builtinFlow(name)
 	if !ok || r.positional {
 		return "", "", false
 	}
@@ -205,7 +218,7 @@ func (s *Set) CheckFlow(f Flow) *Denial {
 	targets := s.expandTargets(f.Targets, buf[:0])
 
 	for _, name := range s.rules {
-		r, ok := builtinFlow[name]
+		r, ok := builtinFlow(name)
 		if !ok || !anyMatches(targets, r.target) {
 			continue
 		}

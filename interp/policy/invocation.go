@@ -17,38 +17,63 @@ func (c *simpleCmd) view(inv invocation) cmdView {
 	return cmdView{tokens: c.tokens[inv.start:inv.end], dyn: c.dyn[inv.start:inv.end], fed: inv.fed}
 }
 
-var shellBinaries = map[string]bool{
-	"sh": true, "bash": true, "zsh": true, "dash": true, "fish": true,
-	"csh": true, "tcsh": true, "ksh": true, "ash": true,
+// shellBinaries reports whether prog is a shell.
+func shellBinaries(prog string) bool {
+	switch prog {
+	case "sh", "bash", "zsh", "dash", "fish",
+		"csh", "tcsh", "ksh", "ash":
+		return true
+	}
+	return false
 }
 
-var networkTools = map[string]bool{
-	"curl": true, "wget": true, "nc": true, "netcat": true, "ncat": true,
-	"socat": true, "ssh": true, "scp": true, "sftp": true, "rsync": true,
-	"ftp": true, "telnet": true,
+// networkTools reports whether prog is a network tool.
+func networkTools(prog string) bool {
+	switch prog {
+	case "curl", "wget", "nc", "netcat", "ncat",
+		"socat", "ssh", "scp", "sftp", "rsync",
+		"ftp", "telnet":
+		return true
+	}
+	return false
 }
 
-// wrappers run their argument as a command.
-var wrappers = map[string]bool{
-	"env": true, "nice": true, "nohup": true, "timeout": true, "strace": true,
-	"time": true, "exec": true, "command": true, "xargs": true, "busybox": true,
-	"builtin": true, "sudo": true, "doas": true, "setsid": true, "stdbuf": true,
-	"ionice": true, "chrt": true, "taskset": true, "unbuffer": true,
+// wrappers reports whether prog runs its argument as a command.
+func wrappers(prog string) bool {
+	switch prog {
+	case "env", "nice", "nohup", "timeout", "strace",
+		"time", "exec", "command", "xargs", "busybox",
+		"builtin", "sudo", "doas", "setsid", "stdbuf",
+		"ionice", "chrt", "taskset", "unbuffer":
+		return true
+	}
+	return false
 }
 
-// wrapperFlagsWithArg may take the next word as their argument. Tokens
-// are lower-cased, so "-s" stands for both -s and -S; a flag wrongly
-// listed here costs nothing, because both readings are checked.
-var wrapperFlagsWithArg = map[string]bool{
-	"-u": true, "-s": true, "--split-string": true, "-t": true, "--timeout": true,
-	"--signal": true, "-n": true, "-p": true, "-i": true, "-l": true,
-	"-d": true, "-a": true, "-e": true, "-k": true, "-o": true, "-c": true,
-	"-g": true, "-r": true,
+// wrapperFlagsWithArg reports whether a wrapper's flag may take the next
+// word as its argument. Tokens are lower-cased, so "-s" stands for both
+// -s and -S; a flag wrongly listed here costs nothing, because both
+// readings are checked.
+func wrapperFlagsWithArg(flag string) bool {
+	switch flag {
+	case "-u", "-s", "--split-string", "-t", "--timeout",
+		"--signal", "-n", "-p", "-i", "-l",
+		"-d", "-a", "-e", "-k", "-o", "-c",
+		"-g", "-r":
+		return true
+	}
+	return false
 }
 
-// findExec are the find actions that run the words after them, up to ';'
-// or '+', as a command.
-var findExec = map[string]bool{"-exec": true, "-execdir": true, "-ok": true, "-okdir": true}
+// findExec reports whether a find action runs the words after it, up to
+// ';' or '+', as a command.
+func findExec(action string) bool {
+	switch action {
+	case "-exec", "-execdir", "-ok", "-okdir":
+		return true
+	}
+	return false
+}
 
 // invocations returns the commands c runs: c itself and, recursively, the
 // commands its wrappers (env, timeout, xargs …) and find -exec run.
@@ -73,7 +98,7 @@ func invocations(c *simpleCmd) []invocation {
 		switch {
 		case toks[0] == "find":
 			for i := 1; i < len(toks); i++ {
-				if !findExec[toks[i]] {
+				if !findExec(toks[i]) {
 					continue
 				}
 				j := i + 1
@@ -83,7 +108,7 @@ func invocations(c *simpleCmd) []invocation {
 				add(invocation{start: inv.start + i + 1, end: inv.start + j, fed: inv.fed, found: true})
 				i = j
 			}
-		case wrappers[toks[0]]:
+		case wrappers(toks[0]):
 			fed := inv.fed || toks[0] == "xargs"
 			for _, o := range wrappedOffsets(toks, c.dyn[inv.start:inv.end]) {
 				add(invocation{start: inv.start + o, end: inv.end, fed: fed})
@@ -105,7 +130,7 @@ func wrappedOffsets(toks []string, dyn []bool) []int {
 			break
 		}
 		if strings.HasPrefix(t, "-") {
-			if wrapperFlagsWithArg[t] && i+1 < len(toks) {
+			if wrapperFlagsWithArg(t) && i+1 < len(toks) {
 				offs = append(offs, i+1)
 				i += 2
 			} else {
@@ -151,7 +176,7 @@ func scriptWord(c *simpleCmd, inv invocation) (int, bool) {
 		return -1, len(raw) > 1
 	case prog == "trap":
 		return 1, len(raw) > 2
-	case shellBinaries[prog]:
+	case shellBinaries(prog):
 		// Every -…c… flag counts, not only those before the first operand:
 		// reading too many scripts only checks more.
 		for j := 1; j+1 < len(raw); j++ {
@@ -163,18 +188,39 @@ func scriptWord(c *simpleCmd, inv invocation) (int, bool) {
 	return 0, false
 }
 
-// inlineCode are interpreters and the flags (lower-cased, as tokens are)
-// that make them run code given on the command line.
-var inlineCode = map[string][]string{
-	"python": {"c"}, "pypy": {"c"}, "perl": {"e"}, "ruby": {"e"},
-	"node": {"e", "p", "--eval", "--print"}, "nodejs": {"e", "p", "--eval", "--print"},
-	"bun": {"e", "p", "--eval", "--print"}, "deno": {"eval"},
-	"php": {"r", "b", "e"}, "lua": {"e"}, "luajit": {"e"},
-	"osascript": {"e"}, "expect": {"c"},
+// inlineCodeFlags are interpreters and the flags (lower-cased, as tokens
+// are) that make them run code given on the command line. A slice, laid
+// out by the compiler, not a map built at start; see inlineCode.
+var inlineCodeFlags = []struct {
+	prog  string
+	flags []string
+}{
+	{"python", []string{"c"}}, {"pypy", []string{"c"}}, {"perl", []string{"e"}}, {"ruby", []string{"e"}},
+	{"node", []string{"e", "p", "--eval", "--print"}}, {"nodejs", []string{"e", "p", "--eval", "--print"}},
+	{"bun", []string{"e", "p", "--eval", "--print"}}, {"deno", []string{"eval"}},
+	{"php", []string{"r", "b", "e"}}, {"lua", []string{"e"}}, {"luajit", []string{"e"}},
+	{"osascript", []string{"e"}}, {"expect", []string{"c"}},
 }
 
-// awkLike are the awk implementations.
-var awkLike = map[string]bool{"awk": true, "gawk": true, "mawk": true, "nawk": true}
+// inlineCode returns the code flags of the interpreter prog; ok is false
+// when prog is not one.
+func inlineCode(prog string) (flags []string, ok bool) {
+	for _, e := range inlineCodeFlags {
+		if e.prog == prog {
+			return e.flags, true
+		}
+	}
+	return nil, false
+}
+
+// awkLike reports whether prog is an awk implementation.
+func awkLike(prog string) bool {
+	switch prog {
+	case "awk", "gawk", "mawk", "nawk":
+		return true
+	}
+	return false
+}
 
 // opaqueCode says why the invocation runs code the policy cannot read, or
 // returns "": a computed command name, an interpreter given code on the
@@ -191,14 +237,14 @@ func opaqueCode(c *simpleCmd, inv invocation) string {
 		return "its name is only known when it runs"
 	case prog == "alias" && anyContains(raw[1:], "="):
 		return "an alias names a command the policy cannot follow"
-	case awkLike[prog]:
+	case awkLike(prog):
 		for i, r := range raw[1:] {
 			if dyn[i+1] || strings.Contains(r, "system") || strings.Contains(r, "|") || strings.Contains(r, "@") ||
 				inFlags(toks[i+1], "f", "e", "i", "l", "--file", "--exec", "--include", "--load", "--source") {
 				return "an awk program that can run commands"
 			}
 		}
-	case shellBinaries[prog] || prog == "eval" || prog == "trap":
+	case shellBinaries(prog) || prog == "eval" || prog == "trap":
 		at, hasScript := scriptWord(c, inv)
 		switch {
 		case hasScript && (inv.fed || inv.found && anyContains(raw, "{}")):
@@ -207,11 +253,11 @@ func opaqueCode(c *simpleCmd, inv invocation) string {
 			return "a script only known when it runs"
 		case hasScript && at > 0 && dyn[at]:
 			return "a script only known when it runs"
-		case !hasScript && shellBinaries[prog] && readsStdin(toks):
+		case !hasScript && shellBinaries(prog) && readsStdin(toks):
 			return "a script read from its input"
 		}
 	default:
-		flags, ok := inlineCode[interpreterName(prog)]
+		flags, ok := inlineCode(interpreterName(prog))
 		if !ok {
 			break
 		}

@@ -11,12 +11,29 @@ type cmdView struct {
 	fed bool
 }
 
-// flagSynonyms map, per command, the spellings of a flag to the one
-// patterns use (tokens are lower-cased, so -R is -r already).
-var flagSynonyms = map[string]map[string]string{
-	"rm":   {"--recursive": "-r", "--force": "-f"},
-	"git":  {"-f": "--force", "--force-with-lease": "--force", "+": "--force"},
-	"curl": {"--upload-file": "-t"},
+// flagSynonyms maps, per command, a spelling of a flag to the one patterns
+// use (tokens are lower-cased, so -R is -r already); ok is false when f
+// has no other spelling.
+func flagSynonyms(prog, f string) (canon string, ok bool) {
+	switch prog {
+	case "rm":
+		switch f {
+		case "--recursive":
+			return "-r", true
+		case "--force":
+			return "-f", true
+		}
+	case "git":
+		switch f {
+		case "-f", "--force-with-lease", "+":
+			return "--force", true
+		}
+	case "curl":
+		if f == "--upload-file" {
+			return "-t", true
+		}
+	}
+	return "", false
 }
 
 // matchesCommand reports whether a command matches a deny or danger
@@ -90,9 +107,8 @@ func isFlag(prog, t string) bool {
 // letter of a cluster (-rf is -r and -f), a long option without its
 // value, each mapped through the command's synonyms.
 func canonicalFlags(prog, t string) []string {
-	syn := flagSynonyms[prog]
 	canon := func(f string) string {
-		if s, ok := syn[f]; ok {
+		if s, ok := flagSynonyms(prog, f); ok {
 			return s
 		}
 		return f

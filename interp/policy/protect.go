@@ -16,7 +16,7 @@ func (s *Set) Protects(l string) bool {
 		return true
 	}
 	for _, name := range s.rules {
-		if r, ok := builtinFlow[name]; ok && !r.positional && r.label == l {
+		if r, ok := builtinFlow(name); ok && !r.positional && r.label == l {
 			return true
 		}
 	}
@@ -32,7 +32,7 @@ func GrantsTrust(l string) bool {
 	if l == "trusted" {
 		return true
 	}
-	for _, r := range builtinFlow {
+	for _, r := range builtinFlows {
 		if r.positional && (l == r.label || strings.HasPrefix(l, r.label+":")) {
 			return true
 		}

@@ -480,9 +480,9 @@ func optedIn(optIns []string, v cmdView, pat string) bool {
 
 // firstOf returns the first command c runs (itself or wrapped) whose name
 // is in set.
-func firstOf(c *simpleCmd, set map[string]bool) string {
+func firstOf(c *simpleCmd, set func(string) bool) string {
 	for _, inv := range c.invs {
-		if t := c.tokens[inv.start]; set[t] && !c.dyn[inv.start] {
+		if t := c.tokens[inv.start]; set(t) && !c.dyn[inv.start] {
 			return t
 		}
 	}
