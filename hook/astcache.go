@@ -8,9 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"sync/atomic"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/internal/astcodec"
+	"github.com/guardrun/guardrun/internal/rawfile"
 )
 
 // ASTCache keeps parsed policies on disk, keyed by a hash of the guardrun
@@ -23,10 +26,15 @@ import (
 // cannot encode — falls back to parsing: the cache can make a call
 // slower, never different.
 type ASTCache struct {
-	Dir  string
-	self string
+	Dir string
+	// key starts every entry's hash: the key version and the binary's
+	// identity.
+	key string
 	// Max is the number of entries kept (older ones are removed).
 	Max int
+	// checked says the directory was found private; a hook process
+	// checks once, not once per module.
+	checked atomic.Bool
 }
 
 // NewASTCache returns a cache in $XDG_CACHE_HOME/guardrun/ast (or
@@ -45,21 +53,39 @@ func NewASTCache() *ASTCache {
 		return nil
 	}
 	return &ASTCache{Dir: filepath.Join(base, "guardrun", "ast"), Max: 256,
-		self: fmt.Sprintf("%s\x00%d\x00%d", exe, st.Size(), st.ModTime().UnixNano())}
+		key: cacheKey(fmt.Sprintf("%s\x00%d\x00%d", exe, st.Size(), st.ModTime().UnixNano()))}
 }
+
+// cacheKey is the start of every entry's hash for a binary of identity
+// self.
+func cacheKey(self string) string { return "guardrun-ast-3\x00" + self + "\x00" }
 
 func (c *ASTCache) path(file string, src []byte, mode ast.Mode) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "guardrun-ast-3\x00%s\x00%s\x00%d\x00", c.self, file, mode)
+	var m [24]byte
+	b := strconv.AppendInt(append(m[:0], 0), int64(mode), 10)
+	b = append(b, 0)
+	io.WriteString(h, c.key)
+	io.WriteString(h, file)
+	h.Write(b)
 	h.Write(src)
-	return filepath.Join(c.Dir, hex.EncodeToString(h.Sum(nil)[:20])+".ast")
+	var sum [sha256.Size]byte
+	return filepath.Join(c.Dir, hex.EncodeToString(h.Sum(sum[:0])[:20])+".ast")
 }
 
 // private reports whether the cache directory is the user's alone: a
-// tree others could write would be a policy others could write.
+// tree others could write would be a policy others could write. A cache
+// checks once and then trusts its answer (a hook process makes one cache
+// per call); a process that keeps a cache for long makes a new one to
+// check again.
 func (c *ASTCache) private() bool {
+	if c.checked.Load() {
+		return true
+	}
 	st, err := os.Stat(c.Dir)
-	return err == nil && st.IsDir() && st.Mode().Perm()&0o022 == 0
+	ok := err == nil && st.IsDir() && st.Mode().Perm()&0o022 == 0
+	c.checked.Store(ok)
+	return ok
 }
 
 // maxEntry bounds what Load reads and Store writes: far above any
@@ -85,17 +111,8 @@ func (c *ASTCache) Load(file string, src []byte, mode ast.Mode) *ast.Document {
 // readEntry returns the file's content, or nil when it cannot be read
 // or is larger than maxEntry.
 func readEntry(name string) []byte {
-	f, err := os.Open(name)
+	b, err := rawfile.ReadFile(name, maxEntry)
 	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || st.Size() > maxEntry {
-		return nil
-	}
-	b := make([]byte, st.Size())
-	if _, err := io.ReadFull(f, b); err != nil {
 		return nil
 	}
 	return b

@@ -1,0 +1,75 @@
+//go:build unix
+
+package rawfile
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+// ReadFile returns the content of the regular file name, or an error
+// (a *fs.PathError) when it cannot be opened or read, is not a regular
+// file, or holds more than max bytes.
+func ReadFile(name string, max int64) ([]byte, error) {
+	fd, err := open(name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := fstat(fd, &st); err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: errNotRegular}
+	}
+	if st.Size > max {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: errTooLarge}
+	}
+	// One byte more than the size: the read that returns 0 ends the file,
+	// and a file that grew since is read to its end (or to max).
+	b := make([]byte, 0, st.Size+1)
+	for {
+		n, err := read(fd, b[len(b):cap(b)])
+		if n > 0 {
+			b = b[:len(b)+n]
+		}
+		switch {
+		case err != nil:
+			return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		case n == 0:
+			return b, nil
+		case int64(len(b)) > max:
+			return nil, &fs.PathError{Op: "read", Path: name, Err: errTooLarge}
+		case len(b) == cap(b):
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
+
+func open(name string) (int, error) {
+	for {
+		fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != syscall.EINTR {
+			return fd, err
+		}
+	}
+}
+
+func fstat(fd int, st *syscall.Stat_t) error {
+	for {
+		err := syscall.Fstat(fd, st)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}
+
+func read(fd int, b []byte) (int, error) {
+	for {
+		n, err := syscall.Read(fd, b)
+		if err != syscall.EINTR {
+			return n, err
+		}
+	}
+}
