@@ -16,8 +16,13 @@ import (
 // it cannot see (a template file's interpolations) fails when it runs.
 // It costs nothing when both engines are linked.
 func CheckEngines(doc *ast.Document) error {
-	needJS := !code.HasJS()
-	needTokens := value.RegisteredTokenCounter() == nil
+	return checkEngines(doc, !code.HasJS(), value.RegisteredTokenCounter() == nil)
+}
+
+// checkEngines is CheckEngines for a program that lacks the JavaScript
+// engine when needJS is set and the token counter when needTokens is (a
+// parameter so that a test binary, which links both, can exercise it).
+func checkEngines(doc *ast.Document, needJS, needTokens bool) error {
 	if doc == nil || !needJS && !needTokens {
 		return nil
 	}
