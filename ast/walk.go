@@ -10,16 +10,32 @@ type Visitor interface {
 // Walk traverses the tree rooted at n in depth-first source order, in the
 // manner of go/ast.Walk.
 func Walk(v Visitor, n Node) {
+	// The children of the nodes on the current path share one buffer
+	// (each node's are appended after its parent's and dropped once
+	// walked), so a walk allocates only if the buffer outgrows this
+	// array: a hook process walks every module it loads.
+	var stack [64]Node
+	walk(v, n, stack[:0])
+}
+
+// walk is Walk with buf, the scratch buffer of the walk above n. It
+// returns buf as it received it (possibly moved by growth).
+func walk(v Visitor, n Node, buf []Node) []Node {
 	if n == nil || isNilNode(n) {
-		return
+		return buf
 	}
 	if v = v.Visit(n); v == nil {
-		return
+		return buf
 	}
-	for _, c := range children(n) {
-		Walk(v, c)
+	start := len(buf)
+	buf = appendChildren(buf, n)
+	// Indexes, not a range over a subslice: the children's walks may
+	// grow (move) buf.
+	for i, end := start, len(buf); i < end; i++ {
+		buf = walk(v, buf[i], buf)
 	}
 	v.Visit(nil)
+	return buf[:start]
 }
 
 type inspector func(Node) bool
@@ -83,9 +99,9 @@ func stageNodes(out []Node, s *Stage) []Node {
 	return out
 }
 
-// children lists the direct child nodes of n in source order.
-func children(n Node) []Node {
-	var out []Node
+// appendChildren appends the direct child nodes of n to out in source
+// order.
+func appendChildren(out []Node, n Node) []Node {
 	switch x := n.(type) {
 	case *Document:
 		out = append(out, x.Body...)

@@ -16,33 +16,52 @@ import (
 // it cannot see (a template file's interpolations) fails when it runs.
 // It costs nothing when both engines are linked.
 func CheckEngines(doc *ast.Document) error {
-	needJS := !code.HasJS()
-	needTokens := value.RegisteredTokenCounter() == nil
+	return checkEngines(doc, !code.HasJS(), value.RegisteredTokenCounter() == nil)
+}
+
+// checkEngines is CheckEngines for a program that lacks the JavaScript
+// engine when needJS is set and the token counter when needTokens is (a
+// parameter so that a test binary, which links both, can exercise it).
+func checkEngines(doc *ast.Document, needJS, needTokens bool) error {
 	if doc == nil || !needJS && !needTokens {
 		return nil
 	}
-	var found error
-	ast.Inspect(doc, func(n ast.Node) bool {
-		if found != nil {
-			return false
+	c := &engineCheck{needJS: needJS, needTokens: needTokens}
+	ast.Walk(c, doc)
+	return c.found
+}
+
+// engineCheck is checkEngines' visitor: a type rather than an Inspect
+// closure, so a check costs one allocation and one call per node (every
+// module a policy imports is checked as it loads).
+type engineCheck struct {
+	needJS, needTokens bool
+	found              error // the first construct met that cannot run
+}
+
+// Visit implements ast.Visitor.
+func (c *engineCheck) Visit(n ast.Node) ast.Visitor {
+	if c.found != nil {
+		return nil
+	}
+	switch x := n.(type) {
+	case *ast.CodeExpr:
+		if c.needJS && isJSLang(x.Lang) {
+			c.found = jsNotLinked(x.Pos, x.Lang+" block")
 		}
-		switch x := n.(type) {
-		case *ast.CodeExpr:
-			if needJS && isJSLang(x.Lang) {
-				found = jsNotLinked(x.Pos, x.Lang+" block")
-			}
-		case *ast.ShadowDirective:
-			if needJS && isJSLang(x.Lang) {
-				found = jsNotLinked(x.Pos, "the "+x.Lang+" shadow environment")
-			}
-		case *ast.Ref:
-			if needTokens && countsTokens(x.Path) {
-				found = tokensNotLinked(x.Pos)
-			}
+	case *ast.ShadowDirective:
+		if c.needJS && isJSLang(x.Lang) {
+			c.found = jsNotLinked(x.Pos, "the "+x.Lang+" shadow environment")
 		}
-		return found == nil
-	})
-	return found
+	case *ast.Ref:
+		if c.needTokens && countsTokens(x.Path) {
+			c.found = tokensNotLinked(x.Pos)
+		}
+	}
+	if c.found != nil {
+		return nil
+	}
+	return c
 }
 
 // isJSLang reports whether a code block or shadow environment of lang

@@ -154,6 +154,22 @@ func (f *files) read(fromDir, path string, pos ast.Pos) ([]byte, string, error) 
 	if err != nil {
 		return nil, "", f.ioError(err, path, pos)
 	}
+	b, err := f.readOpen(&openFile{File: file}, path, pos)
+	if err != nil {
+		return nil, "", err
+	}
+	return b, abs, nil
+}
+
+// openFile is a file opened for reading, with its information when it
+// was already looked up (see openImport), else nil.
+type openFile struct {
+	*os.File
+	info fs.FileInfo
+}
+
+// readOpen reads and closes file, opened from path, as read does.
+func (f *files) readOpen(file *openFile, path string, pos ast.Pos) ([]byte, error) {
 	defer file.Close()
 	// A file becomes one string: read at most the run's string cap, so a
 	// huge file (or a device) is an error, not the process's memory.
@@ -163,21 +179,25 @@ func (f *files) read(fromDir, path string, pos ast.Pos) ([]byte, string, error) 
 	}
 	b, err := readLimited(file, limit)
 	if err != nil {
-		return nil, "", f.ioError(err, path, pos)
+		return nil, f.ioError(err, path, pos)
 	}
 	if len(b) > limit {
 		le := value.StringLimitError("reading "+path, limit)
-		return nil, "", &Error{Kind: KindLimit, Pos: pos, Message: le.Message, Hint: le.Hint, Err: le}
+		return nil, &Error{Kind: KindLimit, Pos: pos, Message: le.Message, Hint: le.Hint, Err: le}
 	}
-	return b, abs, nil
+	return b, nil
 }
 
 // readLimited reads file to its end, or to one byte past limit. A
 // regular file's size sizes the buffer (one read instead of a growing
 // series: modules and policies are read on every hook call).
-func readLimited(file *os.File, limit int) ([]byte, error) {
+func readLimited(file *openFile, limit int) ([]byte, error) {
 	size := 512
-	if st, err := file.Stat(); err == nil && st.Mode().IsRegular() && st.Size() < int64(limit) {
+	st, err := file.info, error(nil)
+	if st == nil {
+		st, err = file.Stat()
+	}
+	if err == nil && st.Mode().IsRegular() && st.Size() < int64(limit) {
 		size = int(st.Size()) + 1 // +1: the read that sees the end
 	}
 	b := make([]byte, 0, size)

@@ -8,23 +8,52 @@ import (
 	"github.com/guardrun/guardrun/interp/value"
 )
 
-// importDirectory imports a directory (mlld's directory imports): every
-// subdirectory holding an index.mld is imported as a module, and the
-// directory's value is an object with one entry per subdirectory, its
-// exports plus `__meta__`, the module's frontmatter. ok is false when the
-// path is not a directory.
-func (in *interp) importDirectory(e *env, d *ast.ImportDirective) (bool, error) {
-	rel, _, err := in.files.resolve(e.mod.dir, d.Path, d.Pos)
+// openImport looks up the path an import names, once: isDir when it is
+// a directory, which importDirectory imports; else, when loadModule is
+// going to read it (it is not loaded yet and there is a parser), file is
+// the open file, handed to loadModule so that it is not opened again.
+// What cannot be resolved or looked up is left to loadModule to report.
+func (in *interp) openImport(e *env, d *ast.ImportDirective) (file *openFile, isDir bool) {
+	rel, abs, err := in.files.resolve(e.mod.dir, d.Path, d.Pos)
 	if err != nil {
-		return false, nil // loadModule reports it
+		return nil, false
 	}
 	root, err := in.files.open()
 	if err != nil {
-		return false, nil
+		return nil, false
+	}
+	if _, loaded := in.modules[abs]; !loaded && in.opts.Parse != nil {
+		if f, err := root.Open(rel); err == nil {
+			st, err := f.Stat()
+			if err == nil && !st.IsDir() {
+				return &openFile{File: f, info: st}, false
+			}
+			f.Close()
+			if err == nil {
+				return nil, true
+			}
+		}
+		// What cannot be opened (a directory without read permission,
+		// still imported as one) is looked up without opening it.
 	}
 	st, err := root.Stat(rel)
-	if err != nil || !st.IsDir() {
-		return false, nil
+	return nil, err == nil && st.IsDir()
+}
+
+// importDirectory imports a directory (mlld's directory imports): every
+// subdirectory holding an index.mld is imported as a module, and the
+// directory's value is an object with one entry per subdirectory, its
+// exports plus `__meta__`, the module's frontmatter.
+func (in *interp) importDirectory(e *env, d *ast.ImportDirective) error {
+	// openImport resolved the path and opened the root: these do not
+	// fail here.
+	rel, _, err := in.files.resolve(e.mod.dir, d.Path, d.Pos)
+	if err != nil {
+		return err
+	}
+	root, err := in.files.open()
+	if err != nil {
+		return in.files.ioError(err, d.Path, d.Pos)
 	}
 	o := value.NewObject()
 	res := value.New(o)
@@ -39,9 +68,9 @@ func (in *interp) importDirectory(e *env, d *ast.ImportDirective) (bool, error) 
 			continue
 		}
 		sub := &ast.ImportDirective{Pos: d.Pos, Path: path.Join(d.Path, ent.Name(), "index.mld")}
-		mod, err := in.loadModule(e, sub)
+		mod, err := in.loadModule(e, sub, nil)
 		if err != nil {
-			return true, err
+			return err
 		}
 		exports := mod.exported()
 		entry := value.NewObject()
@@ -59,12 +88,12 @@ func (in *interp) importDirectory(e *env, d *ast.ImportDirective) (bool, error) 
 	}
 	switch {
 	case d.Namespace != "":
-		return true, in.defineImported(e, d.Namespace, res, d.Pos)
+		return in.defineImported(e, d.Namespace, res, d.Pos)
 	case len(d.Names) > 0:
 		for _, n := range d.Names {
 			v, ok := o.Get(n.Name)
 			if !ok {
-				return true, newError(KindImport, n.Pos, "name a subdirectory that holds an index.mld",
+				return newError(KindImport, n.Pos, "name a subdirectory that holds an index.mld",
 					"Import '%s' not found in %s", n.Name, d.Path)
 			}
 			alias := n.Alias
@@ -72,14 +101,14 @@ func (in *interp) importDirectory(e *env, d *ast.ImportDirective) (bool, error) 
 				alias = n.Name
 			}
 			if err := in.defineImported(e, alias, derived(v, res), n.Pos); err != nil {
-				return true, err
+				return err
 			}
 		}
-		return true, nil
+		return nil
 	}
 	name := namespaceName(d.Path)
 	if _, taken := e.lookup(name); name == "" || taken {
-		return true, nil
+		return nil
 	}
-	return true, in.defineImported(e, name, res, d.Pos)
+	return in.defineImported(e, name, res, d.Pos)
 }

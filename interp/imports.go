@@ -15,10 +15,11 @@ func (in *interp) execImport(e *env, d *ast.ImportDirective) error {
 	if d.Policy {
 		return in.importPolicy(e, d)
 	}
-	if ok, err := in.importDirectory(e, d); ok || err != nil {
-		return err
+	file, isDir := in.openImport(e, d)
+	if isDir {
+		return in.importDirectory(e, d)
 	}
-	mod, err := in.loadModule(e, d)
+	mod, err := in.loadModule(e, d, file)
 	if err != nil {
 		return err
 	}
@@ -86,8 +87,12 @@ func (in *interp) importGuards(e *env, mod *module, pos ast.Pos) error {
 }
 
 // loadModule parses and runs a module once per run; its document output
-// is discarded.
-func (in *interp) loadModule(e *env, d *ast.ImportDirective) (*module, error) {
+// is discarded. file, when not nil, is the module's file, already open
+// (openImport); loadModule closes it.
+func (in *interp) loadModule(e *env, d *ast.ImportDirective, file *openFile) (*module, error) {
+	if file != nil {
+		defer file.Close()
+	}
 	_, path, err := in.files.resolve(e.mod.dir, d.Path, d.Pos)
 	if err != nil {
 		return nil, err
@@ -101,7 +106,12 @@ func (in *interp) loadModule(e *env, d *ast.ImportDirective) (*module, error) {
 	if in.opts.Parse == nil {
 		return nil, newError(KindImport, d.Pos, "the embedder must set Options.Parse to allow imports", "imports are not available: no parser configured")
 	}
-	src, _, err := in.files.read(e.mod.dir, d.Path, d.Pos)
+	var src []byte
+	if file != nil {
+		src, err = in.files.readOpen(file, d.Path, d.Pos)
+	} else {
+		src, _, err = in.files.read(e.mod.dir, d.Path, d.Pos)
+	}
 	if err != nil {
 		return nil, err
 	}

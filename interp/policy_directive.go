@@ -51,7 +51,7 @@ func (in *interp) execPolicy(e *env, d *ast.PolicyDirective) error {
 // The module's guards come with it: importing a policy module asks to be
 // governed by all of it.
 func (in *interp) importPolicy(e *env, d *ast.ImportDirective) error {
-	mod, err := in.loadModule(e, d)
+	mod, err := in.loadModule(e, d, nil)
 	if err != nil {
 		return err
 	}
