@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/guardrun/guardrun/internal/rawfile"
 )
 
 // FileStore keeps each session in its own journal file, for hook
@@ -289,7 +291,7 @@ type journal struct {
 // that cannot be read whole is an error telling how to reset it.
 func (f *FileStore) open(base string) (*journal, error) {
 	j := &journal{path: base + journalExt}
-	file, err := os.OpenFile(j.path, os.O_RDWR|os.O_APPEND, 0)
+	file, err := rawfile.OpenFile(j.path, os.O_RDWR|os.O_APPEND, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		j.session, err = f.readLegacy(base + legacyExt)
 		j.legacy = j.session != nil
@@ -372,7 +374,7 @@ func (f *FileStore) compact(path string, s *Session) (int, error) {
 // new one): it is dropped and the lock taken again.
 func lockFile(ctx context.Context, path string) (*os.File, error) {
 	for {
-		lock, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+		lock, err := rawfile.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("session store: cannot open lock: %w", err)
 		}

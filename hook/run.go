@@ -12,6 +12,7 @@ import (
 
 	"github.com/guardrun/guardrun"
 	"github.com/guardrun/guardrun/agent"
+	"github.com/guardrun/guardrun/internal/rawfile"
 )
 
 // DefaultDeadline bounds one hook call: well under every host's hook
@@ -192,7 +193,7 @@ func openLog(path string) (*os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("decision log: %v", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := rawfile.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("decision log: %v", err)
 	}

@@ -36,3 +36,8 @@ func ReadFile(name string, max int64) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// OpenFile is os.OpenFile (a file that is never a pipe or a terminal).
+func OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
+	return os.OpenFile(name, flag, perm)
+}

@@ -35,3 +35,29 @@ func TestReadFile(t *testing.T) {
 		t.Errorf("a directory: %v, want a path error saying it is not a regular file", err)
 	}
 }
+
+func TestOpenFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "log")
+	for i := 0; i < 2; i++ {
+		f, err := OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write([]byte("line\n")); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(p)
+	if err != nil || string(b) != "line\nline\n" {
+		t.Fatalf("appended %q, %v", b, err)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", st.Mode().Perm())
+	}
+	if _, err := OpenFile(filepath.Join(p, "x"), os.O_RDONLY, 0); err == nil {
+		t.Error("opened a path under a file")
+	}
+}

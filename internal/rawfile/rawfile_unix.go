@@ -4,6 +4,7 @@ package rawfile
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
 )
 
@@ -71,5 +72,21 @@ func read(fd int, b []byte) (int, error) {
 		if err != syscall.EINTR {
 			return n, err
 		}
+	}
+}
+
+// OpenFile is os.OpenFile for a file that is never a pipe or a terminal
+// (a lock, a journal, a log): the *os.File it returns does blocking
+// system calls and is not registered with the runtime's poller.
+func OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
+	for {
+		fd, err := syscall.Open(name, flag|syscall.O_CLOEXEC, uint32(perm.Perm()))
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+		return os.NewFile(uintptr(fd), name), nil
 	}
 }
