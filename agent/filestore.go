@@ -126,7 +126,7 @@ func NewFileStore(dir string) (*FileStore, error) {
 	if st.Mode().Perm()&0o077 != 0 {
 		return nil, fmt.Errorf("session store %s is accessible to other users (mode %v); run chmod 700 on it", dir, st.Mode().Perm())
 	}
-	return &FileStore{Dir: dir, now: time.Now}, nil
+	return &FileStore{Dir: dir, now: nowUTC}, nil
 }
 
 func (f *FileStore) path(id string) string {
@@ -136,13 +136,15 @@ func (f *FileStore) path(id string) string {
 
 func (f *FileStore) clock() time.Time {
 	if f.now == nil {
-		// UTC: a session's times are saved with their zone offset, and
-		// the local zone's offset would load the zone database in every
-		// hook process for nothing.
-		return time.Now().UTC()
+		return nowUTC()
 	}
 	return f.now()
 }
+
+// nowUTC is a file store's clock: a session's times are saved with their
+// zone offset, and the local zone's offset would load the zone database
+// in every hook process for nothing.
+func nowUTC() time.Time { return time.Now().UTC() }
 
 // Update implements Store.
 func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) error) error {

@@ -109,3 +109,24 @@ func TestSessionCaps(t *testing.T) {
 	require.LessOrEqual(t, len(s.Prints), lim.MaxPrints)
 	require.Contains(t, s.Context, o, "over the fingerprint cap the labels go context-wide")
 }
+
+// A file store's clock is UTC: a local time would make every hook
+// process load the zone database to save its offset.
+func TestFileStoreTimesAreUTC(t *testing.T) {
+	fs, err := NewFileStore(filepath.Join(t.TempDir(), "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created time.Time
+	for i := 0; i < 2; i++ {
+		if err := fs.Update(context.Background(), "x", func(s *Session) error {
+			created = s.Created
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if created.IsZero() || created.Location() != time.UTC {
+		t.Errorf("session created at %v (%v), want a UTC time", created, created.Location())
+	}
+}
