@@ -10,6 +10,7 @@ import (
 
 	"github.com/guardrun/guardrun"
 	"github.com/guardrun/guardrun/internal/cliflags"
+	"github.com/guardrun/guardrun/interp/code"
 )
 
 const usage = `usage: guardrun hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D] [--max-input BYTES]
@@ -55,6 +56,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// event or policy from growing the heap unbounded.
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(memoryLimit)
+	// The policy's memory budget counts the whole heap of this
+	// one-decision process, not its growth: the same limit, without a
+	// first heap reading at start.
+	code.SetHeapFromZero(true)
 	// One decision is one goroutine's work (plus its deadline timer):
 	// more Ps only start threads for the runtime to hand it between.
 	// Async preemption still lets the deadline fire over a looping guard.
