@@ -1,5 +1,7 @@
 package policy
 
+import "sync"
+
 // defaultDanger are the commands mlld treats as dangerous (danger.ts,
 // command entries only): a policy must opt in to each through danger or
 // capabilities.danger before it may run. mlld's keychain and filesystem
@@ -31,3 +33,13 @@ var defaultDanger = []string{
 	"rsync:*",
 	"nc:*",
 }
+
+// dangerTokens are defaultDanger's patternTokens, split once: every
+// command of every checked command line is matched against all of them.
+var dangerTokens = sync.OnceValue(func() [][]string {
+	out := make([][]string, len(defaultDanger))
+	for i, p := range defaultDanger {
+		out[i] = patternTokens(p)
+	}
+	return out
+})

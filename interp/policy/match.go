@@ -47,7 +47,12 @@ func matchesCommand(v cmdView, pattern string, may bool) bool {
 	if pattern == "*" {
 		return true
 	}
-	pat := patternTokens(pattern)
+	return matchesTokens(v, patternTokens(pattern), may)
+}
+
+// matchesTokens is matchesCommand of a pattern given as its
+// patternTokens (which it does not change).
+func matchesTokens(v cmdView, pat []string, may bool) bool {
 	if len(pat) == 0 {
 		return false
 	}

@@ -379,8 +379,8 @@ func (s *Set) checkSimple(c *simpleCmd) *Denial {
 		if v.dyn[0] {
 			continue
 		}
-		for _, pat := range defaultDanger {
-			if !matchesCommand(v, pat, true) {
+		for i, pat := range defaultDanger {
+			if !matchesTokens(v, dangerTokens()[i], true) {
 				continue
 			}
 			names := s.layerNames(func(cfg *Config) bool { return !optedIn(cfg.Danger, v, pat) })
