@@ -40,9 +40,13 @@ type guardPlan struct {
 	firstPos ast.Pos
 
 	// opaque is set when the rules can run code this analysis cannot see
-	// (exe calls, code, pipelines, nested when/for, let arms) or read the
-	// whole @mx: the interpreter then builds the full context.
+	// in the guard's own scope (code, pipelines, nested when/for, let
+	// arms): the interpreter then builds the full context.
 	opaque bool
+	// calls is set when the rules call an exe. An exe's body sees its own
+	// (lexical) scope, not the guard's @input, @output or helpers, but it
+	// may read any of `@mx`: the guard's @mx keys are then all there.
+	calls bool
 	// fields and ambient: the rules read @mx.guard, or the ambient @mx
 	// keys (labels, taint, sources, args).
 	fields, ambient bool
@@ -184,7 +188,7 @@ func (p *guardPlan) analyseRef(r *ast.Ref) {
 		case i > 0 && r.Path[i-1].Kind == ast.AccessField && (r.Name == "input" || r.Name == "output" || r.Name == "mx"):
 			// A builtin method on the guard's own values.
 		default:
-			p.opaque = true
+			p.calls = true
 		}
 	}
 	if isGuardHelper(r.Name) && !containsString(p.helpers, r.Name) {

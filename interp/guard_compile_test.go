@@ -171,7 +171,9 @@ func TestGuardPlanAnalysis(t *testing.T) {
 	require.False(t, p.fields)
 
 	p = plan(`@check(@input) => deny "x"`)
-	require.True(t, p.opaque, "an exe call may read anything")
+	require.True(t, p.calls, "an exe call may read any of @mx")
+	require.False(t, p.opaque, "an exe body does not see the guard's scope")
+	require.True(t, p.usesInput)
 
 	p = plan(`@opHas("op:cmd") => deny "x"`)
 	require.False(t, p.opaque)
@@ -255,6 +257,41 @@ exe secret @s() = "sk"
 					}
 				}
 			}
+		}
+	}
+}
+
+// A guard that calls an exe gets the lazily built context: its own scope
+// holds only what its rules mention (an exe body cannot see the guard's
+// scope), while every @mx key stays readable from the exe. The result
+// must be what the whole context gives.
+func TestGuardCallingExeMatchesFullContext(t *testing.T) {
+	readers := []string{
+		"`@mx.args.x @mx.labels @mx.taint @mx.sources`",
+		"`@mx.guard.name @mx.guard.timing @mx.guard.try @mx.guard.trace.length @mx.guard.input`",
+		"`@mx.op.name @mx.op.type @mx.tools.history`",
+		"`@input @output`",
+		"`@c`",
+	}
+	rules := []string{
+		`@see(@input) == "never" => deny "no"` + "\n  * => allow @see(@input)",
+		`@see(@mx.args.x).length > 0 => allow @see(@output)`,
+		`@opHas("op:exe") && @see("x") != "" => allow @see(@mx)`,
+	}
+	for i, reader := range readers {
+		for j, rule := range rules {
+			src := fmt.Sprintf(`var secret @a = "alpha"
+exe @see(c) = %s
+guard @first before secret = when [ * => allow ]
+guard @t before secret = when [
+  %s
+  * => allow
+]
+exe @f(x) = `+"`[@x]`"+`
+show @f(@a)
+`, reader, rule)
+			comp, full := runBoth(t, "t.mld", []byte(src), "")
+			require.Equal(t, full, comp, "reader %d, rule %d:\n%s", i, j, src)
 		}
 	}
 }

@@ -67,7 +67,7 @@ func (in *interp) evalGuard(ev *guard.Evaluation) (out guard.Outcome, err error)
 		bindHelpers(ge, ev, gx.base(), p.helpers)
 	}
 	var frame hooks.GuardFrame
-	if full || p.fields {
+	if full || p.fields || p.calls {
 		// Built when read: an opaque guard (one calling an exe, say)
 		// rarely reads @mx.guard, and building it costs more than the
 		// rest of the guard's context.
@@ -79,7 +79,7 @@ func (in *interp) evalGuard(ev *guard.Evaluation) (out guard.Outcome, err error)
 			return fields
 		}
 	}
-	if full || p.fields || p.ambient {
+	if full || p.fields || p.ambient || p.calls {
 		frame.Ambient = guardAmbient(ev, gx.base())
 		frame.Tools = gx.base().Security.Tools()
 	}
