@@ -1,5 +1,5 @@
-// Package rawfile reads whole files with plain system calls, for the
-// short processes of a hook. os.Open registers every file with the
+// Package rawfile reads whole files (ReadFile) and opens files
+// (OpenFile) with plain system calls, for the short processes of a hook. os.Open registers every file with the
 // runtime's poller (and so costs several system calls more than the
 // open itself) in case it is a pipe; a policy module, a cached syntax
 // tree or a session journal never is, and a hook process opens a dozen

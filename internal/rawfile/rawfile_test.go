@@ -22,7 +22,7 @@ func TestReadFile(t *testing.T) {
 			t.Fatalf("size %d: got %d bytes, %v", size, len(got), err)
 		}
 		if size > 0 {
-			if _, err := ReadFile(p, int64(size-1)); !IsTooLarge(err) {
+			if _, err := ReadFile(p, int64(size-1)); !errors.Is(err, errTooLarge) {
 				t.Errorf("size %d under a limit of %d: %v, want too large", size, size-1, err)
 			}
 		}
@@ -31,7 +31,7 @@ func TestReadFile(t *testing.T) {
 		t.Errorf("missing file: %v, want fs.ErrNotExist", err)
 	}
 	var pe *fs.PathError
-	if _, err := ReadFile(dir, 10); err == nil || !errors.As(err, &pe) || IsTooLarge(err) {
+	if _, err := ReadFile(dir, 10); err == nil || !errors.As(err, &pe) || errors.Is(err, errTooLarge) {
 		t.Errorf("a directory: %v, want a path error saying it is not a regular file", err)
 	}
 }

@@ -12,13 +12,13 @@ import (
 // (a *fs.PathError) when it cannot be opened or read, is not a regular
 // file, or holds more than max bytes.
 func ReadFile(name string, max int64) ([]byte, error) {
-	fd, err := open(name)
+	fd, err := open(name, syscall.O_RDONLY, 0)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		return nil, err
 	}
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
-	if err := fstat(fd, &st); err != nil {
+	if err := noEINTR(func() error { return syscall.Fstat(fd, &st) }); err != nil {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
@@ -31,7 +31,8 @@ func ReadFile(name string, max int64) ([]byte, error) {
 	// and a file that grew since is read to its end (or to max).
 	b := make([]byte, 0, st.Size+1)
 	for {
-		n, err := read(fd, b[len(b):cap(b)])
+		var n int
+		err := noEINTR(func() (err error) { n, err = syscall.Read(fd, b[len(b):cap(b)]); return err })
 		if n > 0 {
 			b = b[:len(b)+n]
 		}
@@ -48,45 +49,35 @@ func ReadFile(name string, max int64) ([]byte, error) {
 	}
 }
 
-func open(name string) (int, error) {
-	for {
-		fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		if err != syscall.EINTR {
-			return fd, err
-		}
-	}
-}
-
-func fstat(fd int, st *syscall.Stat_t) error {
-	for {
-		err := syscall.Fstat(fd, st)
-		if err != syscall.EINTR {
-			return err
-		}
-	}
-}
-
-func read(fd int, b []byte) (int, error) {
-	for {
-		n, err := syscall.Read(fd, b)
-		if err != syscall.EINTR {
-			return n, err
-		}
-	}
-}
-
 // OpenFile is os.OpenFile for a file that is never a pipe or a terminal
 // (a lock, a journal, a log): the *os.File it returns does blocking
 // system calls and is not registered with the runtime's poller.
 func OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
+	fd, err := open(name, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+func open(name string, flag int, perm fs.FileMode) (int, error) {
+	var fd int
+	err := noEINTR(func() (err error) {
+		fd, err = syscall.Open(name, flag|syscall.O_CLOEXEC, uint32(perm.Perm()))
+		return err
+	})
+	if err != nil {
+		return -1, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return fd, nil
+}
+
+// noEINTR runs call again while a signal interrupts it (the Go runtime
+// sends them for preemption).
+func noEINTR(call func() error) error {
 	for {
-		fd, err := syscall.Open(name, flag|syscall.O_CLOEXEC, uint32(perm.Perm()))
-		if err == syscall.EINTR {
-			continue
+		if err := call(); err != syscall.EINTR {
+			return err
 		}
-		if err != nil {
-			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
-		}
-		return os.NewFile(uintptr(fd), name), nil
 	}
 }

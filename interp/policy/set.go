@@ -379,8 +379,9 @@ func (s *Set) checkSimple(c *simpleCmd) *Denial {
 		if v.dyn[0] {
 			continue
 		}
+		danger := dangerTokens()
 		for i, pat := range defaultDanger {
-			if !matchesTokens(v, dangerTokens()[i], true) {
+			if !matchesTokens(v, danger[i], true) {
 				continue
 			}
 			names := s.layerNames(func(cfg *Config) bool { return !optedIn(cfg.Danger, v, pat) })
