@@ -71,7 +71,10 @@ func WithCommandTimeout(d time.Duration) RunOption {
 // goroutines count too); the collected document and streams may reach
 // half of it; one string the script builds (a template, a join, JSON
 // text…) an eighth, and never more than 64 MiB. A breach ends the run with
-// a positioned error ("memory limit exceeded: …"), never a crash.
+// a positioned error ("memory limit exceeded: …"), never a crash. A run
+// that lasts more than a few milliseconds samples the heap every 5 ms,
+// through runtime/metrics when the JavaScript engine is linked, else
+// through runtime.ReadMemStats (a brief stop of the world per sample).
 func WithMemoryLimit(n int64) RunOption {
 	return func(c *runConfig) { c.opts.MemoryLimit = n }
 }

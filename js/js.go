@@ -15,6 +15,9 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/guardrun/guardrun/interp/code"
+	// A block's heap is sampled from its first millisecond: read it
+	// without stopping the world.
+	_ "github.com/guardrun/guardrun/interp/code/heapmetric"
 	"github.com/guardrun/guardrun/interp/value"
 )
 

@@ -3,7 +3,6 @@ package code
 import (
 	"fmt"
 	"runtime"
-	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,10 +10,33 @@ import (
 	"github.com/guardrun/guardrun/interp/value"
 )
 
-// heapMetric is the heap memory occupied by objects, live or not yet
-// swept. runtime/metrics reads it without stopping the world, so it can
-// be sampled every few milliseconds.
-const heapMetric = "/memory/classes/heap/objects:bytes"
+// heapReader reads the heap memory occupied by objects, live or not yet
+// swept. The default reads runtime.MemStats, which stops the world for a
+// moment; RegisterHeapReader installs a reader that does not (package
+// interp/code/heapmetric, imported by the JavaScript engine, installs
+// runtime/metrics). The default exists so that a program that never
+// samples (a hook process deciding one event) does not link
+// runtime/metrics, whose package init alone costs ≈0.06 ms.
+var heapReader atomic.Pointer[func() int64]
+
+// RegisterHeapReader makes read the heap reader of every later watch.
+// read must return the bytes occupied by heap objects, live or not yet
+// swept (runtime/metrics' /memory/classes/heap/objects:bytes).
+func RegisterHeapReader(read func() int64) {
+	if read == nil {
+		panic("code: RegisterHeapReader with a nil reader")
+	}
+	heapReader.Store(&read)
+}
+
+func heapInUse() int64 {
+	if r := heapReader.Load(); r != nil {
+		return (*r)()
+	}
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
 
 // memoryCheckInterval is how often a running JS block's heap growth is
 // sampled. goja has no heap cap, so a block that allocates in a loop
@@ -24,10 +46,6 @@ const memoryCheckInterval = 5 * time.Millisecond
 // gcBackoff is the pause after a forced collection that found the heap
 // back under the limit.
 const gcBackoff = 100 * time.Millisecond
-
-func heapInUse() int64 {
-	return readMetric(heapMetric)
-}
 
 // heapBase is where a watch measures growth from: the heap in use at the
 // start, garbage included. Starting from the heap the last collection
@@ -49,17 +67,8 @@ var heapFromZero atomic.Bool
 // process that runs one decision (a hook call): the heap before its run
 // is the process's own few megabytes, so the limit holds all the same
 // (a little stricter), and the process is spared reading the starting
-// heap, its first runtime/metrics read, which costs ≈0.1 ms.
+// heap, its first heap read.
 func SetHeapFromZero(on bool) { heapFromZero.Store(on) }
-
-func readMetric(name string) int64 {
-	s := []metrics.Sample{{Name: name}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return int64(s[0].Value.Uint64())
-}
 
 // WatchMemory calls exceeded (once) when the heap has grown by more than
 // limit bytes since the watch started. The heap is process-wide, so this

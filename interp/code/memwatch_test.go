@@ -2,6 +2,7 @@ package code
 
 import (
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,4 +43,25 @@ func TestWatchMemoryFromZero(t *testing.T) {
 	require.True(t, watch(), "a watch from zero did not count the heap held before it")
 	SetHeapFromZero(false)
 	require.False(t, watch(), "a watch from its start counted the heap held before it")
+}
+
+// A registered heap reader is what every later watch reads; the default
+// (runtime.MemStats) counts the heap the process holds.
+func TestRegisterHeapReader(t *testing.T) {
+	ballast := make([]byte, 4<<20)
+	defer runtime.KeepAlive(ballast)
+	require.GreaterOrEqual(t, heapInUse(), int64(4<<20), "the default reader misses a live 4 MiB")
+	defer heapReader.Store(heapReader.Load())
+	// The heap seems to grow by 1 TiB after the watch's first read.
+	var reads atomic.Int64
+	RegisterHeapReader(func() int64 { return min(reads.Add(1)-1, 1) << 40 })
+	fired := make(chan struct{}, 1)
+	stop := WatchBlockMemory(1<<30, func() { fired <- struct{}{} })
+	defer stop()
+	select {
+	case <-fired:
+	case <-time.After(20 * memoryCheckInterval):
+		t.Fatal("a watch did not read the registered heap reader")
+	}
+	require.Panics(t, func() { RegisterHeapReader(nil) })
 }
