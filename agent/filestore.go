@@ -186,7 +186,7 @@ func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) err
 	if before != nil {
 		rec := appendRecord(nil, before, s)
 		size := j.size + int64(len(rec))
-		if j.shape.deltas < maxDeltas && size-int64(j.shape.snapEnd) <= max(int64(j.shape.snapEnd)/2, compactMin) && size <= f.maxBytes()/2 {
+		if !j.shape.stale && j.shape.deltas < maxDeltas && size-int64(j.shape.snapEnd) <= max(int64(j.shape.snapEnd)/2, compactMin) && size <= f.maxBytes()/2 {
 			if err := j.append(rec); err != nil {
 				return err
 			}

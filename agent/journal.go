@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"maps"
 	"slices"
 	"time"
@@ -12,8 +11,8 @@ import (
 )
 
 // The file store's journal: an 8-byte magic, then records, each a 4-byte
-// little-endian payload length, the payload's CRC-32 (IEEE) and the
-// payload.
+// little-endian payload length, the payload's checksum (journalSum) and
+// the payload.
 // The first record is a snapshot (the whole session); every later one is
 // the delta one update made. A payload is
 //
@@ -30,9 +29,15 @@ import (
 // fingerprints come in runs of one origin, 8 fixed bytes a hash. The format is binary so that replaying a session
 // of 1,000 calls and 50,000 fingerprints costs a fraction of a
 // millisecond, not a JSON decode.
-// The checksum is IEEE, not Castagnoli: Go builds CRC-32C's tables
-// (≈0.2 ms) in every process that uses it, and a hook process is short.
-const journalMagic = "GRSJRNL2"
+// The checksum is journalSum, not a CRC: hash/crc32 builds its tables
+// in every process that links it (≈0.03 ms for IEEE, ≈0.2 ms for
+// Castagnoli), and a hook process is short.
+const journalMagic = "GRSJRNL3"
+
+// journalMagicV2 starts the journals of earlier versions: the same
+// records, checksummed with CRC-32 (IEEE). They are read (checked with
+// crc32IEEE) and rewritten in the current format by the next update.
+const journalMagicV2 = "GRSJRNL2"
 
 const (
 	recSnapshot byte = 1
@@ -63,7 +68,7 @@ func appendRecord(buf []byte, before, after *Session) []byte {
 	putMap(e, before.Reads, after.Reads, (*enc).str)
 	payload := e.b[start+recHeader:]
 	binary.LittleEndian.PutUint32(e.b[start:], uint32(len(payload)))
-	binary.LittleEndian.PutUint32(e.b[start+4:], crc32.ChecksumIEEE(payload))
+	binary.LittleEndian.PutUint32(e.b[start+4:], journalSum(payload))
 	return e.b
 }
 
@@ -72,7 +77,14 @@ func appendRecord(buf []byte, before, after *Session) []byte {
 // (a torn tail, a flipped bit, a record that does not fit the session)
 // is an error: a session is never silently shorter than what was saved.
 func decodeJournal(data []byte) (*Session, journalShape, error) {
-	if len(data) < len(journalMagic) || string(data[:len(journalMagic)]) != journalMagic {
+	sum, stale := journalSum, false
+	switch {
+	case len(data) < len(journalMagic):
+		return nil, journalShape{}, errors.New("not a session journal (bad header)")
+	case string(data[:len(journalMagic)]) == journalMagic:
+	case string(data[:len(journalMagicV2)]) == journalMagicV2:
+		sum, stale = crc32IEEE, true
+	default:
 		return nil, journalShape{}, errors.New("not a session journal (bad header)")
 	}
 	// Decoded strings share the file's bytes instead of allocating one
@@ -86,12 +98,12 @@ func decodeJournal(data []byte) (*Session, journalShape, error) {
 			return nil, journalShape{}, fmt.Errorf("torn record at byte %d", pos)
 		}
 		n := int(binary.LittleEndian.Uint32(data[pos:]))
-		sum := binary.LittleEndian.Uint32(data[pos+4:])
+		want := binary.LittleEndian.Uint32(data[pos+4:])
 		if n > len(data)-pos-recHeader {
 			return nil, journalShape{}, fmt.Errorf("torn record at byte %d (%d bytes announced, %d present)", pos, n, len(data)-pos-recHeader)
 		}
 		body := pos + recHeader
-		if crc32.ChecksumIEEE(data[body:body+n]) != sum {
+		if sum(data[body:body+n]) != want {
 			return nil, journalShape{}, fmt.Errorf("record at byte %d fails its checksum", pos)
 		}
 		d := &dec{s: text[body : body+n], labels: labels}
@@ -109,13 +121,48 @@ func decodeJournal(data []byte) (*Session, journalShape, error) {
 	if snapEnd == 0 {
 		return nil, journalShape{}, errors.New("no snapshot record")
 	}
-	return s, journalShape{snapEnd: snapEnd, deltas: records - 1}, nil
+	return s, journalShape{snapEnd: snapEnd, deltas: records - 1, stale: stale}, nil
 }
 
-// journalShape is what decides a compaction: where the snapshot ends
-// and how many deltas follow it.
+// journalShape is what decides a compaction: where the snapshot ends,
+// how many deltas follow it, and whether an earlier version wrote it
+// (stale: the next update rewrites it instead of appending).
 type journalShape struct {
 	snapEnd, deltas int
+	stale           bool
+}
+
+// journalSum is a record's checksum: a multiply-xorshift hash of the
+// payload, 8 bytes at a time. Each step is a bijection of the 64-bit
+// state, so a change confined to one word always changes the state, and
+// survives the truncation to 32 bits but for a 2⁻³² chance; a torn
+// record is caught by its length first. It guards against damage, not
+// against an attacker (who could write the file anyway).
+func journalSum(b []byte) uint32 {
+	h := uint64(len(b))*0x9e3779b97f4a7c15 + 0x2545f4914f6cdd1d
+	for ; len(b) >= 8; b = b[8:] {
+		h = (h ^ binary.LittleEndian.Uint64(b)) * 0xbf58476d1ce4e5b9
+		h ^= h >> 31
+	}
+	var tail [8]byte
+	copy(tail[:], b)
+	h = (h ^ binary.LittleEndian.Uint64(tail[:])) * 0x94d049bb133111eb
+	h ^= h >> 29
+	return uint32(h ^ h>>32)
+}
+
+// crc32IEEE is CRC-32 (IEEE) a bit at a time, for the journals of
+// earlier versions: read once each, so slowness does not matter, and it
+// spares every hook process hash/crc32's tables.
+func crc32IEEE(b []byte) uint32 {
+	c := ^uint32(0)
+	for _, x := range b {
+		c ^= uint32(x)
+		for range 8 {
+			c = c>>1 ^ 0xedb88320&-(c&1)
+		}
+	}
+	return ^c
 }
 
 // cloneSession copies what the journal saves, deeply enough that fn's

@@ -2,9 +2,11 @@ package agent
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -300,6 +302,90 @@ func TestJournalDamageFailsClosed(t *testing.T) {
 			require.Equal(t, Deny, d.Outcome)
 			require.Contains(t, d.Reason, "corrupt")
 		})
+	}
+}
+
+// asV2 rewrites a journal as an earlier version wrote it: the version-2
+// magic and CRC-32 (IEEE) checksums.
+func asV2(t *testing.T, data []byte) []byte {
+	out := append([]byte(journalMagicV2), data[len(journalMagic):]...)
+	for pos := len(journalMagic); pos < len(out); {
+		n := int(binary.LittleEndian.Uint32(out[pos:]))
+		body := out[pos+recHeader : pos+recHeader+n]
+		binary.LittleEndian.PutUint32(out[pos+4:], crc32.ChecksumIEEE(body))
+		pos += recHeader + n
+	}
+	_, _, err := decodeJournal(out)
+	require.NoError(t, err)
+	return out
+}
+
+// TestFileStoreReadsVersion2: a journal an earlier version wrote (CRC-32
+// checksums) carries on, is rewritten in the current format by the next
+// update, and is checked like any other.
+func TestFileStoreReadsVersion2(t *testing.T) {
+	ctx := context.Background()
+	fs, err := NewFileStore(filepath.Join(t.TempDir(), "s"))
+	require.NoError(t, err)
+	for i := range 3 {
+		require.NoError(t, fs.Update(ctx, "x", func(s *Session) error {
+			s.Seq++
+			s.Calls = append(s.Calls, Call{Seq: i, Name: "Bash", Decision: Allow, Command: "ls"})
+			return nil
+		}))
+	}
+	path := fs.path("x") + journalExt
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	want, _, err := decodeJournal(b)
+	require.NoError(t, err)
+	v2 := asV2(t, b)
+	require.NoError(t, os.WriteFile(path, v2, 0o600))
+	require.NoError(t, fs.Update(ctx, "x", func(s *Session) error {
+		require.Equal(t, sessionJSON(t, want), sessionJSON(t, s))
+		s.Seq++
+		return nil
+	}))
+	b, err = os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, journalMagic, string(b[:len(journalMagic)]), "the next update rewrites the journal")
+	got, shape, err := decodeJournal(b)
+	require.NoError(t, err)
+	require.Equal(t, 0, shape.deltas)
+	require.Equal(t, 4, got.Seq)
+	require.Len(t, got.Calls, 3)
+
+	// A damaged version-2 journal is corrupt, as any other.
+	v2[len(v2)-2] ^= 4
+	_, _, err = decodeJournal(v2)
+	require.ErrorContains(t, err, "checksum")
+}
+
+// crc32IEEE is hash/crc32's IEEE checksum.
+func TestCRC32IEEE(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for _, n := range []int{0, 1, 7, 8, 9, 63, 64, 65, 1000} {
+		b := make([]byte, n)
+		r.Read(b)
+		require.Equal(t, crc32.ChecksumIEEE(b), crc32IEEE(b), "%d bytes", n)
+	}
+}
+
+// journalSum changes when any one bit of a record flips, and when the
+// record is cut short or grows by a zero byte.
+func TestJournalSumCatchesFlips(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	for _, n := range []int{1, 8, 13, 64, 301} {
+		b := make([]byte, n)
+		r.Read(b)
+		sum := journalSum(b)
+		for i := range n * 8 {
+			b[i/8] ^= 1 << (i % 8)
+			require.NotEqual(t, sum, journalSum(b), "bit %d of %d bytes", i, n)
+			b[i/8] ^= 1 << (i % 8)
+		}
+		require.NotEqual(t, sum, journalSum(b[:n-1]))
+		require.NotEqual(t, sum, journalSum(append(b[:n:n], 0)))
 	}
 }
 

@@ -144,7 +144,7 @@ func TestSlimHookLinksNoEngine(t *testing.T) {
 	}
 	banned := []string{"github.com/dop251/goja", "github.com/google/pprof", "github.com/dlclark/regexp2", "golang.org/x/text",
 		"github.com/pkoukk/tiktoken-go", "net/http", "crypto/tls", "github.com/guardrun/guardrun/js", "github.com/guardrun/guardrun/tokens",
-		"runtime/metrics"}
+		"runtime/metrics", "hash/crc32"}
 	for _, d := range deps {
 		for _, b := range banned {
 			if d == b || strings.HasPrefix(d, b+"/") {
