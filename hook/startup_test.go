@@ -3,9 +3,11 @@ package hook_test
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,8 +18,14 @@ import (
 
 // TestStartupFigures measures the product of a hook: a whole process
 // answering a PreToolUse Bash event with the starter policy, side by
-// side with a bare Go hello binary, interleaved so all see the same
-// machine. The hook under test is guardrun-hook (what `guardrun init`
+// side with a bare Go hello binary, interleaved (in a shuffled order
+// each round) so all see the same machine. Every binary runs from an
+// installed copy (written with write(2), as cp, install or a package
+// manager writes it): on Linux a file fresh from the Go linker has been
+// seen to start up to 0.2 ms slower until its pages leave the page
+// cache, which would measure the build, not the binary. Each command
+// has its own state directory: a hook's session holds its own calls.
+// The hook under test is guardrun-hook (what `guardrun init`
 // installs when it is present); `guardrun hook claude` is measured too.
 // It prints median wall time and peak RSS, and the package-init time
 // GODEBUG=inittrace=1 reports for each binary, and checks the issue's
@@ -40,7 +48,18 @@ func TestStartupFigures(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building hello: %v\n%s", err, out)
 	}
-	e := newEnv(t)
+	install := func(src string) string {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(dir, "installed-"+filepath.Base(src))
+		if err := os.WriteFile(dst, b, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return dst
+	}
+	hello, slim, bin := install(hello), install(slim), install(bin)
 	p := payload(t, "claude", "PreToolUse")
 	setCommand(p, "go test ./...")
 	event := mustJSON(t, p)
@@ -49,23 +68,27 @@ func TestStartupFigures(t *testing.T) {
 		rss  int64
 	}
 	runs := map[string][]sample{}
-	cmds := []struct {
+	cmds := []*struct {
 		name  string
 		args  []string
 		stdin []byte
+		env   *env // its own state: a hook's session holds its own calls
 	}{
-		{"bare Go hello", []string{hello}, nil},
-		{"guardrun-hook claude (starter policy)", []string{slim, "claude", "--policy", starterPolicy(t)}, event},
-		{"guardrun hook claude (starter policy)", []string{bin, "hook", "claude", "--policy", starterPolicy(t)}, event},
-		{"guardrun (usage error, no work)", []string{bin}, nil},
-		{"guardrun-hook (usage error, no work)", []string{slim}, nil},
+		{"bare Go hello", []string{hello}, nil, newEnv(t)},
+		{"guardrun-hook claude (starter policy)", []string{slim, "claude", "--policy", starterPolicy(t)}, event, newEnv(t)},
+		{"guardrun hook claude (starter policy)", []string{bin, "hook", "claude", "--policy", starterPolicy(t)}, event, newEnv(t)},
+		{"guardrun (usage error, no work)", []string{bin}, nil, newEnv(t)},
+		{"guardrun-hook (usage error, no work)", []string{slim}, nil, newEnv(t)},
 	}
 	_, err := os.Stat("/usr/bin/time")
 	timed := err == nil
+	order := slices.Clone(cmds)
+	shuffle := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < n; i++ {
-		for _, c := range cmds {
+		shuffle.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, c := range order {
 			cmd := exec.Command(c.args[0], c.args[1:]...)
-			cmd.Env = e.vars()
+			cmd.Env = c.env.vars()
 			cmd.Stdin = bytes.NewReader(c.stdin)
 			var out bytes.Buffer
 			cmd.Stdout = &out
@@ -82,7 +105,7 @@ func TestStartupFigures(t *testing.T) {
 				rss = ru.Maxrss // KiB on Linux
 			}
 			if timed && i < 5 {
-				rss = peakRSS(t, c.args, c.stdin, e.vars())
+				rss = peakRSS(t, c.args, c.stdin, c.env.vars())
 			} else if timed {
 				rss = 0
 			}
@@ -103,13 +126,13 @@ func TestStartupFigures(t *testing.T) {
 	}
 	bare, bareRSS := med(runs[cmds[0].name])
 	var report strings.Builder
-	fmt.Fprintf(&report, "%d rounds, interleaved\n", n)
+	fmt.Fprintf(&report, "%d rounds, interleaved in shuffled order, installed copies, a state directory each\n", n)
 	for _, c := range cmds {
 		w, rss := med(runs[c.name])
 		fmt.Fprintf(&report, "  %-40s median %8v  (%.2f× bare)  peak RSS %5.1f MB\n", c.name, w.Round(10*time.Microsecond), float64(w)/float64(bare), float64(rss)/1024)
 	}
 	for _, c := range cmds {
-		total, ours, n := initTrace(t, c.args, c.stdin, e.vars())
+		total, ours, n := initTrace(t, c.args, c.stdin, c.env.vars())
 		fmt.Fprintf(&report, "  %-40s package inits %6.3f ms (%d packages), of which this module's %6.3f ms\n", c.name, total, n, ours)
 	}
 	t.Log("\n" + report.String())
