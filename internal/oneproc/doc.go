@@ -4,7 +4,9 @@
 // dropping the second P before the other packages' inits have filled
 // its allocation caches is much cheaper than dropping it in main (a
 // stop-the-world that flushes those caches, ≈0.1 ms and dozens of page
-// faults per call).
+// faults per call). It also turns off heap profile sampling: the first
+// sample of a process walks the stack and allocates the profiler's
+// bucket table, and nobody profiles a hook process.
 //
 // It imports only runtime, so under Go's initialisation order (packages
 // sorted by import path, each initialised once its imports are) it runs
