@@ -3,6 +3,7 @@ package conformance
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // jsTrim is JavaScript's String.prototype.trim: it strips WhiteSpace and
@@ -21,12 +22,12 @@ func isJSSpace(r rune) bool {
 	return r >= 0x2000 && r <= 0x200A
 }
 
-var newlineRun = regexp.MustCompile(`\n{3,}`)
+var newlineRun = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n{3,}`) })
 
 // collapseNewlines replaces every run of three or more newlines with two, as
 // mlld does when it assembles the document.
 func collapseNewlines(s string) string {
-	return newlineRun.ReplaceAllString(s, "\n\n")
+	return newlineRun().ReplaceAllString(s, "\n\n")
 }
 
 // normalizeStream is the stderr normalisation: CRLF to LF, then trim.

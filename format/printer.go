@@ -3,6 +3,7 @@ package format
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/guardrun/guardrun/ast"
 )
@@ -205,7 +206,7 @@ func quote(text string) string {
 	return `"` + r.Replace(text) + `"`
 }
 
-var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var identRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 func (p *printer) expr(e ast.Expr) string {
 	switch e := e.(type) {
@@ -402,7 +403,7 @@ func (p *printer) entry(en ast.ObjectEntry) string {
 		return "..." + p.expr(en.Value)
 	}
 	key := en.Key
-	if !identRe.MatchString(key) {
+	if !identRe().MatchString(key) {
 		key = quote(key)
 	}
 	if en.Optional {

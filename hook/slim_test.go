@@ -154,11 +154,13 @@ func TestSlimHookLinksNoEngine(t *testing.T) {
 	}
 }
 
-// No package guardrun-hook links from this module compiles a regular
-// expression at package level: every process would pay for it at start,
-// whether or not the pattern is ever used (sync.OnceValue instead).
-func TestSlimHookCompilesNoRegexpAtInit(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{.Dir}} {{join .GoFiles \",\"}}", "github.com/guardrun/guardrun/cmd/guardrun-hook").Output()
+// No package of this module that guardrun-hook or guardrun links
+// compiles a regular expression at package level: every process would pay
+// for it at start, whether or not the pattern is ever used
+// (sync.OnceValue instead).
+func TestCommandsCompileNoRegexpAtInit(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{.Dir}} {{join .GoFiles \",\"}}",
+		"github.com/guardrun/guardrun/cmd/guardrun-hook", "github.com/guardrun/guardrun/cmd/guardrun").Output()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ var (
 	errJSMemory  = errors.New("memory limit")
 )
 
-var jsIdent = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+var jsIdent = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`) })
 
 // jsReserved are words that cannot be parameter names.
 var jsReserved = map[string]bool{
@@ -206,7 +206,7 @@ func (e *runner) bindParams(rt *goja.Runtime, params []code.Binding) ([]string, 
 	var names []string
 	var values []goja.Value
 	for _, b := range params {
-		if !jsIdent.MatchString(b.Name) || jsReserved[b.Name] {
+		if !jsIdent().MatchString(b.Name) || jsReserved[b.Name] {
 			continue
 		}
 		v := toJS(rt, b.Value, 0)
@@ -277,7 +277,9 @@ func jsMessage(v goja.Value) string {
 }
 
 // syntaxPos matches goja's "file: Line L:C message (and N more errors)".
-var syntaxPos = regexp.MustCompile(`^` + regexp.QuoteMeta(jsSourceName) + `: Line (\d+):(\d+) (.*?)(?: \(and \d+ more errors?\))?$`)
+var syntaxPos = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^` + regexp.QuoteMeta(jsSourceName) + `: Line (\d+):(\d+) (.*?)(?: \(and \d+ more errors?\))?$`)
+})
 
 func compileError(lang string, err error) error {
 	msg := err.Error()
@@ -286,7 +288,7 @@ func compileError(lang string, err error) error {
 		msg = syn.Message
 	}
 	out := &code.Error{Lang: lang, Message: "SyntaxError: " + msg}
-	if m := syntaxPos.FindStringSubmatch(msg); m != nil {
+	if m := syntaxPos().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		col, _ := strconv.Atoi(m[2])
 		out.Message = "SyntaxError: " + m[3]

@@ -11,7 +11,7 @@ import (
 // names. The caller holds e.mu.
 func (e *runner) installShadows(rt *goja.Runtime, fns []code.ShadowFunc) error {
 	for _, fn := range fns {
-		if !jsIdent.MatchString(fn.Name) || jsReserved[fn.Name] {
+		if !jsIdent().MatchString(fn.Name) || jsReserved[fn.Name] {
 			continue
 		}
 		prog, err := compileBody(fn.Body, fn.Params)

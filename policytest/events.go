@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/guardrun/guardrun/agent"
 )
@@ -92,8 +93,10 @@ func parseEvents(path string, lines []string, start int, t *Test) (int, error) {
 }
 
 var (
-	eventLabelsRe = regexp.MustCompile(`^labels\s+(includes|excludes)\s+"([^"]*)"$`)
-	injectionRe   = regexp.MustCompile(`^(context|message)\s+(contains\s+)?("(?:[^"\\]|\\.)*")$`)
+	eventLabelsRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^labels\s+(includes|excludes)\s+"([^"]*)"$`) })
+	injectionRe   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(context|message)\s+(contains\s+)?("(?:[^"\\]|\\.)*")$`)
+	})
 )
 
 // parseEventExpect reads an expectation of an event's decision.
@@ -104,10 +107,10 @@ func parseEventExpect(s string) (Expect, error) {
 	case "input unchanged":
 		return Expect{What: "input"}, nil
 	}
-	if m := eventLabelsRe.FindStringSubmatch(s); m != nil {
+	if m := eventLabelsRe().FindStringSubmatch(s); m != nil {
 		return Expect{What: "labels", Includes: m[1] == "includes", Text: m[2]}, nil
 	}
-	if m := injectionRe.FindStringSubmatch(s); m != nil {
+	if m := injectionRe().FindStringSubmatch(s); m != nil {
 		text, err := strconv.Unquote(m[3])
 		if err != nil {
 			return Expect{}, fmt.Errorf("bad string %s: %v", m[3], err)

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // TestSuffix is how decision test files are named.
@@ -111,9 +112,11 @@ func colOf(line string) int { return len(line) - len(strings.TrimLeft(line, " \t
 const fileHint = `a test file holds use "policy", test "name" [ … ] or test "name" events [ … ] blocks, expect lines and >> comments`
 
 var (
-	useRe    = regexp.MustCompile(`^use\s+"([^"]+)"$`)
-	testRe   = regexp.MustCompile(`^test\s+"((?:[^"\\]|\\.)*)"\s*(events\s*)?\[$`)
-	labelsRe = regexp.MustCompile(`^@([A-Za-z_][A-Za-z0-9_]*)\.mx\.labels\s+(includes|excludes)\s+"([^"]*)"$`)
+	useRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^use\s+"([^"]+)"$`) })
+	testRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^test\s+"((?:[^"\\]|\\.)*)"\s*(events\s*)?\[$`) })
+	labelsRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^@([A-Za-z_][A-Za-z0-9_]*)\.mx\.labels\s+(includes|excludes)\s+"([^"]*)"$`)
+	})
 )
 
 // Parse reads a decision test file.
@@ -128,18 +131,18 @@ func Parse(path string, src []byte) (*File, error) {
 		line := strings.TrimSpace(lines[i])
 		switch {
 		case line == "" || strings.HasPrefix(line, ">>"):
-		case useRe.MatchString(line):
+		case useRe().MatchString(line):
 			if f.Use != "" {
 				return nil, fail(i, "a test file uses one policy file; %q is already used", f.Use)
 			}
-			f.Use = filepath.Join(filepath.Dir(path), useRe.FindStringSubmatch(line)[1])
-		case testRe.MatchString(line):
-			name, err := strconv.Unquote(`"` + testRe.FindStringSubmatch(line)[1] + `"`)
+			f.Use = filepath.Join(filepath.Dir(path), useRe().FindStringSubmatch(line)[1])
+		case testRe().MatchString(line):
+			name, err := strconv.Unquote(`"` + testRe().FindStringSubmatch(line)[1] + `"`)
 			if err != nil {
 				return nil, fail(i, "bad test name: %v", err)
 			}
 			cur = &Test{File: path, Line: i + 1, Name: name, Kind: "script", BodyLine: i + 2}
-			if testRe.FindStringSubmatch(line)[2] != "" {
+			if testRe().FindStringSubmatch(line)[2] != "" {
 				cur.Kind = "events"
 				next, err := parseEvents(path, lines, i+1, cur)
 				if err != nil {
@@ -185,7 +188,7 @@ func parseExpect(s string) (Expect, error) {
 	case "allow", "deny", "retry":
 		return Expect{What: "decision", Text: s}, nil
 	}
-	if m := labelsRe.FindStringSubmatch(s); m != nil {
+	if m := labelsRe().FindStringSubmatch(s); m != nil {
 		return Expect{What: "labels", Var: m[1], Includes: m[2] == "includes", Text: m[3]}, nil
 	}
 	word, rest, _ := strings.Cut(s, " ")
