@@ -53,8 +53,8 @@ func appendRecord(buf []byte, before, after *Session) []byte {
 }
 
 // appendEdit is appendRecord with, when sp is not nil, the journal's
-// encodings standing in for before's origins and calls (which before
-// then leaves out): each element of after is compared with the bytes
+// encodings standing in for before's origins, fingerprints and calls
+// (which before then leaves out): each element of after is compared with the bytes
 // its counterpart was decoded from.
 func appendEdit(buf []byte, before *Session, sp *spans, after *Session) []byte {
 	kind := recDelta
@@ -74,7 +74,11 @@ func appendEdit(buf []byte, before *Session, sp *spans, after *Session) []byte {
 		putSlice(e, len(before.Origins), after.Origins, func(i int, o *Origin) bool { return originEqual(&before.Origins[i], o) }, (*enc).origin)
 	}
 	putSlice(e, len(before.Context), after.Context, func(i int, c *int) bool { return before.Context[i] == *c }, func(e *enc, i *int) { e.varint(int64(*i)) })
-	putPrints(e, before.Prints, after.Prints)
+	if sp != nil {
+		putPrints(e, sp.nprints, sp.print, after.Prints)
+	} else {
+		putPrints(e, len(before.Prints), func(i int, p *Print) bool { return before.Prints[i] == *p }, after.Prints)
+	}
 	if sp != nil {
 		putSlice(e, len(sp.calls), after.Calls, sp.call, (*enc).call)
 	} else {
@@ -99,7 +103,7 @@ func decodeJournal(data []byte) (*Session, journalShape, error) {
 }
 
 // decodeSpans is decodeJournal that, when track is set, also returns
-// where the session's origins and calls are encoded in data (nil when
+// where the session's origins, fingerprints and calls are encoded in data (nil when
 // data is too large for the offsets), for appendEdit.
 func decodeSpans(data []byte, track bool) (*Session, *spans, journalShape, error) {
 	sum, stale := journalSum, false
@@ -153,16 +157,70 @@ func decodeSpans(data []byte, track bool) (*Session, *spans, journalShape, error
 	return s, sp, journalShape{snapEnd: snapEnd, deltas: records - 1, stale: stale}, nil
 }
 
-// spans locate a decoded session's origins and calls in its journal: the
-// offset in text of each one's encoding. With them, an update's
-// before-image need not copy the origins and calls (a long session's
-// largest part): the journal, which nothing writes again, is the copy.
+// spans locate a decoded session's origins, fingerprints and calls in
+// its journal: the offset in text of each origin's and call's encoding,
+// and the runs the fingerprints' hashes are in. With them, an update's
+// before-image need not copy them (a long session's largest part): the
+// journal, which nothing writes again, is the copy.
 // Comparing an element with its encoding is exact (never a hash): it is
 // unchanged only when it would encode to the very same bytes, and so
 // replay to what the journal already holds.
 type spans struct {
 	text           string
 	origins, calls []int32
+	// prints cover the nprints fingerprints in order; run is the one
+	// print last found (the diff reads them in order).
+	prints  []printRun
+	nprints int
+	run     int
+}
+
+// printRun is a run of fingerprints of one origin as the journal holds
+// them: the session's fingerprints from index at on, their hashes 8
+// bytes each from offset off of the journal.
+type printRun struct {
+	at, off int32
+	origin  int
+}
+
+// print reports whether p is fingerprint i as the journal holds it.
+func (sp *spans) print(i int, p *Print) bool {
+	r := sp.run
+	if r >= len(sp.prints) || int(sp.prints[r].at) > i || (r+1 < len(sp.prints) && int(sp.prints[r+1].at) <= i) {
+		// The last run with at <= i (the first has at 0).
+		lo, hi := 0, len(sp.prints)
+		for hi-lo > 1 {
+			if m := int(uint(lo+hi) >> 1); int(sp.prints[m].at) <= i {
+				lo = m
+			} else {
+				hi = m
+			}
+		}
+		r, sp.run = lo, lo
+	}
+	run := &sp.prints[r]
+	off := int(run.off) + 8*(i-int(run.at))
+	return run.origin == p.Origin && le64(sp.text[off:off+8]) == p.Hash
+}
+
+// editRuns applies a slice edit's drop and keep to the runs of n
+// fingerprints.
+func editRuns(runs []printRun, n, drop, keep int) []printRun {
+	if drop == 0 && keep == n {
+		return runs
+	}
+	out := runs[:0]
+	for k, r := range runs {
+		start, end := int(r.at), n
+		if k+1 < len(runs) {
+			end = int(runs[k+1].at)
+		}
+		lo, hi := max(start, drop), min(end, drop+keep)
+		if lo < hi {
+			out = append(out, printRun{at: int32(lo - drop), off: r.off + int32(8*(lo-start)), origin: r.origin})
+		}
+	}
+	return out
 }
 
 // origin reports whether o encodes as origin i was encoded.
@@ -231,7 +289,7 @@ func crc32IEEE(b []byte) uint32 {
 // changes to the session do not show in the copy.
 func cloneSession(s *Session) *Session {
 	c := cloneRest(s)
-	c.Calls = clip(s.Calls)
+	c.Prints, c.Calls = clip(s.Prints), clip(s.Calls)
 	if s.Origins != nil {
 		n := 0
 		for _, o := range s.Origins {
@@ -249,11 +307,11 @@ func cloneSession(s *Session) *Session {
 	return c
 }
 
-// cloneRest is cloneSession but for the origins and calls, for an
-// update whose journal's spans stand in for them.
+// cloneRest is cloneSession but for the origins, fingerprints and
+// calls, for an update whose journal's spans stand in for them.
 func cloneRest(s *Session) *Session {
 	return &Session{ID: s.ID, Created: s.Created, Updated: s.Updated, Seq: s.Seq,
-		Context: clip(s.Context), Prints: clip(s.Prints),
+		Context:   clip(s.Context),
 		Approvals: maps.Clone(s.Approvals), Retries: maps.Clone(s.Retries), Reads: maps.Clone(s.Reads)}
 }
 
@@ -313,8 +371,8 @@ func putEdit[T any](e *enc, nb int, after []T, eq func(i int, x *T) bool) int {
 // putPrints writes the fingerprints' edit with the appended ones in runs
 // of one origin (an output's fingerprints are added together): a run is
 // its length, the origin, and 8 bytes per hash.
-func putPrints(e *enc, before, after []Print) {
-	keep := putEdit(e, len(before), after, func(i int, p *Print) bool { return before[i] == *p })
+func putPrints(e *enc, nb int, eq func(i int, p *Print) bool, after []Print) {
+	keep := putEdit(e, nb, after, eq)
 	tail := after[keep:]
 	for i := 0; i < len(tail); {
 		j := i + 1
@@ -610,7 +668,7 @@ func (d *dec) record(s *Session, first bool) {
 	}
 	s.Origins = getSlice(d, s.Origins, originAt, 4, (*dec).origin)
 	s.Context = getSlice(d, s.Context, nil, 1, (*dec).int)
-	s.Prints = getPrints(d, s.Prints)
+	s.Prints = getPrints(d, s.Prints, d.sp)
 	s.Calls = getSlice(d, s.Calls, callAt, 8, (*dec).call)
 	s.Approvals = getMap(d, s.Approvals, 1, (*dec).bool)
 	s.Retries = getMap(d, s.Retries, 1, (*dec).int)
@@ -667,7 +725,7 @@ func reuse[T any](cur []T, drop, keep, n int) []T {
 
 // getPrints is getSlice for fingerprints, in runs of one origin: a
 // session holds up to 50,000 and replays them on every update.
-func getPrints(d *dec, cur []Print) []Print {
+func getPrints(d *dec, cur []Print, sp *spans) []Print {
 	drop, keep := d.uvarint(), d.uvarint()
 	if drop > uint64(len(cur)) || keep > uint64(len(cur))-drop {
 		d.fail("edit of %d fingerprints keeps %d after dropping %d", len(cur), keep, drop)
@@ -676,6 +734,9 @@ func getPrints(d *dec, cur []Print) []Print {
 	n := d.count(8)
 	if d.err != nil {
 		return cur
+	}
+	if sp != nil {
+		sp.prints = editRuns(sp.prints, len(cur), int(drop), int(keep))
 	}
 	cur = reuse(cur, int(drop), int(keep), n)
 	for n > 0 {
@@ -692,19 +753,30 @@ func getPrints(d *dec, cur []Print) []Print {
 			d.fail("truncated")
 			return cur
 		}
+		if sp != nil {
+			sp.prints = append(sp.prints, printRun{at: int32(len(cur)), off: int32(d.base + d.i), origin: o})
+		}
 		s := d.s[d.i : d.i+8*int(run)]
 		for i := 0; i+8 <= len(s); i += 8 {
-			h := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-			cur = append(cur, Print{Hash: h, Origin: o})
+			cur = append(cur, Print{Hash: le64(s[i:]), Origin: o})
 		}
 		d.i += len(s)
 		n -= int(run)
+	}
+	if sp != nil {
+		sp.nprints = len(cur)
 	}
 	if len(cur) == 0 {
 		return nil
 	}
 	return cur
+}
+
+// le64 is the little-endian number in s's first 8 bytes.
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 func getMap[V any](d *dec, m map[string]V, size int, get func(*dec) V) map[string]V {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,6 +36,8 @@ func TestUpdateKeepsInPlaceEdits(t *testing.T) {
 		{"map entry", func(s *Session) { s.Reads["/src/main.go"] = strings.Repeat("0", 64) }},
 		{"map entry deleted", func(s *Session) { delete(s.Approvals, "a"); s.Retries["r"]++ }},
 		{"print overwritten", func(s *Session) { s.Prints[7].Hash ^= 1 }},
+		{"print's origin", func(s *Session) { s.Prints[150].Origin = 0 }},
+		{"prints cut", func(s *Session) { s.Prints = append(s.Prints[20:120], s.Prints[250:]...) }},
 		{"calls trimmed at the front", func(s *Session) { s.Calls = s.Calls[5:] }},
 		{"calls cut in the middle", func(s *Session) { s.Calls = append(s.Calls[:20], s.Calls[25:]...) }},
 		{"origins replaced", func(s *Session) { s.Origins = append([]Origin(nil), s.Origins[1:]...) }},
@@ -139,6 +142,56 @@ func TestSpansMatchExactly(t *testing.T) {
 			o := s.Origins[i]
 			change(&o)
 			require.False(t, sp.origin(i, &o), "origin %d: %s changed", i, name)
+		}
+	}
+}
+
+// TestPrintSpans: the fingerprints' runs follow every edit the journal
+// replays (drops, keeps, appended runs), so that each fingerprint, read
+// in order or not, is found where the journal holds it, and a changed
+// hash or origin is a change.
+func TestPrintSpans(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	s := &Session{ID: "x"}
+	data := appendRecord([]byte(journalMagic), nil, s)
+	for step := 0; step < 60; step++ {
+		before := cloneSession(s)
+		switch r.Intn(4) {
+		case 0:
+			if n := len(s.Prints); n > 0 {
+				a, b := r.Intn(n), r.Intn(n)
+				s.Prints = append([]Print(nil), s.Prints[min(a, b):max(a, b)]...)
+			}
+		case 1:
+			if n := len(s.Prints); n > 0 {
+				s.Prints[r.Intn(n)].Hash++
+			}
+		default:
+			o := r.Intn(5)
+			for range 1 + r.Intn(30) {
+				s.Prints = append(s.Prints, Print{Hash: r.Uint64(), Origin: o})
+			}
+		}
+		data = appendRecord(data, before, s)
+		got, sp, _, err := decodeSpans(data, true)
+		require.NoError(t, err)
+		require.Equal(t, s.Prints, got.Prints)
+		require.Equal(t, len(s.Prints), sp.nprints)
+		for i := range got.Prints {
+			require.True(t, sp.print(i, &got.Prints[i]), "step %d print %d", step, i)
+		}
+		for range 20 {
+			if len(got.Prints) == 0 {
+				break
+			}
+			i := r.Intn(len(got.Prints))
+			p := got.Prints[i]
+			require.True(t, sp.print(i, &p), "step %d print %d out of order", step, i)
+			p.Hash ^= 1 << r.Intn(64)
+			require.False(t, sp.print(i, &p), "step %d print %d hash", step, i)
+			p = got.Prints[i]
+			p.Origin++
+			require.False(t, sp.print(i, &p), "step %d print %d origin", step, i)
 		}
 	}
 }
