@@ -177,8 +177,9 @@ func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) err
 	if s == nil || s.ID != id || now.Sub(s.Updated) > ttlOr(f.TTL) {
 		s = &Session{ID: id, Created: now}
 	} else if j.spans != nil {
-		// The journal stands in for the origins and calls, so that a
-		// long session's are not copied on every update.
+		// The journal stands in for the origins, fingerprints and
+		// calls, so that a long session's are not copied on every
+		// update.
 		before = cloneRest(s)
 	} else if j.file != nil {
 		before = cloneSession(s)
@@ -290,8 +291,8 @@ type journal struct {
 	size    int64
 	shape   journalShape
 	session *Session
-	// spans locate the session's origins and calls in the journal just
-	// read (nil for a kept or legacy session).
+	// spans locate the session's origins, fingerprints and calls in
+	// the journal just read (nil for a kept or legacy session).
 	spans  *spans
 	legacy bool
 }

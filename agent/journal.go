@@ -168,8 +168,8 @@ func decodeSpans(data []byte, track bool) (*Session, *spans, journalShape, error
 type spans struct {
 	text           string
 	origins, calls []int32
-	// prints cover the nprints fingerprints in order; run is the one
-	// print last found (the diff reads them in order).
+	// prints cover the nprints fingerprints in order; run is where
+	// the last one looked up was found (the diff reads them in order).
 	prints  []printRun
 	nprints int
 	run     int
