@@ -176,6 +176,11 @@ func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) err
 	var before *Session
 	if s == nil || s.ID != id || now.Sub(s.Updated) > ttlOr(f.TTL) {
 		s = &Session{ID: id, Created: now}
+	} else if j.spans != nil {
+		// The journal stands in for the origins, fingerprints and
+		// calls, so that a long session's are not copied on every
+		// update.
+		before = cloneRest(s)
 	} else if j.file != nil {
 		before = cloneSession(s)
 	}
@@ -184,7 +189,7 @@ func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) err
 	}
 	s.Updated = now
 	if before != nil {
-		rec := appendRecord(nil, before, s)
+		rec := appendEdit(nil, before, j.spans, s)
 		size := j.size + int64(len(rec))
 		if !j.shape.stale && j.shape.deltas < maxDeltas && size-int64(j.shape.snapEnd) <= max(int64(j.shape.snapEnd)/2, compactMin) && size <= f.maxBytes()/2 {
 			if err := j.append(rec); err != nil {
@@ -286,7 +291,10 @@ type journal struct {
 	size    int64
 	shape   journalShape
 	session *Session
-	legacy  bool
+	// spans locate the session's origins, fingerprints and calls in
+	// the journal just read (nil for a kept or legacy session).
+	spans  *spans
+	legacy bool
 }
 
 // open reads base's journal, or else its legacy JSON file. A journal
@@ -326,7 +334,7 @@ func (j *journal) read(file *os.File, maxBytes int64) error {
 	if _, err := io.ReadFull(file, data); err != nil {
 		return fmt.Errorf("session store: cannot read %s: %w", j.path, err)
 	}
-	j.session, j.shape, err = decodeJournal(data)
+	j.session, j.spans, j.shape, err = decodeSpans(data, true)
 	if err != nil {
 		return fmt.Errorf("session store: %s is corrupt (%v); delete it to reset the session, which forgets what the session has seen", j.path, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"time"
 	"unsafe"
@@ -48,6 +49,14 @@ const (
 // appendRecord appends the framed record that turns before into after (a
 // snapshot of after when before is nil).
 func appendRecord(buf []byte, before, after *Session) []byte {
+	return appendEdit(buf, before, nil, after)
+}
+
+// appendEdit is appendRecord with, when sp is not nil, the journal's
+// encodings standing in for before's origins, fingerprints and calls
+// (which before then leaves out): each element of after is compared with the bytes
+// its counterpart was decoded from.
+func appendEdit(buf []byte, before *Session, sp *spans, after *Session) []byte {
 	kind := recDelta
 	if before == nil {
 		kind, before = recSnapshot, &Session{}
@@ -59,10 +68,22 @@ func appendRecord(buf []byte, before, after *Session) []byte {
 	e.time(after.Created)
 	e.time(after.Updated)
 	e.varint(int64(after.Seq))
-	putSlice(e, before.Origins, after.Origins, originEqual, (*enc).origin)
-	putSlice(e, before.Context, after.Context, func(a, b *int) bool { return *a == *b }, func(e *enc, i *int) { e.varint(int64(*i)) })
-	putPrints(e, before.Prints, after.Prints)
-	putSlice(e, before.Calls, after.Calls, func(a, b *Call) bool { return *a == *b }, (*enc).call)
+	if sp != nil {
+		putSlice(e, len(sp.origins), after.Origins, sp.origin, (*enc).origin)
+	} else {
+		putSlice(e, len(before.Origins), after.Origins, func(i int, o *Origin) bool { return originEqual(&before.Origins[i], o) }, (*enc).origin)
+	}
+	putSlice(e, len(before.Context), after.Context, func(i int, c *int) bool { return before.Context[i] == *c }, func(e *enc, i *int) { e.varint(int64(*i)) })
+	if sp != nil {
+		putPrints(e, sp.nprints, sp.print, after.Prints)
+	} else {
+		putPrints(e, len(before.Prints), func(i int, p *Print) bool { return before.Prints[i] == *p }, after.Prints)
+	}
+	if sp != nil {
+		putSlice(e, len(sp.calls), after.Calls, sp.call, (*enc).call)
+	} else {
+		putSlice(e, len(before.Calls), after.Calls, func(i int, c *Call) bool { return before.Calls[i] == *c }, (*enc).call)
+	}
 	putMap(e, before.Approvals, after.Approvals, func(e *enc, v bool) { e.bool(v) })
 	putMap(e, before.Retries, after.Retries, func(e *enc, v int) { e.varint(int64(v)) })
 	putMap(e, before.Reads, after.Reads, (*enc).str)
@@ -77,41 +98,53 @@ func appendRecord(buf []byte, before, after *Session) []byte {
 // (a torn tail, a flipped bit, a record that does not fit the session)
 // is an error: a session is never silently shorter than what was saved.
 func decodeJournal(data []byte) (*Session, journalShape, error) {
+	s, _, shape, err := decodeSpans(data, false)
+	return s, shape, err
+}
+
+// decodeSpans is decodeJournal that, when track is set, also returns
+// where the session's origins, fingerprints and calls are encoded in data (nil when
+// data is too large for the offsets), for appendEdit.
+func decodeSpans(data []byte, track bool) (*Session, *spans, journalShape, error) {
 	sum, stale := journalSum, false
 	switch {
 	case len(data) < len(journalMagic):
-		return nil, journalShape{}, errors.New("not a session journal (bad header)")
+		return nil, nil, journalShape{}, errors.New("not a session journal (bad header)")
 	case string(data[:len(journalMagic)]) == journalMagic:
 	case string(data[:len(journalMagicV2)]) == journalMagicV2:
 		sum, stale = crc32IEEE, true
 	default:
-		return nil, journalShape{}, errors.New("not a session journal (bad header)")
+		return nil, nil, journalShape{}, errors.New("not a session journal (bad header)")
 	}
 	// Decoded strings share the file's bytes instead of allocating one
 	// each: data is the caller's fresh buffer and is never written again.
 	text := unsafe.String(unsafe.SliceData(data), len(data))
 	s := &Session{}
+	var sp *spans
+	if track && len(data) <= math.MaxInt32 {
+		sp = &spans{text: text}
+	}
 	snapEnd, records := 0, 0
 	var labels []string
 	for pos := len(journalMagic); pos < len(data); {
 		if len(data)-pos < recHeader {
-			return nil, journalShape{}, fmt.Errorf("torn record at byte %d", pos)
+			return nil, nil, journalShape{}, fmt.Errorf("torn record at byte %d", pos)
 		}
 		n := int(binary.LittleEndian.Uint32(data[pos:]))
 		want := binary.LittleEndian.Uint32(data[pos+4:])
 		if n > len(data)-pos-recHeader {
-			return nil, journalShape{}, fmt.Errorf("torn record at byte %d (%d bytes announced, %d present)", pos, n, len(data)-pos-recHeader)
+			return nil, nil, journalShape{}, fmt.Errorf("torn record at byte %d (%d bytes announced, %d present)", pos, n, len(data)-pos-recHeader)
 		}
 		body := pos + recHeader
 		if sum(data[body:body+n]) != want {
-			return nil, journalShape{}, fmt.Errorf("record at byte %d fails its checksum", pos)
+			return nil, nil, journalShape{}, fmt.Errorf("record at byte %d fails its checksum", pos)
 		}
-		d := &dec{s: text[body : body+n], labels: labels}
+		d := &dec{s: text[body : body+n], base: body, labels: labels, sp: sp}
 		d.record(s, snapEnd == 0)
 		labels = d.labels
 		records++
 		if d.err != nil {
-			return nil, journalShape{}, fmt.Errorf("record at byte %d: %w", pos, d.err)
+			return nil, nil, journalShape{}, fmt.Errorf("record at byte %d: %w", pos, d.err)
 		}
 		pos = body + n
 		if snapEnd == 0 {
@@ -119,9 +152,96 @@ func decodeJournal(data []byte) (*Session, journalShape, error) {
 		}
 	}
 	if snapEnd == 0 {
-		return nil, journalShape{}, errors.New("no snapshot record")
+		return nil, nil, journalShape{}, errors.New("no snapshot record")
 	}
-	return s, journalShape{snapEnd: snapEnd, deltas: records - 1, stale: stale}, nil
+	return s, sp, journalShape{snapEnd: snapEnd, deltas: records - 1, stale: stale}, nil
+}
+
+// spans locate a decoded session's origins, fingerprints and calls in
+// its journal: the offset in text of each origin's and call's encoding,
+// and the runs the fingerprints' hashes are in. With them, an update's
+// before-image need not copy them (a long session's largest part): the
+// journal, which nothing writes again, is the copy.
+// Comparing an element with its encoding is exact (never a hash): it is
+// unchanged only when it would encode to the very same bytes, and so
+// replay to what the journal already holds.
+type spans struct {
+	text           string
+	origins, calls []int32
+	// prints cover the nprints fingerprints in order; run is where
+	// the last one looked up was found (the diff reads them in order).
+	prints  []printRun
+	nprints int
+	run     int
+}
+
+// printRun is a run of fingerprints of one origin as the journal holds
+// them: the session's fingerprints from index at on, their hashes 8
+// bytes each from offset off of the journal.
+type printRun struct {
+	at, off int32
+	origin  int
+}
+
+// print reports whether p is fingerprint i as the journal holds it.
+func (sp *spans) print(i int, p *Print) bool {
+	r := sp.run
+	if r >= len(sp.prints) || int(sp.prints[r].at) > i || (r+1 < len(sp.prints) && int(sp.prints[r+1].at) <= i) {
+		// The last run with at <= i (the first has at 0).
+		lo, hi := 0, len(sp.prints)
+		for hi-lo > 1 {
+			if m := int(uint(lo+hi) >> 1); int(sp.prints[m].at) <= i {
+				lo = m
+			} else {
+				hi = m
+			}
+		}
+		r, sp.run = lo, lo
+	}
+	run := &sp.prints[r]
+	off := int(run.off) + 8*(i-int(run.at))
+	return run.origin == p.Origin && le64(sp.text[off:off+8]) == p.Hash
+}
+
+// editRuns applies a slice edit's drop and keep to the runs of n
+// fingerprints.
+func editRuns(runs []printRun, n, drop, keep int) []printRun {
+	if drop == 0 && keep == n {
+		return runs
+	}
+	out := runs[:0]
+	for k, r := range runs {
+		start, end := int(r.at), n
+		if k+1 < len(runs) {
+			end = int(runs[k+1].at)
+		}
+		lo, hi := max(start, drop), min(end, drop+keep)
+		if lo < hi {
+			out = append(out, printRun{at: int32(lo - drop), off: r.off + int32(8*(lo-start)), origin: r.origin})
+		}
+	}
+	return out
+}
+
+// origin reports whether o encodes as origin i was encoded.
+func (sp *spans) origin(i int, o *Origin) bool {
+	d := dec{s: sp.text, i: int(sp.origins[i])}
+	if d.int() != o.Seq || d.str() != string(o.Event) || d.str() != o.Tool || d.str() != o.CallID || d.uvarint() != uint64(len(o.Labels)) {
+		return false
+	}
+	for _, l := range o.Labels {
+		if d.str() != l {
+			return false
+		}
+	}
+	return d.err == nil
+}
+
+// call reports whether c encodes as call i was encoded.
+func (sp *spans) call(i int, c *Call) bool {
+	d := dec{s: sp.text, i: int(sp.calls[i])}
+	return d.int() == c.Seq && d.str() == c.Name && d.str() == string(c.Decision) && d.sameTime(c.Time) &&
+		d.str() == c.CallID && d.str() == c.Command && d.str() == c.Outcome && d.err == nil
 }
 
 // journalShape is what decides a compaction: where the snapshot ends,
@@ -168,9 +288,8 @@ func crc32IEEE(b []byte) uint32 {
 // cloneSession copies what the journal saves, deeply enough that fn's
 // changes to the session do not show in the copy.
 func cloneSession(s *Session) *Session {
-	c := &Session{ID: s.ID, Created: s.Created, Updated: s.Updated, Seq: s.Seq,
-		Context: clip(s.Context), Prints: clip(s.Prints), Calls: clip(s.Calls),
-		Approvals: maps.Clone(s.Approvals), Retries: maps.Clone(s.Retries), Reads: maps.Clone(s.Reads)}
+	c := cloneRest(s)
+	c.Prints, c.Calls = clip(s.Prints), clip(s.Calls)
 	if s.Origins != nil {
 		n := 0
 		for _, o := range s.Origins {
@@ -186,6 +305,14 @@ func cloneSession(s *Session) *Session {
 		}
 	}
 	return c
+}
+
+// cloneRest is cloneSession but for the origins, fingerprints and
+// calls, for an update whose journal's spans stand in for them.
+func cloneRest(s *Session) *Session {
+	return &Session{ID: s.ID, Created: s.Created, Updated: s.Updated, Seq: s.Seq,
+		Context:   clip(s.Context),
+		Approvals: maps.Clone(s.Approvals), Retries: maps.Clone(s.Retries), Reads: maps.Clone(s.Reads)}
 }
 
 func clip[T any](s []T) []T {
@@ -207,9 +334,10 @@ func originEqual(a, b *Origin) bool {
 	return true
 }
 
-// putSlice writes the edit that turns before into after.
-func putSlice[T any](e *enc, before, after []T, eq func(a, b *T) bool, put func(*enc, *T)) {
-	keep := putEdit(e, before, after, eq)
+// putSlice writes the edit that turns before (nb elements, eq(i, x)
+// telling whether its element i equals x) into after.
+func putSlice[T any](e *enc, nb int, after []T, eq func(i int, x *T) bool, put func(*enc, *T)) {
+	keep := putEdit(e, nb, after, eq)
 	for i := keep; i < len(after); i++ {
 		put(e, &after[i])
 	}
@@ -220,12 +348,14 @@ func putSlice[T any](e *enc, before, after []T, eq func(a, b *T) bool, put func(
 // produces: after extends a prefix of before, or a prefix of before was
 // dropped (calls trimmed at the cap) and after extends what remained; it
 // takes the one that keeps more.
-func putEdit[T any](e *enc, before, after []T, eq func(a, b *T) bool) int {
-	drop, keep := 0, commonPrefix(before, after, eq)
-	if keep < len(before) && len(after) > 0 {
-		for k := 1; k < len(before); k++ {
-			if eq(&before[k], &after[0]) {
-				if p := commonPrefix(before[k:], after, eq); p > keep {
+func putEdit[T any](e *enc, nb int, after []T, eq func(i int, x *T) bool) int {
+	drop, keep := 0, commonPrefix(nb, 0, after, eq)
+	if keep < nb && len(after) > 0 {
+		// Dropping k keeps at most nb-k, which must beat keep: a
+		// session that changed only its last elements is not searched.
+		for k := 1; k < nb-keep; k++ {
+			if eq(k, &after[0]) {
+				if p := commonPrefix(nb, k, after, eq); p > keep {
 					drop, keep = k, p
 				}
 				break
@@ -241,8 +371,8 @@ func putEdit[T any](e *enc, before, after []T, eq func(a, b *T) bool) int {
 // putPrints writes the fingerprints' edit with the appended ones in runs
 // of one origin (an output's fingerprints are added together): a run is
 // its length, the origin, and 8 bytes per hash.
-func putPrints(e *enc, before, after []Print) {
-	keep := putEdit(e, before, after, func(a, b *Print) bool { return *a == *b })
+func putPrints(e *enc, nb int, eq func(i int, p *Print) bool, after []Print) {
+	keep := putEdit(e, nb, after, eq)
 	tail := after[keep:]
 	for i := 0; i < len(tail); {
 		j := i + 1
@@ -258,10 +388,12 @@ func putPrints(e *enc, before, after []Print) {
 	}
 }
 
-func commonPrefix[T any](a, b []T, eq func(a, b *T) bool) int {
-	n := min(len(a), len(b))
+// commonPrefix is how many elements of after equal before's from
+// element from on.
+func commonPrefix[T any](nb, from int, after []T, eq func(i int, x *T) bool) int {
+	n := min(nb-from, len(after))
 	for i := 0; i < n; i++ {
-		if !eq(&a[i], &b[i]) {
+		if !eq(from+i, &after[i]) {
 			return i
 		}
 	}
@@ -347,6 +479,10 @@ type dec struct {
 	s   string
 	i   int
 	err error
+	// base is where s starts in the journal; sp, when not nil, records
+	// there where each origin and call is encoded.
+	base int
+	sp   *spans
 	// labels is an arena the origins' labels are cut from (one
 	// allocation for many origins).
 	labels []string
@@ -421,10 +557,16 @@ func (d *dec) count(size int) int {
 	return int(n)
 }
 
+// str is count(1) and the bytes, without count's division: a session's
+// strings are most of what a replay reads.
 func (d *dec) str() string {
-	n := d.count(1)
-	s := d.s[d.i : d.i+n]
-	d.i += n
+	n := d.uvarint()
+	if n > uint64(len(d.s)-d.i) {
+		d.fail("count %d exceeds the record", n)
+		return ""
+	}
+	s := d.s[d.i : d.i+int(n)]
+	d.i += int(n)
 	return s
 }
 
@@ -463,6 +605,19 @@ func (d *dec) time() time.Time {
 		return t
 	}
 	return t.In(time.FixedZone("", off))
+}
+
+// sameTime reports whether the time read next is encoded as enc.time
+// encodes t.
+func (d *dec) sameTime(t time.Time) bool {
+	if t.IsZero() {
+		return d.byte() == 0
+	}
+	if d.byte() != 1 {
+		return false
+	}
+	_, off := t.Zone()
+	return d.varint() == t.Unix() && d.uvarint() == uint64(t.Nanosecond()) && d.varint() == int64(off)
 }
 
 func (d *dec) origin() Origin {
@@ -507,10 +662,14 @@ func (d *dec) record(s *Session, first bool) {
 	s.Created = d.time()
 	s.Updated = d.time()
 	s.Seq = d.int()
-	s.Origins = getSlice(d, s.Origins, 4, (*dec).origin)
-	s.Context = getSlice(d, s.Context, 1, (*dec).int)
-	s.Prints = getPrints(d, s.Prints)
-	s.Calls = getSlice(d, s.Calls, 8, (*dec).call)
+	var originAt, callAt *[]int32
+	if d.sp != nil {
+		originAt, callAt = &d.sp.origins, &d.sp.calls
+	}
+	s.Origins = getSlice(d, s.Origins, originAt, 4, (*dec).origin)
+	s.Context = getSlice(d, s.Context, nil, 1, (*dec).int)
+	s.Prints = getPrints(d, s.Prints, d.sp)
+	s.Calls = getSlice(d, s.Calls, callAt, 8, (*dec).call)
 	s.Approvals = getMap(d, s.Approvals, 1, (*dec).bool)
 	s.Retries = getMap(d, s.Retries, 1, (*dec).int)
 	s.Reads = getMap(d, s.Reads, 1, (*dec).str)
@@ -520,8 +679,9 @@ func (d *dec) record(s *Session, first bool) {
 }
 
 // getSlice applies a slice edit; size is the least bytes an element
-// takes.
-func getSlice[T any](d *dec, cur []T, size int, get func(*dec) T) []T {
+// takes. When at is not nil it is edited alike, with where each
+// appended element is encoded.
+func getSlice[T any](d *dec, cur []T, at *[]int32, size int, get func(*dec) T) []T {
 	drop, keep := d.uvarint(), d.uvarint()
 	if drop > uint64(len(cur)) || keep > uint64(len(cur))-drop {
 		d.fail("edit of %d elements keeps %d after dropping %d", len(cur), keep, drop)
@@ -532,7 +692,13 @@ func getSlice[T any](d *dec, cur []T, size int, get func(*dec) T) []T {
 		return cur
 	}
 	cur = reuse(cur, int(drop), int(keep), n)
+	if at != nil {
+		*at = reuse(*at, int(drop), int(keep), n)
+	}
 	for i := 0; i < n; i++ {
+		if at != nil {
+			*at = append(*at, int32(d.base+d.i))
+		}
 		cur = append(cur, get(d))
 	}
 	if len(cur) == 0 {
@@ -559,7 +725,7 @@ func reuse[T any](cur []T, drop, keep, n int) []T {
 
 // getPrints is getSlice for fingerprints, in runs of one origin: a
 // session holds up to 50,000 and replays them on every update.
-func getPrints(d *dec, cur []Print) []Print {
+func getPrints(d *dec, cur []Print, sp *spans) []Print {
 	drop, keep := d.uvarint(), d.uvarint()
 	if drop > uint64(len(cur)) || keep > uint64(len(cur))-drop {
 		d.fail("edit of %d fingerprints keeps %d after dropping %d", len(cur), keep, drop)
@@ -568,6 +734,9 @@ func getPrints(d *dec, cur []Print) []Print {
 	n := d.count(8)
 	if d.err != nil {
 		return cur
+	}
+	if sp != nil {
+		sp.prints = editRuns(sp.prints, len(cur), int(drop), int(keep))
 	}
 	cur = reuse(cur, int(drop), int(keep), n)
 	for n > 0 {
@@ -584,19 +753,30 @@ func getPrints(d *dec, cur []Print) []Print {
 			d.fail("truncated")
 			return cur
 		}
+		if sp != nil {
+			sp.prints = append(sp.prints, printRun{at: int32(len(cur)), off: int32(d.base + d.i), origin: o})
+		}
 		s := d.s[d.i : d.i+8*int(run)]
 		for i := 0; i+8 <= len(s); i += 8 {
-			h := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-			cur = append(cur, Print{Hash: h, Origin: o})
+			cur = append(cur, Print{Hash: le64(s[i:]), Origin: o})
 		}
 		d.i += len(s)
 		n -= int(run)
+	}
+	if sp != nil {
+		sp.nprints = len(cur)
 	}
 	if len(cur) == 0 {
 		return nil
 	}
 	return cur
+}
+
+// le64 is the little-endian number in s's first 8 bytes.
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 func getMap[V any](d *dec, m map[string]V, size int, get func(*dec) V) map[string]V {
