@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/guardrun/guardrun/agent"
 	"github.com/guardrun/guardrun/hook"
@@ -80,26 +82,49 @@ func readLogFile(path string) ([]agent.Record, error) {
 	return hook.ReadLog(f)
 }
 
+// formatRecord is one line of `guardrun log`. Every field comes from the
+// log and most from the agent (a reason quotes its command), so each is
+// shown through printable: no record can move the cursor, erase a line
+// or start a line of its own.
 func formatRecord(r agent.Record) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s  %s  %-16s %-12s %-5s", r.Time.Local().Format("2006-01-02 15:04:05"), short(r.Session), r.Event, r.Tool, r.Decision)
+	fmt.Fprintf(&b, "%s  %s  %-16s %-12s %-5s", r.Time.Local().Format("2006-01-02 15:04:05"), printable(short(r.Session)),
+		printable(string(r.Event)), printable(r.Tool), printable(string(r.Decision)))
 	if r.Reason != "" {
-		b.WriteString("  " + r.Reason)
+		b.WriteString("  " + printable(r.Reason))
 	}
 	var by []string
 	if r.Rule != "" {
-		by = append(by, "rule "+r.Rule)
+		by = append(by, "rule "+printable(r.Rule))
 	}
 	if r.Guard != "" {
-		by = append(by, "guard "+r.Guard)
+		by = append(by, "guard "+printable(r.Guard))
 	}
 	if len(by) > 0 {
 		b.WriteString(" (" + strings.Join(by, ", ") + ")")
 	}
 	if len(r.Labels) > 0 {
-		b.WriteString("  [" + strings.Join(r.Labels, " ") + "]")
+		labels := make([]string, len(r.Labels))
+		for i, l := range r.Labels {
+			labels[i] = printable(l)
+		}
+		b.WriteString("  [" + strings.Join(labels, " ") + "]")
 	}
 	return b.String()
+}
+
+// printable is s as is when every character of it is printable
+// (strconv.IsPrint: no C0 or C1 control such as ESC, CR or LF, no line
+// or paragraph separator, no bidi override or other format character,
+// valid UTF-8), else s Go-quoted (strconv.Quote), which escapes each of
+// those.
+func printable(s string) string {
+	for _, r := range s {
+		if r == utf8.RuneError || !strconv.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 func short(s string) string {
@@ -131,7 +156,7 @@ func replayLog(path string, files []string, stdout, stderr io.Writer) int {
 		r := c.Record
 		if c.Skipped != "" {
 			skipped++
-			fmt.Fprintf(stdout, "skipped  #%d %s %s %s: %s\n", c.Index+1, short(r.Session), r.Event, r.Tool, c.Skipped)
+			fmt.Fprintf(stdout, "skipped  #%d %s %s %s: %s\n", c.Index+1, printable(short(r.Session)), printable(string(r.Event)), printable(r.Tool), printable(c.Skipped))
 			continue
 		}
 		changed++
@@ -139,9 +164,10 @@ func replayLog(path string, files []string, stdout, stderr io.Writer) int {
 		if why == "" {
 			why = c.New.Question
 		}
-		fmt.Fprintf(stdout, "changed  #%d %s %s %s: %s → %s", c.Index+1, short(r.Session), r.Event, r.Tool, r.Decision, c.New.Outcome)
+		fmt.Fprintf(stdout, "changed  #%d %s %s %s: %s → %s", c.Index+1, printable(short(r.Session)), printable(string(r.Event)), printable(r.Tool),
+			printable(string(r.Decision)), c.New.Outcome)
 		if why != "" {
-			fmt.Fprintf(stdout, " (%s)", why)
+			fmt.Fprintf(stdout, " (%s)", printable(why))
 		}
 		fmt.Fprintln(stdout)
 	}
