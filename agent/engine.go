@@ -937,8 +937,10 @@ func (e *Engine) toolsObject(s *Session) *value.Object {
 	return t
 }
 
-// record builds the decision-log record, masking every input field that
-// carries a confidentiality label.
+// record builds the decision-log record. An input field that carries a
+// confidentiality label is masked, a prompt or model text digested
+// (textDigest), and both are kept as the texts the reason must not
+// quote (logDecision masks it once it is final).
 func (e *Engine) record(ev Event, d *Decision, vars []*value.Variable, params []any) Record {
 	if e.log == nil {
 		return Record{}
@@ -952,14 +954,38 @@ func (e *Engine) record(ev Event, d *Decision, vars []*value.Variable, params []
 		r.Input = make(map[string]any, len(vars))
 		for i, v := range vars {
 			name, _ := params[i].(string)
-			if confidential(v.Security.Labels()) {
+			text, isText := v.Data.(string)
+			switch {
+			case confidential(v.Security.Labels()):
 				r.Input[name] = Masked
-			} else {
+				if isText {
+					r.masks = append(r.masks, text)
+				} else {
+					r.masks = appendTexts(r.masks, goValue(v.Data))
+				}
+			case isText && modelText(ev.Kind, name):
+				r.Input[name] = textDigest(text)
+				r.masks = append(r.masks, text)
+			default:
 				r.Input[name] = goValue(v.Data)
 			}
 		}
 	}
 	return r
+}
+
+// modelText reports whether field of a kind's input is a prompt or a
+// model's request or response: text the log digests.
+func modelText(k Kind, field string) bool {
+	switch k {
+	case PromptSubmit:
+		return field == "prompt"
+	case ModelBefore:
+		return field == "request"
+	case ModelAfter:
+		return field == "response"
+	}
+	return false
 }
 
 func confidential(labels []string) bool {
@@ -977,10 +1003,13 @@ func (e *Engine) logDecision(ev Event, d *Decision, r Record) {
 	}
 	if r.Event == "" {
 		// The event failed before it was decided: log what is safe to.
+		// Which of its values carry a label is not known, so the
+		// reason may quote none of them.
 		r = Record{Session: ev.Session, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Decision: d.Outcome, Reason: d.Reason, Class: ClassError}
+		r.masks = appendTexts(appendTexts(nil, ev.Text), ev.Input)
 	}
 	r.Time = e.when(ev)
-	r.Decision, r.Reason = d.Outcome, d.Reason
+	r.Decision, r.Reason = d.Outcome, maskText(d.Reason, r.masks)
 	r.LatencyUS = d.Latency.Microseconds()
 	r.PolicyHash = e.hash
 	if err := e.log.write(&r); err != nil && d.Outcome != Deny {

@@ -1,9 +1,19 @@
 package agent
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
+	"unicode/utf8"
+
+	"github.com/guardrun/guardrun/internal/rawfile"
 )
 
 // Record is one decision-log line (AGENT.md §6).
@@ -23,6 +33,11 @@ type Record struct {
 	// LatencyUS is the decision's latency in microseconds.
 	LatencyUS  int64  `json:"latency_us"`
 	PolicyHash string `json:"policy_hash"`
+
+	// masks are the texts the line must not hold: the inputs it masks
+	// and the model text it digests. The reason, set when the decision
+	// is final, is masked with them (maskText).
+	masks []string
 }
 
 // Masked replaces a value that carries a confidentiality label in the
@@ -46,4 +61,210 @@ func (l *decisionLog) write(r *Record) error {
 	defer l.mu.Unlock()
 	_, err := l.w.Write(b)
 	return err
+}
+
+// minQuote is the shortest run of a masked text that maskText masks
+// where the reason quotes a part of it (a capability denial quotes a
+// command's first word); minWhole the shortest masked text masked where
+// the reason quotes it whole.
+const (
+	minQuote = 8
+	minWhole = 4
+)
+
+// maskText is s with every part that quotes one of texts replaced by
+// Masked: each occurrence of a text of minWhole bytes or more, and each
+// run of minQuote bytes or more that also occurs in a text.
+func maskText(s string, texts []string) string {
+	if s == "" || len(texts) == 0 {
+		return s
+	}
+	var cover []bool
+	mark := func(i, n int) {
+		if cover == nil {
+			cover = make([]bool, len(s))
+		}
+		for k := i; k < i+n; k++ {
+			cover[k] = true
+		}
+	}
+	var windows *windowSet
+	for _, t := range texts {
+		switch {
+		case len(t) < minWhole:
+		case len(t) < minQuote:
+			for i := 0; ; {
+				j := strings.Index(s[i:], t)
+				if j < 0 {
+					break
+				}
+				mark(i+j, len(t))
+				i += j + 1
+			}
+		default:
+			if windows == nil {
+				windows = quoteWindows(s)
+			}
+			windows.each(t, func(at int) { mark(at, minQuote) })
+		}
+	}
+	if cover == nil {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if !cover[i] {
+			// A masked run takes the whole characters it touches.
+			j := i + 1
+			for j < len(s) && !cover[j] {
+				j++
+			}
+			end := j
+			for end > i && j < len(s) && !utf8.RuneStart(s[end]) {
+				end--
+			}
+			b.WriteString(s[i:end])
+			i = j
+			continue
+		}
+		for i < len(s) && (cover[i] || !utf8.RuneStart(s[i])) {
+			i++
+		}
+		b.WriteString(Masked)
+	}
+	return b.String()
+}
+
+// windowSet is the minQuote-byte runs of a text, found by their eight
+// bytes as a word, with a bit table in front of the map: looking up
+// every run of a long masked text (a model request of a megabyte) costs
+// a load and a multiply per byte.
+type windowSet struct {
+	at     map[uint64][]int
+	filter [1 << 10]uint64
+}
+
+func quoteWindows(s string) *windowSet {
+	w := &windowSet{at: make(map[uint64][]int)}
+	for i := 0; i+minQuote <= len(s); i++ {
+		k := word(s, i)
+		w.at[k] = append(w.at[k], i)
+		h := windowHash(k)
+		w.filter[h>>6] |= 1 << (h & 63)
+	}
+	return w
+}
+
+// word is the eight bytes of s at i, little-endian (one load).
+func word(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+func windowHash(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> 48 }
+
+// each calls f with the offset of every run of the set that occurs in t,
+// once: a run found is taken out of the set.
+func (w *windowSet) each(t string, f func(at int)) {
+	for j := 0; j+minQuote <= len(t) && len(w.at) > 0; j++ {
+		k := word(t, j)
+		h := windowHash(k)
+		if w.filter[h>>6]&(1<<(h&63)) == 0 {
+			continue
+		}
+		if at, ok := w.at[k]; ok {
+			for _, i := range at {
+				f(i)
+			}
+			delete(w.at, k)
+		}
+	}
+}
+
+// appendTexts appends the strings v holds: v itself, or its leaves.
+func appendTexts(list []string, v any) []string {
+	switch x := v.(type) {
+	case string:
+		return append(list, x)
+	case map[string]any:
+		for _, e := range x {
+			list = appendTexts(list, e)
+		}
+	case []any:
+		for _, e := range x {
+			list = appendTexts(list, e)
+		}
+	}
+	return list
+}
+
+// textDigest stands in the log for a prompt or a model request or
+// response: its length in bytes and the first 16 hex digits of its
+// SHA-256, never the text, which would put whole conversations in the
+// log (once per model call) and whatever secret they hold that carries
+// no label. The masked "text" makes a replay skip the event.
+func textDigest(s string) map[string]any {
+	h := sha256.New()
+	io.WriteString(h, s)
+	return map[string]any{"text": Masked, "bytes": len(s), "sha256": hex.EncodeToString(h.Sum(nil)[:8])}
+}
+
+// DefaultLogMaxBytes is the size past which OpenLog rotates a decision
+// log.
+const DefaultLogMaxBytes = 10 << 20
+
+// RotatedLogPath is where OpenLog moves a full decision log: path.1.
+func RotatedLogPath(path string) string { return path + ".1" }
+
+// OpenLog opens the decision log at path for appending (0600, in a 0700
+// directory; every record is one write, so concurrent writers never
+// tear a line). When the log has reached maxBytes (DefaultLogMaxBytes
+// when maxBytes is 0; never when it is negative) it is first rotated:
+// renamed RotatedLogPath(path), replacing the older generation, and a
+// new log started, so the log holds at most about twice maxBytes.
+func OpenLog(path string, maxBytes int64) (*os.File, error) {
+	if maxBytes == 0 {
+		maxBytes = DefaultLogMaxBytes
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("decision log: %v", err)
+	}
+	f, err := rawfile.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("decision log: %v", err)
+	}
+	if maxBytes < 0 {
+		return f, nil
+	}
+	st, err := f.Stat()
+	if err != nil || st.Size() < maxBytes {
+		return f, nil
+	}
+	if err := rotateLog(f, path, st); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("decision log: %v", err)
+	}
+	f.Close()
+	f, err = rawfile.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("decision log: %v", err)
+	}
+	return f, nil
+}
+
+// rotateLog renames the full log f (opened at path) to path.1. Hooks
+// that find it full at once take turns under its lock, and only one
+// whose path still names f renames it: the others would move the new
+// log over the full one.
+func rotateLog(f *os.File, path string, st os.FileInfo) error {
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	cur, err := os.Stat(path)
+	if err != nil || !os.SameFile(cur, st) {
+		return nil
+	}
+	return os.Rename(path, RotatedLogPath(path))
 }

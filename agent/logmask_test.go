@@ -1,0 +1,79 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestMaskText(t *testing.T) {
+	for _, c := range []struct {
+		s     string
+		texts []string
+		want  string
+	}{
+		{"no quote here", []string{logKey}, "no quote here"},
+		{"Command '" + logKey + "$(true)' cannot be checked", []string{logKey + "$(true) --version"}, "Command '[masked]' cannot be checked"},
+		// A quoted part of eight bytes or more, wherever it is.
+		{"x " + logKey[5:13] + " y " + logKey[20:] + "!", []string{logKey}, "x [masked] y [masked]!"},
+		// Seven bytes quoted from a longer text are not masked; a whole
+		// short text is.
+		{"a " + logKey[:7] + " b pass1 c", []string{logKey, "pass1"}, "a " + logKey[:7] + " b [masked] c"},
+		// Texts under four bytes are not looked for.
+		{"ls -l", []string{"ls"}, "ls -l"},
+		// A masked run takes the whole characters it touches.
+		{"é" + "abcdefgh" + "é", []string{"\xa9abcdefgh\xc3"}, "[masked]"},
+		{"ab" + "日本語テキスト" + "cd", []string{"日本語テ"}, "ab[masked]キストcd"},
+		{"", []string{logKey}, ""},
+	} {
+		require.Equal(t, c.want, maskText(c.s, c.texts), "maskText(%q, %q)", c.s, c.texts)
+	}
+}
+
+// OpenLog rotates a log that has reached its size: the full log becomes
+// path.1 (replacing the older one) and a new log is started, 0600.
+func TestOpenLogRotates(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state", "decisions.jsonl")
+	write := func(s string) {
+		f, err := OpenLog(path, 10)
+		require.NoError(t, err)
+		_, err = f.WriteString(s)
+		require.NoError(t, err)
+		require.NoError(t, f.Close())
+	}
+	read := func(p string) string {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		return string(b)
+	}
+	write("one\n")
+	write("two\n")
+	require.Equal(t, "one\ntwo\n", read(path))
+	write("three\n") // 8 bytes: under 10, appended
+	require.Equal(t, "one\ntwo\nthree\n", read(path))
+	write("four\n") // 14 bytes: rotated first
+	require.Equal(t, "four\n", read(path))
+	require.Equal(t, "one\ntwo\nthree\n", read(RotatedLogPath(path)))
+	write("five-five\n")
+	write("six\n")
+	require.Equal(t, "six\n", read(path))
+	require.Equal(t, "four\nfive-five\n", read(RotatedLogPath(path)))
+	for _, p := range []string{path, RotatedLogPath(path)} {
+		st, err := os.Stat(p)
+		require.NoError(t, err)
+		require.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+	}
+	// A negative size never rotates.
+	f, err := OpenLog(path, -1)
+	require.NoError(t, err)
+	_, err = f.WriteString(strings.Repeat("x", 100))
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	f, err = OpenLog(path, -1)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.Equal(t, 104, len(read(path)))
+}
