@@ -8,11 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/guardrun/guardrun"
 	"github.com/guardrun/guardrun/agent"
-	"github.com/guardrun/guardrun/internal/rawfile"
 )
 
 // DefaultDeadline bounds one hook call: well under every host's hook
@@ -200,18 +200,21 @@ func run(o Options, callc chan<- *Call) Answer {
 	return a.Answer(call, first)
 }
 
-// openLog opens the decision log for appending (0600, in a 0700
-// directory): one write per record, so concurrent hooks never tear a
-// line.
+// LogMaxBytesEnv names the environment variable that sets the size past
+// which the decision log is rotated (agent.OpenLog): a byte count,
+// default agent.DefaultLogMaxBytes (10 MiB); a negative count never
+// rotates.
+const LogMaxBytesEnv = "GUARDRUN_LOG_MAX_BYTES"
+
+// openLog opens the decision log for appending (agent.OpenLog: 0600, in
+// a 0700 directory, rotated past its size): one write per record, so
+// concurrent hooks never tear a line.
 func openLog(path string) (*os.File, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("decision log: %v", err)
+	var max int64
+	if v := os.Getenv(LogMaxBytesEnv); v != "" {
+		max, _ = strconv.ParseInt(v, 10, 64)
 	}
-	f, err := rawfile.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("decision log: %v", err)
-	}
-	return f, nil
+	return agent.OpenLog(path, max)
 }
 
 func appendLog(path string, r agent.Record) error {

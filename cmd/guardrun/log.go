@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,7 +19,8 @@ import (
 )
 
 const logUsage = `usage:
-  guardrun log [--session ID | --all] [--log FILE]     show a session's decisions (default: the latest session)
+  guardrun log [--session ID | --all] [--log FILE]     show a session's decisions (default: the latest session),
+                                                       FILE.1 (the records rotated out of FILE) first
   guardrun log --replay LOG --policy NEW [--policy NEW2]  re-decide LOG's events with NEW; exit 1 when a decision changes
 `
 
@@ -52,7 +55,7 @@ func runLog(args []string, stdout, stderr io.Writer) int {
 		}
 		path = p
 	}
-	recs, err := readLogFile(path)
+	recs, err := readRotatedLog(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "guardrun log: %v\n", err)
 		return exitFail
@@ -73,13 +76,31 @@ func runLog(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// readRotatedLog reads the decision log at path after the older records
+// its rotation moved to agent.RotatedLogPath(path), when there are any.
+func readRotatedLog(path string) ([]agent.Record, error) {
+	older, err := readLogFile(agent.RotatedLogPath(path))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	recs, err := readLogFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return append(older, recs...), nil
+}
+
 func readLogFile(path string) ([]agent.Record, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return hook.ReadLog(f)
+	recs, err := hook.ReadLog(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return recs, nil
 }
 
 // formatRecord is one line of `guardrun log`. Every field comes from the

@@ -50,3 +50,17 @@ func TestLogEscapesControlCharacters(t *testing.T) {
 	require.Contains(t, lines[0], `\x1b[1A\x1b[2K\r\n2026-01-01`)
 	require.Contains(t, lines[1], `\u202e`)
 }
+
+// `guardrun log` reads the records rotated out of the log before the log.
+func TestLogReadsRotatedLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "decisions.jsonl")
+	t0 := time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)
+	writeLog(t, agent.RotatedLogPath(path), agent.Record{Time: t0, Session: "s1", Event: agent.ToolBefore, Tool: "Read", Decision: agent.Allow})
+	writeLog(t, path, agent.Record{Time: t0.Add(time.Second), Session: "s1", Event: agent.ToolBefore, Tool: "Bash", Decision: agent.Deny})
+	code, stdout, stderr := runCLI("log", "--log", path)
+	require.Equal(t, exitOK, code, stderr)
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	require.Len(t, lines, 2, stdout)
+	require.Contains(t, lines[0], "Read")
+	require.Contains(t, lines[1], "Bash")
+}
