@@ -971,6 +971,10 @@ func (e *Engine) record(ev Event, d *Decision, vars []*value.Variable, params []
 			}
 		}
 	}
+	if ev.Kind == ToolAfter && confidential(d.Labels) {
+		// The output is not logged, but a reason may quote it.
+		r.masks = appendTexts(r.masks, ev.Output)
+	}
 	return r
 }
 

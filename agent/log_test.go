@@ -92,3 +92,16 @@ func TestLogDigestsModelText(t *testing.T) {
 		require.Equal(t, map[string]any{field: want}, recs[i]["input"], "record %d", i)
 	}
 }
+
+// A tool output that carries a confidentiality label is not logged, and
+// a reason that quotes it is masked.
+func TestLogMasksReasonQuotingConfidentialOutput(t *testing.T) {
+	var log bytes.Buffer
+	e := starterEngine(t, &log)
+	ev := Event{Kind: ToolAfter, Session: "s", Tool: "Read", Input: map[string]any{"file_path": ".env"},
+		Output: map[string]any{"content": "API_KEY=" + logKey}}
+	d := Decision{Outcome: Deny, Reason: "refused: the file says " + logKey[:30], Labels: []string{"secret"}}
+	e.logDecision(ev, &d, e.record(ev, &d, nil, nil))
+	require.NotContains(t, log.String(), logKey[:30])
+	require.Contains(t, log.String(), "refused: the file says "+Masked)
+}
