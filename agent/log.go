@@ -222,7 +222,8 @@ func RotatedLogPath(path string) string { return path + ".1" }
 // tear a line). When the log has reached maxBytes (DefaultLogMaxBytes
 // when maxBytes is 0; never when it is negative) it is first rotated:
 // renamed RotatedLogPath(path), replacing the older generation, and a
-// new log started, so the log holds at most about twice maxBytes.
+// new log started, so the log holds at most about twice maxBytes. A log
+// that cannot be rotated is appended to.
 func OpenLog(path string, maxBytes int64) (*os.File, error) {
 	if maxBytes == 0 {
 		maxBytes = DefaultLogMaxBytes
@@ -242,8 +243,10 @@ func OpenLog(path string, maxBytes int64) (*os.File, error) {
 		return f, nil
 	}
 	if err := rotateLog(f, path, st); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("decision log: %v", err)
+		// The log cannot be moved (path.1 is a directory, the directory
+		// is read-only…): records still go to it, and every decision is
+		// still logged, rather than every call refused.
+		return f, nil
 	}
 	f.Close()
 	f, err = rawfile.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)

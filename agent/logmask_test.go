@@ -77,3 +77,19 @@ func TestOpenLogRotates(t *testing.T) {
 	require.NoError(t, f.Close())
 	require.Equal(t, 104, len(read(path)))
 }
+
+// A log that cannot be rotated is still appended to: every decision is
+// logged rather than every call refused.
+func TestOpenLogAppendsWhenRotationFails(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "decisions.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte("full log\n"), 0o600))
+	require.NoError(t, os.MkdirAll(filepath.Join(RotatedLogPath(path), "x"), 0o700))
+	f, err := OpenLog(path, 4)
+	require.NoError(t, err)
+	_, err = f.WriteString("more\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, "full log\nmore\n", string(b))
+}
