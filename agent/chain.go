@@ -49,9 +49,18 @@ func (e *Engine) chain(ctx context.Context, s *Session, ev Event, f *flow, op fu
 		}
 	}
 	scriptsRan := false
+	rewrittenBy := ""
 	runScripts := func() {
 		scriptsRan = true
-		v, rewritten, out := e.run(ctx, op(f), f.vars, f.out, try, func() *value.Object { return e.toolsObject(s) }, e.workspaceOf(ev))
+		opFor := func(in []*value.Variable) *hooks.OperationContext {
+			if in == nil || sameData(in, f.vars) {
+				return op(f)
+			}
+			g := *f
+			g.vars, g.input = in, goInput(f.params, in)
+			return op(&g)
+		}
+		v, rewritten, out := e.run(ctx, opFor, f.vars, f.out, try, func() *value.Object { return e.toolsObject(s) }, e.workspaceOf(ev))
 		if rewritten != nil {
 			f.vars, f.inputChanged = rewritten, true
 			f.input = goInput(f.params, rewritten)
@@ -59,6 +68,7 @@ func (e *Engine) chain(ctx context.Context, s *Session, ev Event, f *flow, op fu
 		if f.out != nil && out != nil {
 			f.out = out
 		}
+		rewrittenBy = v.rewrittenBy
 		consider(v)
 	}
 	for _, h := range e.hooks {
@@ -122,5 +132,6 @@ func (e *Engine) chain(ctx context.Context, s *Session, ev Event, f *flow, op fu
 		runScripts()
 	}
 	best.Notes, best.Warnings = notes, warnings
+	best.rewrittenBy = rewrittenBy
 	return best
 }

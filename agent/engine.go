@@ -415,6 +415,9 @@ func sizeOf(v any, max int) int {
 type verdict struct {
 	interp.Verdict
 	policy string
+	// rewrittenBy names the restricting (non-first) policy that rewrote
+	// the call, "" when none did.
+	rewrittenBy string
 }
 
 func rankOf(a guard.Action) int {
@@ -432,34 +435,68 @@ func rankOf(a guard.Action) int {
 // run asks each policy in order, the input as the earlier ones left it.
 // The strongest verdict wins (deny > retry > ask > allow); a deny ends
 // the chain.
-func (e *Engine) run(ctx context.Context, op *hooks.OperationContext, inputs []*value.Variable, output *value.Variable, try int, tools func() *value.Object, ws string) (verdict, []*value.Variable, *value.Variable) {
+//
+// The first policy is the user's; every later one (a workspace's) can
+// restrict, never lift (AGENT.md): its label changes only add labels
+// (a privileged removeLabels there is undone), and when it rewrites the
+// input, the earlier policies decide the rewritten call again, so a
+// rewrite cannot turn a call they allowed into one they deny. Such a
+// rewrite is reported in verdict.rewrittenBy: the host is asked, never
+// told the call is allowed.
+func (e *Engine) run(ctx context.Context, opFor func([]*value.Variable) *hooks.OperationContext, inputs []*value.Variable, output *value.Variable, try int, tools func() *value.Object, ws string) (verdict, []*value.Variable, *value.Variable) {
 	var best verdict
 	var notes []guard.Note
 	var warnings []string
 	rewritten := false
-	for _, l := range e.layers {
-		o := interp.Operation{Op: op, Inputs: inputs, Try: try, Tools: tools, Workspace: ws}
-		l.mu.Lock()
-		var v interp.Verdict
-		if output == nil {
-			v = l.m.Before(ctx, o)
-		} else {
-			v = l.m.After(ctx, o, output)
-		}
-		l.mu.Unlock()
+	consider := func(v interp.Verdict, name string) {
 		notes = append(notes, v.Notes...)
 		warnings = append(warnings, v.Warnings...)
-		if v.Inputs != nil {
-			inputs, rewritten = labelOnly(inputs, v.Inputs), true
-		}
-		if output != nil && v.Output != nil {
-			output = v.Output
-		}
 		if rankOf(v.Action) > rankOf(best.Action) || best.policy == "" && v.Action != guard.Allow {
-			best = verdict{Verdict: v, policy: l.name}
+			rb := best.rewrittenBy
+			best = verdict{Verdict: v, policy: name, rewrittenBy: rb}
 		}
+	}
+	op := opFor(inputs)
+	for i, l := range e.layers {
+		v := l.decide(ctx, interp.Operation{Op: op, Inputs: inputs, Try: try, Tools: tools, Workspace: ws}, output)
+		consider(v, l.name)
 		if v.Action == guard.Deny {
 			break
+		}
+		if v.Inputs != nil {
+			next := labelOnly(inputs, v.Inputs)
+			if i > 0 {
+				next = keepLabels(next, inputs)
+				if !sameData(next, inputs) {
+					// A restricting policy rewrote the call: the earlier
+					// policies decide the new call as they would have.
+					op = opFor(next)
+					for _, prev := range e.layers[:i] {
+						pv := prev.decide(ctx, interp.Operation{Op: op, Inputs: next, Try: try, Tools: tools, Workspace: ws}, output)
+						if pv.Inputs != nil && !sameData(labelOnly(next, pv.Inputs), next) {
+							pv.Action, pv.Class = guard.Deny, interp.ClassError
+							pv.Reason = "policy " + prev.name + " rewrote the call policy " + l.name + " rewrote: the rewrites do not settle"
+						}
+						consider(pv, prev.name)
+						if pv.Action == guard.Deny {
+							break
+						}
+					}
+					best.rewrittenBy = l.name
+					if best.Action == guard.Deny {
+						break
+					}
+				}
+			}
+			inputs, rewritten = next, true
+		}
+		if output != nil && v.Output != nil {
+			if i > 0 {
+				c := *v.Output
+				c.Security = c.Security.Merge(output.Security)
+				v.Output = &c
+			}
+			output = v.Output
 		}
 	}
 	best.Notes, best.Warnings = notes, warnings
@@ -467,6 +504,58 @@ func (e *Engine) run(ctx context.Context, op *hooks.OperationContext, inputs []*
 		inputs = nil
 	}
 	return best, inputs, output
+}
+
+// decide runs one policy's guards on an operation (After when output is
+// set). A Machine is not safe for concurrent use.
+func (l *layer) decide(ctx context.Context, o interp.Operation, output *value.Variable) interp.Verdict {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if output == nil {
+		return l.m.Before(ctx, o)
+	}
+	return l.m.After(ctx, o, output)
+}
+
+// keepLabels gives every rewritten input at least the labels the inputs
+// had before: a restricting policy can add labels, never remove them.
+func keepLabels(next, prev []*value.Variable) []*value.Variable {
+	var all taint.Descriptor
+	for _, p := range prev {
+		if p != nil {
+			all = all.Merge(p.Security)
+		}
+	}
+	out := make([]*value.Variable, len(next))
+	for i, n := range next {
+		if n == nil {
+			continue
+		}
+		c := *n
+		if len(next) == len(prev) && prev[i] != nil {
+			c.Security = c.Security.Merge(prev[i].Security)
+		} else {
+			c.Security = c.Security.Merge(all)
+		}
+		out[i] = &c
+	}
+	return out
+}
+
+// sameData reports whether two input lists hold the same data.
+func sameData(a, b []*value.Variable) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if (a[i] == nil) != (b[i] == nil) {
+			return false
+		}
+		if a[i] != nil && value.ToJSON(a[i].Data, false) != value.ToJSON(b[i].Data, false) {
+			return false
+		}
+	}
+	return true
 }
 
 // labelOnly undoes the list a per-operation guard's label change makes:
@@ -605,8 +694,9 @@ func shape(tool string, input map[string]any) string {
 
 func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision, Record) {
 	t := e.tool(ev.Tool)
-	f := &flow{input: ev.Input}
-	f.vars, f.params, f.labels, f.origins = e.inputs(s, ev.Input)
+	in, line, cmdField, cmdOK := guardInput(t, ev.Input)
+	f := &flow{input: in}
+	f.vars, f.params, f.labels, f.origins = e.inputs(s, in)
 	vars, params := f.vars, f.params
 	var sh string
 	try := 1
@@ -615,32 +705,45 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 		try = s.Retries[sh] + 1
 	}
 	tooDeep := false
-	v := e.chain(ctx, s, ev, f, func(f *flow) *hooks.OperationContext {
-		op := toolOp(t, ev.Tool, f.params, f.input)
-		if op.Metadata["tooDeep"] == true {
-			tooDeep = true
-		}
-		return op
-	}, try)
+	var v verdict
+	if cmdOK {
+		v = e.chain(ctx, s, ev, f, func(f *flow) *hooks.OperationContext {
+			op := toolOp(t, ev.Tool, f.params, f.input)
+			if op.Metadata["tooDeep"] == true {
+				tooDeep = true
+			}
+			return op
+		}, try)
+	} else {
+		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
+			Reason: "command tool " + ev.Tool + " called without a command the policy can read (no string or argv field " + strings.Join(cmdFields, ", ") + ")"}}
+	}
 	if tooDeep {
 		// Guards saw incomplete command labels: whatever they said, the
 		// call is refused.
 		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
 			Reason: "the command nests too deeply to check every command it runs"}}
 	}
+	if v.rewrittenBy != "" && v.Action == guard.Allow {
+		// A restricting policy's rewrite is never the host's explicit
+		// allow: the human sees the new call.
+		v.Action = guard.Ask
+		v.Reason = "policy " + v.rewrittenBy + " rewrote this call (a workspace policy can restrict, not approve); run the rewritten call?"
+		v.Guard, v.policy = "", v.rewrittenBy
+	}
 	if sh == "" && (v.Action == guard.Retry || v.Action == guard.Ask) {
 		sh = shape(ev.Tool, ev.Input)
 	}
 	d := e.resolve(ctx, s, ev, sh, v, f.labels, f.origins)
 	d.RetryDelay = f.retryDelay
-	if (d.Outcome == Allow || d.Outcome == Ask) && f.inputChanged && !sameJSON(f.input, ev.Input) {
+	if (d.Outcome == Allow || d.Outcome == Ask) && f.inputChanged && !sameJSON(f.input, in) {
 		// An ask is about the call in its final form: the host shows and
 		// runs the rewritten input.
-		d.Input = f.input
+		d.Input = hostInput(f.input, ev.Input, cmdField)
 	}
 	c := Call{Seq: s.Seq, Name: ev.Tool, Decision: d.Outcome, Time: e.when(ev), CallID: ev.CallID}
 	if contains(t.labels, "cmd") {
-		c.Command, _ = ev.Input["command"].(string)
+		c.Command = line
 	}
 	s.addCall(c, e.cfg.Limits)
 	return d, e.record(ev, &d, vars, params)
@@ -804,15 +907,16 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 	t := e.tool(ev.Tool)
 	// The tool ran, whatever guards say of its output now.
 	s.setOutcome(ev)
-	vars, params, labels, origins := e.inputs(s, ev.Input)
-	op := toolOp(t, ev.Tool, params, ev.Input)
+	in, _, _, _ := guardInput(t, ev.Input)
+	vars, params, labels, origins := e.inputs(s, in)
+	op := toolOp(t, ev.Tool, params, in)
 	var data any = value.FromGo(ev.Output)
 	if ev.Output == nil && ev.Error != "" {
 		data = ev.Error
 	}
 	outLabels := appendNew(append([]string(nil), t.returns...), srcFor(t, ev.Tool))
 	out := &value.Variable{Data: data, Security: descriptor(outLabels), Source: "tool:" + ev.Tool}
-	f := &flow{input: ev.Input, vars: vars, params: params, labels: labels, origins: origins, out: out}
+	f := &flow{input: in, vars: vars, params: params, labels: labels, origins: origins, out: out}
 	v := e.chain(ctx, s, ev, f, func(*flow) *hooks.OperationContext { return op }, 1)
 	final := f.out
 	d := e.resolve(ctx, s, ev, shape(ev.Tool, ev.Input), v, labels, origins)

@@ -1,0 +1,215 @@
+package agent
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxGlobMatches bounds the files one glob word of a call resolves to.
+const maxGlobMatches = 256
+
+// toolPathFields are the input fields a file tool names files in: one
+// path, or a list of paths or globs (Gemini's read_many_files).
+var toolPathFields = []string{"file_path", "absolute_path", "path", "target_file", "notebook_path", "paths", "include", "glob", "dir_path"}
+
+// patchFields hold a patch's text (Codex's apply_patch).
+var patchFields = []string{"input", "patch"}
+
+// toolPaths are the paths a non-command tool call names, as written:
+// its path fields, and the files a patch adds, updates, deletes or
+// moves to.
+func toolPaths(input map[string]any) []string {
+	var out []string
+	for _, f := range toolPathFields {
+		switch v := input[f].(type) {
+		case string:
+			if v != "" {
+				out = append(out, v)
+			}
+		case []any:
+			for _, x := range v {
+				if s, ok := x.(string); ok && s != "" {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	for _, f := range patchFields {
+		if s, ok := input[f].(string); ok {
+			out = append(out, patchPaths(s)...)
+		}
+	}
+	return out
+}
+
+// patchHeaders start the lines of a patch that name a file: Codex's
+// apply_patch format and unified diffs.
+var patchHeaders = []string{"*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:", "+++ ", "--- "}
+
+// patchPaths are the files a patch names. A header's path runs to the
+// end of its line; a patch squeezed onto one line (headers and hunks
+// separated by spaces) ends a path at the next space.
+func patchPaths(patch string) []string {
+	var out []string
+	oneLine := !strings.Contains(patch, "\n")
+	for _, h := range patchHeaders {
+		rest := patch
+		for {
+			i := strings.Index(rest, h)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(h):]
+			p := rest
+			if j := strings.IndexAny(p, "\r\n"); j >= 0 {
+				p = p[:j]
+			}
+			p = strings.TrimSpace(p)
+			if oneLine {
+				if j := strings.IndexAny(p, " \t"); j >= 0 {
+					p = p[:j]
+				}
+			}
+			if h == "+++ " || h == "--- " {
+				if p == "/dev/null" {
+					continue
+				}
+				if k := strings.IndexByte(p, '\t'); k >= 0 {
+					p = p[:k]
+				}
+				if strings.HasPrefix(p, "a/") || strings.HasPrefix(p, "b/") {
+					out = append(out, p[2:])
+				}
+			}
+			if p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// expandPath turns a path word as the agent wrote it into absolute,
+// cleaned paths: `~`, `~/…`, `$HOME/…` and `${HOME}/…` start at home, a
+// relative path at cwd (or, without one, at ws), and a word holding glob
+// characters becomes the files it matches (as bash does: `*` and `?` do
+// not match a leading dot unless the pattern has one), at most
+// maxGlobMatches. A word that stays relative (no cwd and no ws) is
+// returned cleaned but relative, for name-based checks.
+func expandPath(word, cwd, ws, home string) []string {
+	p := word
+	switch {
+	case p == "~" || p == "$HOME" || p == "${HOME}":
+		p = home
+	case strings.HasPrefix(p, "~/"):
+		p = filepath.Join(home, p[2:])
+	case strings.HasPrefix(p, "$HOME/"):
+		p = filepath.Join(home, p[6:])
+	case strings.HasPrefix(p, "${HOME}/"):
+		p = filepath.Join(home, p[8:])
+	}
+	if p == "" {
+		return nil
+	}
+	if !filepath.IsAbs(p) {
+		if base := firstNonEmpty(cwd, ws); base != "" {
+			p = filepath.Join(base, p)
+		}
+	}
+	p = filepath.Clean(p)
+	if !strings.ContainsAny(p, "*?[") || !filepath.IsAbs(p) {
+		return []string{p}
+	}
+	matches, err := filepath.Glob(p)
+	if err != nil || len(matches) == 0 {
+		return []string{p}
+	}
+	out := []string{p}
+	pat := strings.Split(p, string(filepath.Separator))
+	for _, m := range matches {
+		if len(out) > maxGlobMatches {
+			break
+		}
+		if hiddenByGlob(pat, strings.Split(m, string(filepath.Separator))) {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// hiddenByGlob reports whether bash would not match path m with pattern
+// pat because a wildcard segment would have to match a leading dot.
+func hiddenByGlob(pat, m []string) bool {
+	if len(pat) != len(m) {
+		return false
+	}
+	for i := range pat {
+		if strings.HasPrefix(m[i], ".") && !strings.HasPrefix(pat[i], ".") && strings.ContainsAny(pat[i], "*?[") {
+			return true
+		}
+	}
+	return false
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// homeDir is the user's home directory, "" when unknown.
+func homeDir() string {
+	if h := os.Getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// secretNames are file names that hold credentials wherever they are.
+var secretNames = []string{".envrc", ".netrc", ".pgpass", ".npmrc", ".pypirc", ".git-credentials", ".htpasswd",
+	"credentials", "credentials.json", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".vault-token", ".dockercfg"}
+
+// secretExts are extensions of key and keystore files.
+var secretExts = []string{".pem", ".key", ".p12", ".pfx", ".jks", ".keystore"}
+
+// secretDirs are directories whose every file holds credentials.
+var secretDirs = []string{".aws", ".ssh", ".gnupg", ".kube", ".docker", ".config/gcloud", ".config/gh", ".azure", ".password-store"}
+
+// IsSecretPath reports whether p names a file that holds credentials by
+// its name or place: `.env` and `.env.*`, private keys and keystores,
+// cloud, registry and tool credentials (the starter policy's list; the
+// same as secrets.guard's @secretPath, with a few more names).
+// Public halves of key pairs (`*.pub`) are not secret.
+func IsSecretPath(p string) bool {
+	p = filepath.ToSlash(p)
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	if strings.HasSuffix(base, ".pub") {
+		return false
+	}
+	if base == ".env" || strings.HasPrefix(base, ".env.") {
+		return true
+	}
+	for _, n := range secretNames {
+		if base == n {
+			return true
+		}
+	}
+	for _, x := range secretExts {
+		if strings.HasSuffix(base, x) && len(base) > len(x) {
+			return true
+		}
+	}
+	if strings.HasPrefix(base, "service-account") && strings.HasSuffix(base, ".json") {
+		return true
+	}
+	for _, d := range secretDirs {
+		if strings.HasPrefix(p, d+"/") || strings.Contains(p, "/"+d+"/") {
+			return true
+		}
+	}
+	return false
+}
