@@ -80,14 +80,19 @@ func (s *Set) expandVar(v string) (value, rest string, ok bool) {
 
 // walk resolves the symbolic links in the existing part of the absolute
 // path p, component by component as the kernel would (so a .. after a
-// link goes up from its target), and appends the rest cleaned. It also
-// reports the first existing protected file or directory the walk
-// meets, by identity.
-func (s *Set) walk(p string) (resolved, root string, hit bool) {
+// link goes up from its target); a component that does not exist is
+// taken as a directory to be made, so x/.. is resolved as the kernel
+// would once mkdir -p made x. It also reports the existing protected
+// file or directory, recognised by identity, that the resolved path is
+// in.
+func (s *Set) walk(p string) (resolved, root string, ok bool) {
 	vol := filepath.VolumeName(p)
 	dest := vol + sep
 	rest := p[len(vol):]
-	links := 0
+	// missing counts the components of dest that do not exist; inside is
+	// the protected file or directory that dest is in, if any.
+	links, missing := 0, 0
+	inside := ""
 	for rest != "" {
 		i := 0
 		for i < len(rest) && os.IsPathSeparator(rest[i]) {
@@ -101,16 +106,31 @@ func (s *Set) walk(p string) (resolved, root string, hit bool) {
 			continue
 		case "..":
 			dest = filepath.Dir(dest)
+			if missing > 0 {
+				missing--
+			}
+			if inside != "" && dest != inside && !within(dest, inside) {
+				inside, root = "", "" // climbed out of it
+			}
 			continue
 		}
 		next := filepath.Join(dest, comp)
+		if missing > 0 {
+			dest, missing = next, missing+1
+			continue
+		}
 		fi, err := os.Lstat(next)
 		if err != nil {
-			return filepath.Join(next, rest), "", false
+			// Taken as a directory still to be made (mkdir -p x &&
+			// cd x/..): a later .. may climb back into what exists.
+			dest, missing = next, 1
+			continue
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
-			if root, ok := s.identify(fi); ok {
-				return next, root, true
+			if inside == "" {
+				if r, found := s.identify(fi); found {
+					inside, root = next, r
+				}
 			}
 			dest = next
 			continue
@@ -118,15 +138,16 @@ func (s *Set) walk(p string) (resolved, root string, hit bool) {
 		links++
 		target, err := os.Readlink(next)
 		if err != nil || links > maxLinks {
-			return filepath.Join(next, rest), "", false
+			return filepath.Join(next, rest), root, inside != ""
 		}
 		if filepath.IsAbs(target) {
 			v := filepath.VolumeName(target)
 			dest, target = v+sep, target[len(v):]
+			inside, root = "", ""
 		}
 		rest = target + sep + rest
 	}
-	return dest, "", false
+	return dest, root, inside != ""
 }
 
 // identify names the protected file or directory fi is, if any.
