@@ -1,6 +1,7 @@
 package protect
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,20 +15,62 @@ type builder struct {
 	// the workspace), for the ancestors Mentions looks for.
 	under []string
 	tails []needle
+	// seen memoises what the builder learnt of each path and of its
+	// ancestors, which the roots share.
+	seen map[string]*seen
+	// probed memoises the case probe of a directory.
+	probed map[string]bool
+}
+
+// seen is what the builder learnt of a clean absolute path: where it
+// resolves to, and the file there (nil when there is none).
+type seen struct {
+	real string
+	fi   fs.FileInfo
+}
+
+// look resolves the clean absolute path p, its ancestors first and
+// each once.
+func (b *builder) look(p string) *seen {
+	if e, ok := b.seen[p]; ok {
+		return e
+	}
+	if b.seen == nil {
+		b.seen = map[string]*seen{}
+	}
+	e := &seen{real: p}
+	if parent := filepath.Dir(p); parent == p {
+		e.fi, _ = os.Stat(p)
+	} else if pe := b.look(parent); pe.fi != nil {
+		e.real = filepath.Join(pe.real, filepath.Base(p))
+		fi, err := os.Lstat(e.real)
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			e.real = resolve(e.real)
+			fi, err = os.Stat(e.real)
+		}
+		if err == nil {
+			e.fi = fi
+		}
+	} else {
+		e.real = filepath.Join(pe.real, filepath.Base(p))
+	}
+	b.seen[p] = e
+	return e
 }
 
 // add protects path (clean, absolute) or, with a pattern, the entries
-// of directory path whose names match it. known are the entries to
-// recognise by identity (by default those that match now).
+// of directory path whose names match it. known are the pattern's
+// entries to recognise by identity (listing the directory would cost
+// the hook more than it is worth).
 func (b *builder) add(path, pattern string, known ...string) {
 	path = filepath.Clean(path)
 	name := path
 	if pattern != "" {
 		name = filepath.Join(path, pattern)
 	}
-	folds := foldsAt(path)
+	folds := b.foldsAt(path)
 	b.fold = b.fold || folds
-	for i, p := range [...]string{path, resolve(path)} {
+	for i, p := range [...]string{path, b.look(path).real} {
 		if i == 1 && p == path {
 			break
 		}
@@ -36,11 +79,9 @@ func (b *builder) add(path, pattern string, known ...string) {
 	}
 	if pattern == "" {
 		known = []string{path}
-	} else if known == nil {
-		known, _ = filepath.Glob(name)
 	}
 	for _, k := range known {
-		if fi, err := os.Stat(k); err == nil {
+		if fi := b.look(filepath.Clean(k)).fi; fi != nil {
 			b.ids = append(b.ids, identity{root: name, info: fi})
 		}
 	}
@@ -60,26 +101,30 @@ func foldIf(f bool, s string) string {
 // foldsAt reports whether names at path compare case-insensitively:
 // always on darwin and windows, elsewhere when the deepest existing
 // ancestor of path is found again with its name's case swapped.
-func foldsAt(path string) bool {
+func (b *builder) foldsAt(path string) bool {
 	switch runtime.GOOS {
 	case "darwin", "windows", "ios":
 		return true
 	}
-	for d := path; ; d = filepath.Dir(d) {
-		fi, err := os.Lstat(d)
-		if err != nil {
-			if filepath.Dir(d) == d {
-				return false
-			}
-			continue
-		}
-		sw := swapCase(filepath.Base(d))
-		if sw == filepath.Base(d) {
-			return false
-		}
-		fj, err := os.Lstat(filepath.Join(filepath.Dir(d), sw))
-		return err == nil && os.SameFile(fi, fj)
+	d := path
+	for b.look(d).fi == nil && filepath.Dir(d) != d {
+		d = filepath.Dir(d)
 	}
+	if f, ok := b.probed[d]; ok {
+		return f
+	}
+	f := false
+	if fi := b.look(d).fi; fi != nil {
+		if sw := swapCase(filepath.Base(d)); sw != filepath.Base(d) {
+			fj, err := os.Stat(filepath.Join(filepath.Dir(d), sw))
+			f = err == nil && os.SameFile(fi, fj)
+		}
+	}
+	if b.probed == nil {
+		b.probed = map[string]bool{}
+	}
+	b.probed[d] = f
+	return f
 }
 
 // needle adds the spellings of root name's path p (and pattern) that
@@ -131,6 +176,13 @@ func (b *builder) finish() Set {
 			for _, t := range b.spellings(d) {
 				b.needles = append(b.needles, needle{text: t, root: d, end: boundExact})
 			}
+		}
+	}
+	for _, d := range [...]string{b.ws, b.home} {
+		if d != "" {
+			w := walker{dest: filepath.VolumeName(d) + sep}
+			w.walk(&b.Set, d[len(filepath.VolumeName(d)):])
+			b.pre = append(b.pre, prefix{path: d, at: w})
 		}
 	}
 	all := append(b.needles, b.tails...)

@@ -78,6 +78,23 @@ func (s *Set) expandVar(v string) (value, rest string, ok bool) {
 	return "", "", false
 }
 
+// walker is a walk's progress: the resolved path so far, how many of
+// its last components do not exist, the protected file or directory it
+// is in (recognised by identity) and the links followed.
+type walker struct {
+	dest         string
+	missing      int
+	inside, root string
+	links        int
+}
+
+// prefix is a directory (the workspace, the home directory) resolved
+// once by ForAgent, so that Covers walks only what lies below it.
+type prefix struct {
+	path string
+	at   walker
+}
+
 // walk resolves the symbolic links in the existing part of the absolute
 // path p, component by component as the kernel would (so a .. after a
 // link goes up from its target); a component that does not exist is
@@ -86,13 +103,21 @@ func (s *Set) expandVar(v string) (value, rest string, ok bool) {
 // file or directory, recognised by identity, that the resolved path is
 // in.
 func (s *Set) walk(p string) (resolved, root string, ok bool) {
+	for _, pre := range s.pre {
+		if strings.HasPrefix(p, pre.path) && (len(p) == len(pre.path) || os.IsPathSeparator(p[len(pre.path)])) {
+			w := pre.at
+			w.walk(s, p[len(pre.path):])
+			return w.dest, w.root, w.inside != ""
+		}
+	}
 	vol := filepath.VolumeName(p)
-	dest := vol + sep
-	rest := p[len(vol):]
-	// missing counts the components of dest that do not exist; inside is
-	// the protected file or directory that dest is in, if any.
-	links, missing := 0, 0
-	inside := ""
+	w := walker{dest: vol + sep}
+	w.walk(s, p[len(vol):])
+	return w.dest, w.root, w.inside != ""
+}
+
+// walk goes on with the path rest, relative to w.dest.
+func (w *walker) walk(s *Set, rest string) {
 	for rest != "" {
 		i := 0
 		for i < len(rest) && os.IsPathSeparator(rest[i]) {
@@ -105,49 +130,49 @@ func (s *Set) walk(p string) (resolved, root string, ok bool) {
 		case "", ".":
 			continue
 		case "..":
-			dest = filepath.Dir(dest)
-			if missing > 0 {
-				missing--
+			w.dest = filepath.Dir(w.dest)
+			if w.missing > 0 {
+				w.missing--
 			}
-			if inside != "" && dest != inside && !within(dest, inside) {
-				inside, root = "", "" // climbed out of it
+			if w.inside != "" && w.dest != w.inside && !within(w.dest, w.inside) {
+				w.inside, w.root = "", "" // climbed out of it
 			}
 			continue
 		}
-		next := filepath.Join(dest, comp)
-		if missing > 0 {
-			dest, missing = next, missing+1
+		next := filepath.Join(w.dest, comp)
+		if w.missing > 0 {
+			w.dest, w.missing = next, w.missing+1
 			continue
 		}
 		fi, err := os.Lstat(next)
 		if err != nil {
 			// Taken as a directory still to be made (mkdir -p x &&
 			// cd x/..): a later .. may climb back into what exists.
-			dest, missing = next, 1
+			w.dest, w.missing = next, 1
 			continue
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
-			if inside == "" {
+			if w.inside == "" {
 				if r, found := s.identify(fi); found {
-					inside, root = next, r
+					w.inside, w.root = next, r
 				}
 			}
-			dest = next
+			w.dest = next
 			continue
 		}
-		links++
+		w.links++
 		target, err := os.Readlink(next)
-		if err != nil || links > maxLinks {
-			return filepath.Join(next, rest), root, inside != ""
+		if err != nil || w.links > maxLinks {
+			w.dest = filepath.Join(next, rest)
+			return
 		}
 		if filepath.IsAbs(target) {
 			v := filepath.VolumeName(target)
-			dest, target = v+sep, target[len(v):]
-			inside, root = "", ""
+			w.dest, target = v+sep, target[len(v):]
+			w.inside, w.root = "", ""
 		}
 		rest = target + sep + rest
 	}
-	return dest, root, inside != ""
 }
 
 // identify names the protected file or directory fi is, if any.

@@ -28,6 +28,8 @@ type Set struct {
 	ids []identity
 	// needles are what Mentions looks for.
 	needles []needle
+	// pre are directories resolved in advance (workspace, home).
+	pre []prefix
 }
 
 // root is one spelling of a protected root: the file or directory path,
@@ -112,7 +114,7 @@ func forAgent(getenv func(string) string, home, ws, exe string) Set {
 		}
 	}
 	if claude != "" {
-		b.add(claude, "settings*.json")
+		b.claude(claude)
 	}
 	if codex != "" {
 		b.add(codex, "")
@@ -132,10 +134,16 @@ func forAgent(getenv func(string) string, home, ws, exe string) Set {
 
 // hosts adds the agents' hook settings under dir (home or workspace).
 func (b *builder) hosts(dir string) {
-	b.add(filepath.Join(dir, ".claude"), "settings*.json")
+	b.claude(filepath.Join(dir, ".claude"))
 	b.add(filepath.Join(dir, ".gemini", "settings.json"), "")
 	b.add(filepath.Join(dir, ".cursor", "hooks.json"), "")
 	b.add(filepath.Join(dir, ".codex"), "")
+}
+
+// claude adds Claude Code's settings files in dir; the two it reads
+// are recognised by identity too.
+func (b *builder) claude(dir string) {
+	b.add(dir, "settings*.json", filepath.Join(dir, "settings.json"), filepath.Join(dir, "settings.local.json"))
 }
 
 // Covers reports whether path p, as the agent spelled it, names a

@@ -203,7 +203,7 @@ func TestCoversSpellings(t *testing.T) {
 	}
 	f := newFixture(t)
 	r := rand.New(rand.NewSource(1))
-	folds := foldsAt(f.home)
+	folds := new(builder).foldsAt(f.home)
 	for _, rel := range protected {
 		p := f.abs(rel)
 		for range 200 {
