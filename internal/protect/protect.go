@@ -95,29 +95,22 @@ func forAgent(getenv func(string) string, home, ws, exe string) Set {
 		dir := filepath.Dir(exe)
 		b.add(dir, "guardrun*", exe, filepath.Join(dir, "guardrun"), filepath.Join(dir, "guardrun-hook"))
 		b.add(exe, "")
-		b.tail(boundElem, filepath.ToSlash(filepath.Join(filepath.Base(dir), "guardrun")))
 	}
-	claude, codex := "", ""
 	if b.home != "" {
-		claude, codex = filepath.Join(b.home, ".claude"), filepath.Join(b.home, ".codex")
 		b.hosts(b.home)
 	}
-	for _, v := range [...]struct {
-		env string
-		dir *string
-	}{{"CLAUDE_CONFIG_DIR", &claude}, {"CODEX_HOME", &codex}} {
-		if d := getenv(v.env); filepath.IsAbs(d) {
-			*v.dir = filepath.Clean(d)
-			b.vars = append(b.vars, [2]string{v.env, *v.dir})
-		} else {
-			*v.dir = ""
+	for _, env := range [...]string{"CLAUDE_CONFIG_DIR", "CODEX_HOME"} {
+		d := getenv(env)
+		if !filepath.IsAbs(d) {
+			continue
 		}
-	}
-	if claude != "" {
-		b.claude(claude)
-	}
-	if codex != "" {
-		b.add(codex, "")
+		d = filepath.Clean(d)
+		b.vars = append(b.vars, [2]string{env, d})
+		if env == "CLAUDE_CONFIG_DIR" {
+			b.claude(d)
+		} else {
+			b.add(d, "")
+		}
 	}
 	if ws != "" {
 		if abs, err := filepath.Abs(ws); err == nil {
@@ -152,11 +145,12 @@ func (b *builder) claude(dir string) {
 // `~/.local/state`), and which protected root. p may be relative to cwd,
 // start with ~ or ~/ , $HOME/, ${HOME}/, hold //, /./, .., trailing
 // slashes; symlinks anywhere in the existing part of the path are
-// resolved (filepath.EvalSymlinks on the longest existing prefix, then
-// the rest appended), and the comparison is case-insensitive when the
-// filesystem is (darwin/windows) — on Linux compare both the exact and
-// the case-folded form only if the filesystem at that root is
-// case-insensitive; keep it simple and document the choice.
+// resolved (as filepath.EvalSymlinks would on the longest existing
+// prefix, then the rest appended), and the comparison is
+// case-insensitive when the file system is: always on darwin and
+// windows; elsewhere a root is compared case-folded only when ForAgent's
+// probe found the file system at that root case-insensitive (see the
+// package doc for why that is enough).
 //
 // The path is decided both as spelled (cleaned lexically) and resolved,
 // and is covered if either is: a write may replace a symbolic link as
