@@ -25,7 +25,7 @@ func (s *Set) absolute(p, cwd string) string {
 		name, rest := splitFirst(p[1:])
 		if name == "" {
 			p = s.home + rest
-		} else {
+		} else if userName(name) {
 			p = filepath.Join(filepath.Dir(s.home), name) + rest
 		}
 	case p[0] == '$':
@@ -44,6 +44,20 @@ func (s *Set) absolute(p, cwd string) string {
 		cwd = filepath.Join(base, cwd)
 	}
 	return cwd + sep + p
+}
+
+// userName reports whether ~name could name a user's home directory
+// (the shell leaves ~.. or ~x/y alone).
+func userName(name string) bool {
+	if name == "." || name == ".." {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if !nameByte(name[i]) || name[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // splitFirst splits p before its first separator.

@@ -322,6 +322,7 @@ func TestCoversEdges(t *testing.T) {
 		{".guardrun/x", "src/..", true},
 		{"~" + filepath.Base(f.home) + "/.config/guardrun", f.ws, true}, // ~user
 		{"~nobody/.config/guardrun", f.ws, false},
+		{"~../" + filepath.Base(f.tmp) + "/home/.config/guardrun", f.ws, false}, // a directory named ~..
 		{"$HOMEX/.config/guardrun", f.ws, false},
 		{"${HOME/.config/guardrun", f.ws, false},
 		{"$HOME", f.ws, true},
