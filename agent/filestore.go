@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/guardrun/guardrun/internal/rawfile"
+	"github.com/guardrun/guardrun/internal/xdgdir"
 )
 
 // FileStore keeps each session in its own journal file, for hook
@@ -102,15 +103,11 @@ const (
 // DefaultStateDir is where the file store lives by default:
 // $XDG_STATE_HOME/guardrun/sessions, or ~/.local/state/guardrun/sessions.
 func DefaultStateDir() (string, error) {
-	base := os.Getenv("XDG_STATE_HOME")
-	if base == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("no state directory: %w", err)
-		}
-		base = filepath.Join(home, ".local", "state")
+	dir, err := xdgdir.State()
+	if err != nil {
+		return "", err
 	}
-	return filepath.Join(base, "guardrun", "sessions"), nil
+	return filepath.Join(dir, "sessions"), nil
 }
 
 // NewFileStore returns a store in dir, creating it (0700) if needed. A

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/guardrun/guardrun/internal/xdgdir"
 	"github.com/guardrun/guardrun/interp/audit"
 	"github.com/guardrun/guardrun/taint"
 )
@@ -37,17 +38,17 @@ const stateLedgerName = "audit.jsonl"
 
 // stateHome is where the private ledgers live.
 func (f *files) stateHome() (string, error) {
-	dir := f.stateDir
-	if dir == "" {
-		if x := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(x) {
-			dir = x
-		} else if home, err := os.UserHomeDir(); err == nil {
-			dir = filepath.Join(home, ".local", "state")
-		} else {
-			return "", errors.New("no state directory for the private audit ledger: set XDG_STATE_HOME or HOME (embedders: Options.StateDir)")
+	var dir string
+	if f.stateDir != "" {
+		dir = filepath.Join(f.stateDir, xdgdir.Name)
+	} else {
+		d, err := xdgdir.State()
+		if err != nil {
+			return "", fmt.Errorf("no private audit ledger (embedders: Options.StateDir): %w", err)
 		}
+		dir = d
 	}
-	return filepath.Join(dir, "guardrun", "ledgers", baseKey(f.resolvedBase())), nil
+	return filepath.Join(dir, "ledgers", baseKey(f.resolvedBase())), nil
 }
 
 // baseKey names the private ledger of a resolved base directory.
