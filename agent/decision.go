@@ -37,6 +37,10 @@ const (
 	ClassApproval   Class = "approval"
 	// ClassHook is a Go or command hook's refusal.
 	ClassHook Class = "hook"
+	// ClassProtected is a call that would write guardrun's own files or
+	// an agent's hook settings, or run guardrun's trust or init: the
+	// engine refuses it whatever the policies say.
+	ClassProtected Class = "protected"
 	// ClassError is a failure of the engine, a policy, a guard or the
 	// store: the event is denied (fail closed).
 	ClassError Class = "error"

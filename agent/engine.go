@@ -18,6 +18,7 @@ import (
 
 	"github.com/guardrun/guardrun"
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/internal/credscan"
 	"github.com/guardrun/guardrun/interp"
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
@@ -706,17 +707,37 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 	}
 	tooDeep := false
 	var v verdict
-	if cmdOK {
+	facts := e.factsOf(t, ev, in, line)
+	if extra := e.callLabels(facts, in); len(extra) > 0 {
+		f.label(extra, Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: extra})
+		vars = f.vars
+	}
+	switch {
+	case !cmdOK:
+		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
+			Reason: "command tool " + ev.Tool + " called without a command the policy can read (no string or argv field " + strings.Join(cmdFields, ", ") + ")"}}
+	case e.protectedWrite(ev, facts, line) != "":
+		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: classProtected,
+			Reason: "guardrun protects its own files and the agents' hook settings: " + e.protectedWrite(ev, facts, line) + "; edit them yourself, outside the agent"}}
+	case facts.unchecked != "":
+		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
+			Reason: "the command cannot be checked: " + facts.unchecked}}
+	default:
 		v = e.chain(ctx, s, ev, f, func(f *flow) *hooks.OperationContext {
 			op := toolOp(t, ev.Tool, f.params, f.input)
 			if op.Metadata["tooDeep"] == true {
 				tooDeep = true
 			}
+			facts.mark(op)
 			return op
 		}, try)
-	} else {
-		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
-			Reason: "command tool " + ev.Tool + " called without a command the policy can read (no string or argv field " + strings.Join(cmdFields, ", ") + ")"}}
+		if !contains(t.labels, "cmd") || v.Action == guard.Deny {
+			break
+		}
+		if w, ok := e.shellWrites(ctx, s, ev, facts, try); ok && v.Action != guard.Deny && rankOf(w.Action) > rankOf(v.Action) {
+			w.Notes, w.Warnings = append(v.Notes, w.Notes...), append(v.Warnings, w.Warnings...)
+			v = w
+		}
 	}
 	if tooDeep {
 		// Guards saw incomplete command labels: whatever they said, the
@@ -818,6 +839,8 @@ func (e *Engine) denial(v verdict, labels []string, origins []Origin) *Denial {
 		dn.Class = ClassCapability
 	case interp.ClassError:
 		dn.Class = ClassError
+	case classProtected:
+		dn.Class = ClassProtected
 	case classHook:
 		dn.Class, dn.Retryable = ClassHook, true
 	default:
@@ -907,7 +930,7 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 	t := e.tool(ev.Tool)
 	// The tool ran, whatever guards say of its output now.
 	s.setOutcome(ev)
-	in, _, _, _ := guardInput(t, ev.Input)
+	in, line, _, _ := guardInput(t, ev.Input)
 	vars, params, labels, origins := e.inputs(s, in)
 	op := toolOp(t, ev.Tool, params, in)
 	var data any = value.FromGo(ev.Output)
@@ -915,6 +938,11 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 		data = ev.Error
 	}
 	outLabels := appendNew(append([]string(nil), t.returns...), srcFor(t, ev.Tool))
+	facts := e.factsOf(t, ev, in, line)
+	if extra, _ := readLabels(facts); len(extra) > 0 {
+		// What a call that read a secret file printed is secret.
+		outLabels = appendNew(outLabels, extra...)
+	}
 	out := &value.Variable{Data: data, Security: descriptor(outLabels), Source: "tool:" + ev.Tool}
 	f := &flow{input: in, vars: vars, params: params, labels: labels, origins: origins, out: out}
 	v := e.chain(ctx, s, ev, f, func(*flow) *hooks.OperationContext { return op }, 1)
@@ -937,7 +965,16 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 		kept = appendNew(kept, l)
 	}
 	d.Labels = kept
-	e.remember(s, ev, kept, value.Text(final.Data))
+	text := value.Text(final.Data)
+	e.remember(s, ev, kept, text)
+	if !contains(kept, "secret") {
+		// A credential in the output is secret wherever it came from:
+		// its own text is fingerprinted, not the whole output.
+		for _, m := range credscan.Scan(text) {
+			e.remember(s, ev, []string{"secret"}, text[m.Start:m.End])
+			d.Labels = appendNew(d.Labels, "secret")
+		}
+	}
 	e.recordFile(s, ev, t)
 	return d, e.record(ev, &d, vars, params)
 }

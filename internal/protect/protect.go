@@ -26,6 +26,9 @@ type Set struct {
 	fold bool
 	// ids are the protected files and directories that exist.
 	ids []identity
+	// inside drops the ancestors of the roots from what is covered
+	// (Inside).
+	inside bool
 	// needles are what Mentions looks for.
 	needles []needle
 	// pre are directories resolved in advance (workspace, home).
@@ -177,6 +180,16 @@ func (s Set) Covers(p, cwd string) (root string, ok bool) {
 	return s.match(resolved)
 }
 
+// Inside is Covers without the ancestors: it reports whether p names a
+// protected file or directory or something inside one, but not a
+// directory that merely holds a protected root. A write into a
+// directory (`cp x .`, `touch ./new`) is checked with Inside; a delete
+// or move of a directory (`rm -r ~/.config`) with Covers.
+func (s Set) Inside(p, cwd string) (root string, ok bool) {
+	s.inside = true
+	return s.Covers(p, cwd)
+}
+
 // match compares a clean absolute path with every root's spellings.
 func (s *Set) match(p string) (string, bool) {
 	folded := ""
@@ -189,7 +202,7 @@ func (s *Set) match(p string) (string, bool) {
 		if r.fold {
 			q = folded
 		}
-		if r.covers(q) {
+		if r.covers(q, s.inside) {
 			return r.name, true
 		}
 	}
@@ -197,10 +210,13 @@ func (s *Set) match(p string) (string, bool) {
 }
 
 // covers reports whether the clean absolute path p (folded as r is) is
-// r, inside r, or a directory that holds r.
-func (r *root) covers(p string) bool {
-	if strings.HasSuffix(p, sep) || p == r.path || within(r.path, p) {
-		return true // the file system's root, r itself, or an ancestor
+// r, inside r, or (unless inside) a directory that holds r.
+func (r *root) covers(p string, inside bool) bool {
+	if p == r.path {
+		return true
+	}
+	if !inside && (strings.HasSuffix(p, sep) || within(r.path, p)) {
+		return true // the file system's root, or an ancestor
 	}
 	if !within(p, r.path) {
 		return false

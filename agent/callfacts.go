@@ -1,0 +1,292 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/guardrun/guardrun/internal/credscan"
+	"github.com/guardrun/guardrun/internal/protect"
+	"github.com/guardrun/guardrun/interp"
+	"github.com/guardrun/guardrun/interp/guard"
+	"github.com/guardrun/guardrun/interp/hooks"
+	"github.com/guardrun/guardrun/interp/policy"
+	"github.com/guardrun/guardrun/interp/value"
+)
+
+// callFacts is what one tool call does to files and the network, as far
+// as its input shows: the paths it reads and writes (absolute, globs
+// resolved), whether it reaches the network, and for a command tool the
+// commands it runs.
+type callFacts struct {
+	reads, writes []string
+	net           bool
+	netWhy        string
+	cmds          []policy.FactCommand
+	// unchecked says why a command line cannot be analysed ("" when it
+	// can): the call is refused.
+	unchecked string
+	// opaque: some command runs code guardrun cannot see into (an
+	// interpreter, a script, a build tool).
+	opaque bool
+}
+
+// factsOf analyses a call of tool t with the input guards see (line is
+// a command tool's command line).
+func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) callFacts {
+	var f callFacts
+	home := homeDir()
+	ws := e.workspaceOf(ev)
+	var readWords, writeWords []string
+	if contains(t.labels, "cmd") {
+		cf := policy.CommandLineFacts(line)
+		f.cmds, f.net, f.netWhy, f.unchecked = cf.Commands, cf.Network, cf.NetworkWhy, cf.Unchecked
+		readWords, writeWords = cf.Reads, cf.Writes
+		for _, c := range cf.Commands {
+			if !localProgram(c) && !netProgram(c.Program) {
+				f.opaque = true
+			}
+		}
+	} else {
+		words := toolPaths(in)
+		if hasPrefixIn(t.labels, "fs:w") || isPatchTool(in) {
+			writeWords = words
+		} else {
+			readWords = words
+		}
+	}
+	for _, w := range readWords {
+		f.reads = append(f.reads, expandPath(w, ev.Cwd, ws, home)...)
+	}
+	for _, w := range writeWords {
+		f.writes = append(f.writes, expandPath(w, ev.Cwd, ws, home)...)
+	}
+	return f
+}
+
+// isPatchTool reports whether an input holds a patch (its files are
+// written).
+func isPatchTool(in map[string]any) bool {
+	for _, f := range patchFields {
+		if s, ok := in[f].(string); ok && strings.Contains(s, "*** ") {
+			return true
+		}
+	}
+	return false
+}
+
+// localPrograms only read, print or move data on this machine: a secret
+// handed to them stays under the policy's eyes.
+var localPrograms = map[string]bool{
+	"cat": true, "tac": true, "nl": true, "head": true, "tail": true, "less": true, "more": true, "grep": true,
+	"egrep": true, "fgrep": true, "rg": true, "ag": true, "sed": true, "cut": true, "sort": true, "uniq": true,
+	"wc": true, "tr": true, "echo": true, "printf": true, "ls": true, "find": true, "diff": true, "cmp": true,
+	"jq": true, "yq": true, "base64": true, "xxd": true, "od": true, "hexdump": true, "strings": true, "tee": true,
+	"column": true, "paste": true, "fold": true, "fmt": true, "rev": true, "file": true, "stat": true,
+	"realpath": true, "readlink": true, "basename": true, "dirname": true, "pwd": true, "cd": true, "true": true,
+	"false": true, "test": true, "[": true, "date": true, "mkdir": true, "touch": true, "cp": true, "mv": true,
+	"rm": true, "ln": true, "chmod": true, "export": true, "unset": true, "read": true, "sleep": true, "which": true,
+	"type": true, "command": true, "git": true, "sha256sum": true, "md5sum": true, "shasum": true, "env": true,
+	"printenv": true, "tree": true, "du": true, "df": true,
+}
+
+// localProgram reports whether a command runs only local, data-only code.
+func localProgram(c policy.FactCommand) bool {
+	return c.Program != "" && localPrograms[c.Program]
+}
+
+// netPrograms reach the network by design; the network rules see them.
+func netProgram(p string) bool {
+	switch p {
+	case "curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "scp", "sftp", "rsync", "ftp", "tftp", "telnet",
+		"http", "https", "xh", "httpie", "gh", "nslookup", "dig", "host", "drill", "ping", "aria2c", "lynx", "w3m":
+		return true
+	}
+	return false
+}
+
+// readLabels are the labels a call carries for the files it names: a
+// secret path's `secret`.
+func readLabels(f callFacts) (labels []string, why string) {
+	for _, p := range f.reads {
+		if IsSecretPath(p) {
+			return []string{"secret"}, p
+		}
+	}
+	return nil, ""
+}
+
+// selfCommand reports a command that runs guardrun's own approval or
+// set-up commands (trust, init, a revocation): only the user runs those.
+func selfCommand(cmds []policy.FactCommand) (string, bool) {
+	for _, c := range cmds {
+		if !strings.HasPrefix(c.Program, "guardrun") {
+			continue
+		}
+		for _, a := range c.Args {
+			switch a {
+			case "trust", "init", "--revoke", "untrust":
+				return c.Program + " " + a, true
+			}
+		}
+	}
+	return "", false
+}
+
+// removesTrees delete, move or change whole directories: their targets
+// are refused when they hold a protected path, not only inside one.
+var removesTrees = map[string]bool{"rm": true, "rmdir": true, "mv": true, "find": true, "chmod": true, "chown": true,
+	"chgrp": true, "rsync": true, "shred": true, "unlink": true, "srm": true, "trash": true, "trash-put": true}
+
+// interpreters run code given on their command line or in a file, whose
+// writes the analysis cannot see.
+func interpreter(p string) bool {
+	switch strings.TrimRight(p, "0123456789.") {
+	case "python", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "osascript", "pwsh", "powershell",
+		"awk", "gawk", "mawk", "nawk", "tclsh", "R", "Rscript", "julia", "java", "jshell", "go", "sh", "bash", "zsh",
+		"dash", "ksh", "fish", "busybox", "vim", "vi", "nvim", "emacs", "ed", "ex", "make", "npx", "npm", "yarn", "pnpm":
+		return true
+	}
+	return false
+}
+
+// protectedWrite is why a call must not run because it would write
+// guardrun's own files or an agent's hook settings ("" when it would
+// not): a path it writes is protected, it runs guardrun's trust or init,
+// or it runs code whose writes cannot be seen while spelling a
+// protected path.
+func (e *Engine) protectedWrite(ev Event, f callFacts, line string) string {
+	set := protect.ForAgent(os.Getenv, homeDir(), e.workspaceOf(ev))
+	covers := set.Inside
+	for _, c := range f.cmds {
+		if removesTrees[c.Program] {
+			// A delete or move of a directory takes what it holds.
+			covers = set.Covers
+		}
+	}
+	for _, p := range f.writes {
+		if root, ok := covers(p, ev.Cwd); ok {
+			return "it would write " + p + " (" + root + ")"
+		}
+	}
+	if what, ok := selfCommand(f.cmds); ok {
+		return "it runs `" + what + "`, which only the user may run"
+	}
+	if line == "" {
+		return ""
+	}
+	unseen := f.unchecked != ""
+	for _, c := range f.cmds {
+		if c.Program == "" || interpreter(c.Program) {
+			unseen = true
+		}
+	}
+	if unseen {
+		if root, ok := set.Mentions(line); ok {
+			return "it runs code whose writes guardrun cannot see and names " + root
+		}
+	}
+	return ""
+}
+
+// credentialIn reports whether any input value holds a credential shape.
+func credentialIn(in map[string]any) bool {
+	for _, v := range in {
+		if credscan.Has(value.Text(value.FromGo(v))) {
+			return true
+		}
+	}
+	return false
+}
+
+// classProtected marks the engine's own refusal of a call that would
+// write guardrun's files (interp knows no such class).
+const classProtected interp.Class = "protected"
+
+// callLabels are the labels a call's input carries beyond what the
+// session's fingerprints give: `secret` for a secret file it names, or
+// a credential-shaped value in it.
+func (e *Engine) callLabels(f callFacts, in map[string]any) []string {
+	if l, _ := readLabels(f); len(l) > 0 {
+		return l
+	}
+	if credentialIn(in) {
+		return []string{"secret"}
+	}
+	return nil
+}
+
+// mark gives a call's operation the labels its facts imply: `net:w`
+// when it reaches the network, `cmd:opaque` when it runs code guardrun
+// cannot see into.
+func (f callFacts) mark(op *hooks.OperationContext) {
+	if !f.net && !f.opaque {
+		return
+	}
+	labels := append([]string(nil), op.Labels...)
+	if f.net && !contains(labels, "net:w") {
+		labels = append(labels, "net:w")
+	}
+	if f.opaque {
+		labels = append(labels, "cmd:opaque")
+	}
+	op.Labels = labels
+}
+
+// label adds labels to every input of the flow, with the origin that
+// explains them.
+func (f *flow) label(extra []string, o Origin) {
+	d := descriptor(extra)
+	for i, v := range f.vars {
+		if v == nil {
+			continue
+		}
+		c := *v
+		c.Security = c.Security.Merge(d)
+		f.vars[i] = &c
+	}
+	f.labels = appendNew(f.labels, extra...)
+	f.origins = append(f.origins, o)
+}
+
+// maxShellWrites bounds the files of one command line the policies are
+// asked about as writes; a line writing more is asked about its first
+// ones and refused beyond them.
+const maxShellWrites = 16
+
+// deviceFiles are written by ordinary commands without touching a file.
+var deviceFiles = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true, "/dev/zero": true}
+
+// shellWrites decides each file a command line writes as the write it
+// is: an operation labelled fs:w whose input is {file_path}, the shape
+// of a Write tool call, so one set of rules (system paths, scope, stale
+// files) covers the Write tool and the shell alike. The strongest
+// verdict is returned, its reason naming the file.
+func (e *Engine) shellWrites(ctx context.Context, s *Session, ev Event, facts callFacts, try int) (verdict, bool) {
+	var best verdict
+	n := 0
+	for _, p := range facts.writes {
+		if deviceFiles[p] || strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/") {
+			continue
+		}
+		if n++; n > maxShellWrites {
+			return verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
+				Reason: fmt.Sprintf("the command writes more than %d files; split it so each write can be checked", maxShellWrites)}}, true
+		}
+		in := map[string]any{"file_path": p}
+		vars, params, _, _ := e.inputs(s, in)
+		opFor := func([]*value.Variable) *hooks.OperationContext {
+			return &hooks.OperationContext{Type: "exe", Name: ev.Tool, Labels: []string{"fs:w"}, Metadata: map[string]any{"params": params}}
+		}
+		v, _, _ := e.run(ctx, opFor, vars, nil, try, func() *value.Object { return e.toolsObject(s) }, e.workspaceOf(ev))
+		if rankOf(v.Action) > rankOf(best.Action) {
+			v.Reason = "the command writes " + p + ": " + v.Reason
+			best = v
+		}
+		if v.Action == guard.Deny {
+			break
+		}
+	}
+	return best, best.Action != guard.Allow
+}
