@@ -35,7 +35,12 @@ func simpleOpLabels(c *simpleCmd, inv invocation) []string {
 	}
 	prefix := "op:cmd:" + c.tokens[inv.start]
 	labels = append(labels, prefix)
-	for i := inv.start + 1; i < inv.end; i++ {
+	first := inv.start + 1
+	if inv.sub > first {
+		// git's subcommand, after its global options.
+		first = inv.sub
+	}
+	for i := first; i < inv.end; i++ {
 		if c.val[i] {
 			continue
 		}
