@@ -70,6 +70,8 @@ func assignmentAt(text string, op int) (Match, bool) {
 		return Match{}, false // a quoted value with more in it than a secret's bytes
 	case quote == 0 && end < len(text) && text[end] == '(':
 		return Match{}, false // a call in code
+	case quote == 0 && dottedName(text[start:end]):
+		return Match{}, false // a selector in code
 	}
 	if end-start < minSecretLen || !secretKey(keyBefore(text, op)) || !plausibleSecret(text[start:end]) {
 		return Match{}, false

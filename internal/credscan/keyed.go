@@ -139,6 +139,9 @@ func (privateKeyRule) appendMatches(dst []Match, text string, limit int) []Match
 		}
 		bodyAt := labelEnd + len(dashes)
 		bodyEnd := bodyAt + pemBody.run(text, bodyAt)
+		if i := strings.Index(text[bodyAt:bodyEnd], "-----END "); i >= 0 {
+			bodyEnd = bodyAt + i
+		}
 		end := bodyEnd
 		if strings.HasPrefix(text[bodyEnd:], "-----END ") {
 			closeAt := strings.Index(text[bodyEnd+len("-----END "):], dashes)
