@@ -9,7 +9,7 @@ import (
 // documentation, templates and tests put where a secret would go.
 var placeholderMarks = []string{
 	"changeme", "change_me", "change-me", "example", "dummy", "placeholder",
-	"your-", "your_", "yourkey", "-here", "_here", "xxxx", "****", "....",
+	"your-", "your_", "yourkey", "-here", "_here", "****", "....",
 	"redacted", "<", ">", "${", "{{", "%s", "%v", "replace", "sample", "fake",
 }
 
@@ -19,8 +19,8 @@ func placeholder(v string) bool {
 	if v == "" || v[0] == '$' || v[0] == '%' {
 		return true
 	}
-	if strings.Count(v, v[:1]) == len(v) {
-		return true
+	if strings.Count(v, v[:1]) == len(v) || strings.Contains(v, "xxxx") || strings.Contains(v, "XXXX") {
+		return true // one byte repeated, or a run of x in one case (a mixed-case one turns up in random base64)
 	}
 	var buf [512]byte
 	lower := buf[:0]
