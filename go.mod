@@ -1,6 +1,6 @@
 module github.com/guardrun/guardrun
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/alecthomas/participle/v2 v2.1.4
@@ -10,6 +10,7 @@ require (
 	github.com/pkoukk/tiktoken-go v0.1.8
 	github.com/pkoukk/tiktoken-go-loader v0.0.2
 	github.com/stretchr/testify v1.12.1
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

@@ -269,6 +269,14 @@ func (lx *lexer) lex(s string, depth int, keepTop bool) {
 			cur.WriteString(s[i+1 : i+1+j])
 			inWord, quoted = true, true
 			i += j + 2
+		case c == '$' && i+1 < len(s) && s[i+1] == '\'':
+			// ANSI-C quoting: \' does not end it, so it must be read
+			// with its escapes or the rest of the line is misread.
+			text, next, exact := ansiC(s, i+2)
+			cur.WriteString(text)
+			inWord, quoted = true, true
+			dyn = dyn || !exact
+			i = next
 		case c == '"':
 			i = lx.lexDouble(s, i+1, depth, &cur, &dyn)
 			inWord, quoted = true, true
@@ -296,6 +304,108 @@ func (lx *lexer) lex(s string, depth int, keepTop bool) {
 		}
 	}
 	end()
+}
+
+// ansiC decodes the $'…' string whose text starts at s[i] and returns
+// its value and the index after the closing quote. exact is false when
+// the value is not known for sure (a \c control escape, a missing
+// closing quote).
+func ansiC(s string, i int) (text string, next int, exact bool) {
+	var b strings.Builder
+	exact = true
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c == '\'':
+			return b.String(), i + 1, exact
+		case c == '\\' && i+1 < len(s):
+			e := s[i+1]
+			i += 2
+			switch e {
+			case 'a':
+				b.WriteByte('\a')
+			case 'b':
+				b.WriteByte('\b')
+			case 'e', 'E':
+				b.WriteByte(0x1b)
+			case 'f':
+				b.WriteByte('\f')
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			case 't':
+				b.WriteByte('\t')
+			case 'v':
+				b.WriteByte('\v')
+			case '\\', '\'', '"', '?':
+				b.WriteByte(e)
+			case '0', '1', '2', '3', '4', '5', '6', '7':
+				n, j := int(e-'0'), 0
+				for ; j < 2 && i < len(s) && s[i] >= '0' && s[i] <= '7'; j++ {
+					n = n*8 + int(s[i]-'0')
+					i++
+				}
+				if n&0xff == 0 {
+					exact = false
+				} else {
+					b.WriteByte(byte(n))
+				}
+			case 'x', 'u', 'U':
+				width := 2
+				if e == 'u' {
+					width = 4
+				} else if e == 'U' {
+					width = 8
+				}
+				n, j := 0, 0
+				for ; j < width && i < len(s) && isHex(s[i]); j++ {
+					n = n*16 + hexVal(s[i])
+					i++
+				}
+				switch {
+				case j == 0:
+					b.WriteByte('\\')
+					b.WriteByte(e)
+				case n == 0:
+					// bash ends the string at a NUL.
+					exact = false
+				case e == 'x':
+					b.WriteByte(byte(n))
+				default:
+					b.WriteRune(rune(n))
+				}
+			case 'c':
+				// A control character; its exact value does not matter
+				// but the word is no longer known literally.
+				exact = false
+				if i < len(s) {
+					i++
+				}
+			default:
+				b.WriteByte('\\')
+				b.WriteByte(e)
+			}
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String(), i, false
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func hexVal(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	}
+	return int(c-'A') + 10
 }
 
 // expands reports whether the unquoted byte s[i] starts an expansion, so
@@ -498,8 +608,25 @@ func reservedWords(w string) bool {
 // before values are filled in: a value is never either.
 func (lx *lexer) emit(words []word, depth int) {
 	k := 0
-	for k < len(words) && (isAssignment(words[k].text) || reservedWords(words[k].text)) {
-		k++
+skip:
+	for k < len(words) {
+		switch w := words[k].text; {
+		case isAssignment(w) || reservedWords(w):
+			k++
+			continue
+		case w == "function":
+			// `function NAME { …`: the name is no command.
+			k = min(k+2, len(words))
+			continue
+		case w == "coproc":
+			// `coproc CMD` runs CMD; `coproc NAME { …` names a block.
+			k++
+			if k+1 < len(words) && words[k+1].text == "{" {
+				k++
+			}
+		default:
+			break skip
+		}
 	}
 	c := simpleCmd{}
 	for _, w := range words[k:] {

@@ -308,3 +308,23 @@ func TestCheckCommandParts(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckCommandGitGlobalOptions: the danger list sees through git's
+// global options (second review, M2).
+func TestCheckCommandGitGlobalOptions(t *testing.T) {
+	gitAll := obj("allow", arr("cmd:git:*", "cmd:echo:*", "cmd:f"))
+	for _, line := range []string{
+		"git -C /x push --force origin feature",
+		"git -c k=v --no-pager push -f origin feature",
+		"git --git-dir=/x/.git push origin +feature",
+		"git -C . remote add x https://attacker.example/r.git",
+		"echo $'\\''; git push --force origin feature",
+		"coproc git push --force origin feature",
+		"function f { git push --force origin feature; }; f",
+	} {
+		d := setOf(t, "p", gitAll).CheckCommand(line)
+		require.NotNil(t, d, line)
+		require.Equal(t, "capabilities.danger", d.Rule, line)
+	}
+	require.Nil(t, setOf(t, "p", gitAll).CheckCommand("git -C /x push origin feature"))
+}

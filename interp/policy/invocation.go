@@ -10,11 +10,56 @@ type invocation struct {
 	fed        bool
 	// found marks a find -exec command, where {} stands for each path.
 	found bool
+	// sub, when above start+1, is where git's subcommand is: the words
+	// between the program and it are global options (-C dir, -c k=v,
+	// --no-pager …), which patterns and labels skip.
+	sub int
 }
 
-// view is the invocation's words as patterns match them.
+// view is the invocation's words as patterns match them; git's global
+// options are left out, so `git -C . push --force` is a force push.
 func (c *simpleCmd) view(inv invocation) cmdView {
+	if inv.sub > inv.start+1 {
+		n := 1 + inv.end - inv.sub
+		v := cmdView{tokens: make([]string, 0, n), dyn: make([]bool, 0, n), fed: inv.fed}
+		v.tokens = append(append(v.tokens, c.tokens[inv.start]), c.tokens[inv.sub:inv.end]...)
+		v.dyn = append(append(v.dyn, c.dyn[inv.start]), c.dyn[inv.sub:inv.end]...)
+		return v
+	}
 	return cmdView{tokens: c.tokens[inv.start:inv.end], dyn: c.dyn[inv.start:inv.end], fed: inv.fed}
+}
+
+// gitGlobalWithArg reports whether git's global option t (lower-cased)
+// takes the next word as its value.
+func gitGlobalWithArg(t string) bool {
+	switch t {
+	case "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
+		"--config-env", "--attr-source":
+		return true
+	}
+	return false
+}
+
+// gitSubcommand returns the offset, within the raw words of a git command,
+// of its subcommand: the first word after git's global options (every
+// option word before it, -C and -c with their value). A word only known
+// when git runs stops the skip there, so it stands in for the
+// subcommand. It returns 1 when there are no global options.
+func gitSubcommand(raw []string, dyn []bool) int {
+	i := 1
+	for i < len(raw) && !dyn[i] && strings.HasPrefix(raw[i], "-") && raw[i] != "-" {
+		if gitGlobalWithArg(strings.ToLower(raw[i])) && i+1 < len(raw) {
+			if dyn[i+1] {
+				return i + 1
+			}
+			i++
+		}
+		i++
+	}
+	if i >= len(raw) {
+		return 1
+	}
+	return i
 }
 
 // shellBinaries reports whether prog is a shell.
@@ -95,6 +140,9 @@ func invocations(c *simpleCmd) []invocation {
 	for k := 0; k < len(out); k++ {
 		inv := out[k]
 		toks := c.tokens[inv.start:inv.end]
+		if toks[0] == "git" {
+			out[k].sub = inv.start + gitSubcommand(c.raw[inv.start:inv.end], c.dyn[inv.start:inv.end])
+		}
 		switch {
 		case toks[0] == "find":
 			for i := 1; i < len(toks); i++ {

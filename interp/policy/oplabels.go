@@ -35,7 +35,12 @@ func simpleOpLabels(c *simpleCmd, inv invocation) []string {
 	}
 	prefix := "op:cmd:" + c.tokens[inv.start]
 	labels = append(labels, prefix)
-	for i := inv.start + 1; i < inv.end; i++ {
+	first := inv.start + 1
+	if inv.sub > first {
+		// git's subcommand, after its global options.
+		first = inv.sub
+	}
+	for i := first; i < inv.end; i++ {
 		if c.val[i] {
 			continue
 		}
@@ -48,26 +53,21 @@ func simpleOpLabels(c *simpleCmd, inv invocation) []string {
 }
 
 // CommandLineOpLabels is CommandOpLabels for a command line given as
-// text, as an agent's shell tool sends it: union is op:cmd and then every
-// command's labels once, in order (what guards match and `@mx.op.labels`
-// shows); perCmd are the per-command lists label-flow rules check one by
-// one. `cd x && git push` gets op:cmd:cd, op:cmd:cd:x, op:cmd:git and
-// op:cmd:git:push, so a guard on op:cmd:git sees a push a chained or
-// nested command would otherwise hide. ok is false when some command
-// cannot be checked (nesting beyond what the splitter follows, a NUL
-// byte): the labels are incomplete and the caller must refuse the line.
+// text, as an agent's shell tool sends it, parsed as bash: union is
+// op:cmd and then every command's labels once, in order (what guards
+// match and `@mx.op.labels` shows); perCmd are the per-command lists
+// label-flow rules check one by one. `cd x && git push` gets op:cmd:cd,
+// op:cmd:cd:x, op:cmd:git and op:cmd:git:push, so a guard on op:cmd:git
+// sees a push a chained or nested command would otherwise hide. ok is
+// false when some command cannot be checked (a line bash would not
+// parse, a construct the analysis does not model, nesting beyond what it
+// follows, a NUL byte): the labels are incomplete and the caller must
+// refuse the line.
 func CommandLineOpLabels(line string) (union []string, perCmd [][]string, ok bool) {
-	parts := []CommandPart{{Text: line}}
-	cmds, ok := (&lexer{opaque: true}).split(parts)
-	if !ok {
-		return []string{"op:cmd"}, [][]string{{"op:cmd"}}, false
-	}
+	sl := parseShellLine(line)
 	union = []string{"op:cmd"}
-	for i := range cmds {
-		c := &cmds[i]
-		if c.unchecked != "" {
-			ok = false
-		}
+	for i := range sl.cmds {
+		c := &sl.cmds[i]
 		for _, inv := range c.invs {
 			labels := simpleOpLabels(c, inv)
 			perCmd = append(perCmd, labels)
@@ -78,5 +78,8 @@ func CommandLineOpLabels(line string) (union []string, perCmd [][]string, ok boo
 			}
 		}
 	}
-	return union, perCmd, ok
+	if sl.unchecked != "" {
+		return union, perCmd, false
+	}
+	return union, perCmd, true
 }

@@ -1,0 +1,131 @@
+package credscan
+
+import "strings"
+
+// assignments is the generic rule: a value that looks random assigned
+// to a key whose name says it holds a secret, in any of the spellings
+// of .env files, shell, JSON, YAML, code, URL queries and command
+// lines (API_KEY=…, "client_secret": "…", password: …, ?token=…).
+var assignments assignmentRule
+
+type assignmentRule struct{}
+
+// secretKeyWords are the lower-case fragments of key names that say
+// the value is a secret.
+var secretKeyWords = []string{"key", "secret", "token", "password", "passwd", "pwd", "credential", "auth", "api"}
+
+var (
+	// keyByte holds the bytes of a key name.
+	keyByte = newCharset("A-Za-z0-9_.-")
+	// valueByte holds the bytes of a generic secret value: printable
+	// ASCII but blanks, quotes, and the bytes that end a value in a
+	// query, a list or an expression.
+	valueByte = newCharset("A-Za-z0-9-_./+=~!@#$%^*:")
+)
+
+func (assignmentRule) appendMatches(dst []Match, text string, limit int) []Match {
+	for _, op := range []string{"=", ":"} {
+		eachIndex(text, op, func(at int) bool {
+			m, ok := assignmentAt(text, at)
+			if !ok {
+				return true
+			}
+			dst = append(dst, m)
+			return len(dst) != limit
+		})
+		if len(dst) == limit {
+			break
+		}
+	}
+	return dst
+}
+
+// assignmentAt returns the generic match whose operator is at
+// text[op], which is '=' or ':'.
+func assignmentAt(text string, op int) (Match, bool) {
+	if op > 0 && strings.IndexByte("=!<>:+-*/%&|^", text[op-1]) >= 0 {
+		return Match{}, false // ==, !=, <=, :=, +=, …: seen from the first byte, or not an assignment
+	}
+	valAt := op + 1
+	if valAt < len(text) {
+		switch next := text[valAt]; {
+		case text[op] == '=' && next == '=', text[op] == ':' && next == ':':
+			return Match{}, false
+		case next == '>' && text[op] == '=', next == '=' && text[op] == ':':
+			valAt++
+		case text[op] == ':' && next == '/':
+			return Match{}, false // a URL's scheme
+		}
+	}
+	start := skipBlanks(text, valAt)
+	var quote byte
+	if start < len(text) && isQuote(text[start]) {
+		quote = text[start]
+		start++
+	}
+	start = skipScheme(text, start)
+	end := start + valueByte.run(text, start)
+	switch {
+	case quote != 0 && (end >= len(text) || text[end] != quote):
+		return Match{}, false // a quoted value with more in it than a secret's bytes
+	case quote == 0 && end < len(text) && text[end] == '(':
+		return Match{}, false // a call in code
+	case quote == 0 && dottedName(text[start:end]):
+		return Match{}, false // a selector in code
+	}
+	if end-start < minSecretLen || !secretKey(keyBefore(text, op)) || !plausibleSecret(text[start:end]) {
+		return Match{}, false
+	}
+	return Match{Rule: RuleGenericAssignment, Start: start, End: end}, true
+}
+
+// keyBefore returns the key name that ends just before the operator at
+// text[op], past blanks and a closing quote.
+func keyBefore(text string, op int) string {
+	end := op
+	for end > 0 && (text[end-1] == ' ' || text[end-1] == '\t') {
+		end--
+	}
+	if end > 0 && isQuote(text[end-1]) {
+		end--
+	}
+	start := end
+	for start > 0 && end-start < 64 && keyByte[text[start-1]] {
+		start--
+	}
+	return text[start:end]
+}
+
+// secretKey reports whether a key's name says its value is a secret.
+func secretKey(key string) bool {
+	if len(key) < 3 {
+		return false
+	}
+	var buf [64]byte
+	lower := buf[:0]
+	for i := 0; i < len(key); i++ {
+		b := key[i]
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		lower = append(lower, b)
+	}
+	ls := string(lower)
+	for _, w := range secretKeyWords {
+		if strings.Contains(ls, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// skipScheme returns where the credential starts in a value that may
+// name its authorization scheme first ("Bearer …", "Basic …").
+func skipScheme(text string, at int) int {
+	for _, s := range []string{"Bearer ", "bearer ", "Basic ", "basic ", "Token ", "token "} {
+		if strings.HasPrefix(text[at:], s) {
+			return skipBlanks(text, at+len(s))
+		}
+	}
+	return at
+}

@@ -1,0 +1,378 @@
+package policy
+
+import (
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// CommandFacts is what a shell command line does, as far as the analysis
+// sees it. The line is parsed as bash; Reads and Writes over-approximate
+// (every argument word may name a file), because callers react only to
+// words naming secret or otherwise known files.
+type CommandFacts struct {
+	// Commands are every simple command the line may run, wrappers
+	// resolved (sudo, env, timeout, xargs, bash -c …) and git's global
+	// options skipped.
+	Commands []FactCommand
+	// Reads are the words that may name a file the line reads:
+	// quote-removed, ~, $HOME and ${HOME} kept literally, globs raw.
+	Reads []string
+	// Writes are the words naming files the line writes, creates,
+	// truncates, deletes or changes the mode of.
+	Writes []string
+	// Network is true when some command reaches the network, or a
+	// redirect or word uses /dev/tcp or /dev/udp.
+	Network bool
+	// NetworkWhy is the part that made Network true, e.g. "curl",
+	// "nslookup", "/dev/tcp redirect".
+	NetworkWhy string
+	// Unchecked, when non-empty, says why the line cannot be fully
+	// analysed (parse error, unmodelled construct, a program or code only
+	// known when it runs); callers fail closed.
+	Unchecked string
+}
+
+// FactCommand is one simple command: Program is the program word's base
+// name, lower-cased ("" when dynamic), Args its literal arguments (""
+// for a dynamic word), Sub the subcommand for git-like programs (after
+// git's global options) or "".
+type FactCommand struct {
+	Program string
+	Args    []string
+	Sub     string
+}
+
+// CommandLineFacts parses line as bash and returns what it does: the
+// commands it may run and the files and network it may touch.
+func CommandLineFacts(line string) CommandFacts {
+	sl := parseShellLine(line)
+	var f CommandFacts
+	f.Unchecked = sl.unchecked
+	if f.Unchecked == "" && sl.opaque != "" {
+		f.Unchecked = "runs code the analysis cannot read: " + sl.opaque
+	}
+	fa := &factsBuilder{f: &f}
+	for i := range sl.cmds {
+		c := &sl.cmds[i]
+		for _, inv := range c.invs {
+			fa.command(c, inv)
+		}
+	}
+	for _, r := range sl.redirs {
+		switch r.op {
+		case syntax.RdrIn:
+			fa.read(r.word)
+		case syntax.RdrInOut:
+			fa.read(r.word)
+			fa.write(r.word)
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob,
+			syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob:
+			fa.write(r.word)
+		case syntax.DplOut, syntax.DplIn:
+			// >&file (not a descriptor number or -) writes the file.
+			if r.word != "-" && !allDigits(strings.TrimSuffix(r.word, "-")) {
+				if r.op == syntax.DplOut {
+					fa.write(r.word)
+				} else {
+					fa.read(r.word)
+				}
+			}
+		}
+		if devNet(r.word) {
+			fa.network(devNetName(r.word) + " redirect")
+		}
+	}
+	for _, w := range sl.words {
+		if devNet(w) {
+			fa.network(devNetName(w))
+		}
+	}
+	return f
+}
+
+// devNet reports a word naming bash's /dev/tcp or /dev/udp.
+func devNet(w string) bool {
+	return strings.Contains(w, "/dev/tcp/") || strings.Contains(w, "/dev/udp/")
+}
+
+func devNetName(w string) string {
+	if strings.Contains(w, "/dev/tcp/") {
+		return "/dev/tcp"
+	}
+	return "/dev/udp"
+}
+
+// factsBuilder fills a CommandFacts, keeping each word once.
+type factsBuilder struct {
+	f *CommandFacts
+}
+
+func (fa *factsBuilder) read(w string) {
+	if w != "" && w != "-" && !slices.Contains(fa.f.Reads, w) {
+		fa.f.Reads = append(fa.f.Reads, w)
+	}
+}
+
+func (fa *factsBuilder) write(w string) {
+	if w != "" && w != "-" && !slices.Contains(fa.f.Writes, w) {
+		fa.f.Writes = append(fa.f.Writes, w)
+	}
+}
+
+func (fa *factsBuilder) network(why string) {
+	if !fa.f.Network {
+		fa.f.Network, fa.f.NetworkWhy = true, why
+	}
+}
+
+// netPrograms reports a program that reaches the network whatever its
+// arguments.
+func netPrograms(prog string) bool {
+	switch prog {
+	case "curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "scp", "sftp",
+		"ftp", "tftp", "telnet", "http", "https", "xh", "httpie", "gh",
+		"nslookup", "dig", "host", "drill", "ping", "ping6", "aria2c", "lynx", "w3m":
+		return true
+	}
+	return false
+}
+
+// subcommandPrograms reports programs whose first word is a subcommand.
+func subcommandPrograms(prog string) bool {
+	switch prog {
+	case "git", "npm", "yarn", "pnpm", "docker", "podman", "gh", "kubectl",
+		"cargo", "go", "pip", "pip3", "apt", "apt-get", "brew", "openssl", "helm", "bun":
+		return true
+	}
+	return false
+}
+
+// command adds the facts of one invocation.
+func (fa *factsBuilder) command(c *simpleCmd, inv invocation) {
+	fc := FactCommand{}
+	if !c.dyn[inv.start] {
+		fc.Program = c.tokens[inv.start]
+	}
+	args := make([]string, 0, inv.end-inv.start-1)
+	for i := inv.start + 1; i < inv.end; i++ {
+		if c.dyn[i] {
+			args = append(args, "")
+		} else {
+			args = append(args, c.raw[i])
+		}
+	}
+	fc.Args = args
+	prog := fc.Program
+	if subcommandPrograms(prog) {
+		first := inv.start + 1
+		if inv.sub > first {
+			first = inv.sub
+		}
+		for i := first; i < inv.end; i++ {
+			if prog != "git" && strings.HasPrefix(c.raw[i], "-") {
+				continue
+			}
+			if !c.dyn[i] {
+				fc.Sub = strings.ToLower(c.raw[i])
+			}
+			break
+		}
+	}
+	fa.f.Commands = append(fa.f.Commands, fc)
+
+	// Reads: every argument word may name a file.
+	raw := c.raw[inv.start+1 : inv.end]
+	for _, w := range raw {
+		switch {
+		case !strings.HasPrefix(w, "-") || w == "-":
+			fa.read(w)
+		default:
+			if _, v, ok := strings.Cut(w, "="); ok {
+				fa.read(v)
+			}
+			if len(w) > 2 && w[1] != '-' {
+				// -ofile, -Tfile: a short option's glued value.
+				fa.read(w[2:])
+			}
+		}
+		if _, v, ok := strings.Cut(w, "@"); ok {
+			if end := strings.IndexAny(v, ";,"); end >= 0 {
+				v = v[:end]
+			}
+			fa.read(v)
+		}
+	}
+	fa.writes(prog, fc.Sub, raw)
+	fa.net(prog, fc.Sub, raw)
+}
+
+// operands are the words of args not starting with '-'.
+func operands(args []string) []string {
+	var out []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// optValue returns the values of option short (-o x, -ox) or long
+// (--output x, --output=x) in args.
+func optValue(args []string, short, long string) []string {
+	var out []string
+	for i, a := range args {
+		switch {
+		case a == short || (long != "" && a == long):
+			if i+1 < len(args) {
+				out = append(out, args[i+1])
+			}
+		case long != "" && strings.HasPrefix(a, long+"="):
+			out = append(out, a[len(long)+1:])
+		case short != "" && len(short) == 2 && strings.HasPrefix(a, short) && len(a) > 2 && a[1] != '-':
+			out = append(out, a[2:])
+		}
+	}
+	return out
+}
+
+// hasFlag reports a short flag letter set in some cluster (-xvf) or a
+// long flag (--delete) among args.
+func hasFlag(args []string, letter byte, long string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if long != "" && (a == long || strings.HasPrefix(a, long+"=")) {
+			return true
+		}
+		if letter != 0 && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], letter) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// writes adds the files a command writes.
+func (fa *factsBuilder) writes(prog, sub string, args []string) {
+	ops := operands(args)
+	all := func(ws []string) {
+		for _, w := range ws {
+			fa.write(w)
+		}
+	}
+	switch prog {
+	case "tee", "truncate", "rm", "unlink", "shred", "rmdir", "srm", "touch", "mkdir",
+		"chmod", "chown", "chgrp", "chattr", "setfacl", "patch", "mkfifo", "mknod":
+		all(ops)
+		all(optValue(args, "-o", "--output"))
+		all(optValue(args, "", "--reference"))
+	case "cp", "mv", "install", "ln", "rsync":
+		if len(ops) > 0 {
+			fa.write(ops[len(ops)-1])
+		}
+		all(optValue(args, "-t", "--target-directory"))
+	case "sed", "perl", "ruby", "gsed":
+		if hasFlag(args, 'i', "--in-place") {
+			all(ops)
+		}
+	case "dd":
+		for _, a := range args {
+			if v, ok := strings.CutPrefix(a, "of="); ok {
+				fa.write(v)
+			}
+		}
+	case "find":
+		deletes := false
+		for i, a := range args {
+			if a == "-delete" {
+				deletes = true
+			}
+			if findExec(a) && i+1 < len(args) {
+				switch normalizeToken(args[i+1]) {
+				case "rm", "unlink", "shred", "rmdir", "mv", "truncate", "chmod", "chown", "tee", "cp", "sed", "dd":
+					deletes = true
+				}
+			}
+		}
+		if deletes {
+			for _, a := range args {
+				if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+					break
+				}
+				fa.write(a)
+			}
+		}
+		all(optValue(args, "", "-fprint"))
+	case "curl":
+		all(optValue(args, "-o", "--output"))
+		all(optValue(args, "-c", "--cookie-jar"))
+		all(optValue(args, "-D", "--dump-header"))
+	case "wget":
+		all(optValue(args, "-O", "--output-document"))
+		all(optValue(args, "-o", "--output-file"))
+		all(optValue(args, "-P", "--directory-prefix"))
+	case "tar", "bsdtar", "gtar":
+		mode := ""
+		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+			mode = args[0] // tar xzf archive
+		}
+		switch {
+		case hasFlag(args, 'x', "--extract") || strings.ContainsAny(mode, "x"):
+			dirs := optValue(args, "-C", "--directory")
+			if len(dirs) == 0 {
+				dirs = []string{"."}
+			}
+			all(dirs)
+		case hasFlag(args, 'c', "--create") || hasFlag(args, 'r', "--append") || hasFlag(args, 'u', "--update") || strings.ContainsAny(mode, "cru"):
+			all(optValue(args, "-f", "--file"))
+			if mode != "" && strings.Contains(mode, "f") && len(args) > 1 {
+				fa.write(args[1])
+			}
+		}
+	case "unzip":
+		all(optValue(args, "-d", ""))
+	case "git":
+		if sub == "clone" {
+			ops := operands(args)
+			for i, o := range ops {
+				if strings.EqualFold(o, "clone") && i+2 < len(ops) {
+					fa.write(ops[i+2])
+				}
+			}
+		}
+	}
+}
+
+// net marks a command that reaches the network.
+func (fa *factsBuilder) net(prog, sub string, args []string) {
+	switch {
+	case netPrograms(prog):
+		fa.network(prog)
+	case prog == "rsync":
+		for _, a := range operands(args) {
+			if strings.Contains(a, ":") {
+				fa.network("rsync to a remote host")
+			}
+		}
+	case prog == "openssl" && (sub == "s_client" || sub == "s_server" || sub == "ocsp"):
+		fa.network("openssl " + sub)
+	case prog == "git":
+		switch sub {
+		case "push", "fetch", "pull", "clone", "ls-remote", "send-email", "archive":
+			fa.network("git " + sub)
+		case "remote", "submodule":
+			for _, a := range args {
+				if a == "update" || a == "add" || a == "set-url" || a == "prune" || a == "show" {
+					fa.network("git " + sub + " " + a)
+				}
+			}
+		}
+	case (prog == "npm" || prog == "yarn" || prog == "pnpm" || prog == "bun") && (sub == "publish" || sub == "login" || sub == "adduser"):
+		fa.network(prog + " " + sub)
+	case (prog == "docker" || prog == "podman") && (sub == "push" || sub == "login"):
+		fa.network(prog + " " + sub)
+	}
+}
