@@ -267,7 +267,9 @@ func (e *Engine) shellWrites(ctx context.Context, s *Session, ev Event, facts ca
 	var best verdict
 	n := 0
 	for _, p := range facts.writes {
-		if deviceFiles[p] || strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/") {
+		if deviceFiles[p] || strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/") ||
+			strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/") {
+			// Bash's network redirections are sends (net:w), not writes.
 			continue
 		}
 		if n++; n > maxShellWrites {

@@ -712,13 +712,14 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 		f.label(extra, Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: extra})
 		vars = f.vars
 	}
+	protected := e.protectedWrite(ev, facts, line)
 	switch {
 	case !cmdOK:
 		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
 			Reason: "command tool " + ev.Tool + " called without a command the policy can read (no string or argv field " + strings.Join(cmdFields, ", ") + ")"}}
-	case e.protectedWrite(ev, facts, line) != "":
+	case protected != "":
 		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: classProtected,
-			Reason: "guardrun protects its own files and the agents' hook settings: " + e.protectedWrite(ev, facts, line) + "; edit them yourself, outside the agent"}}
+			Reason: "guardrun protects its own files and the agents' hook settings: " + protected + "; edit them yourself, outside the agent"}}
 	case facts.unchecked != "":
 		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
 			Reason: "the command cannot be checked: " + facts.unchecked}}
@@ -728,9 +729,28 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 			if op.Metadata["tooDeep"] == true {
 				tooDeep = true
 			}
-			facts.mark(op)
+			if sameJSON(f.input, in) {
+				facts.mark(op)
+			} else {
+				l, _, _ := commandOf(f.input)
+				e.factsOf(t, ev, f.input, l).mark(op)
+			}
 			return op
 		}, try)
+		if f.inputChanged && !sameJSON(f.input, in) && v.Action != guard.Deny {
+			// The call runs as rewritten: what it writes and whether it
+			// can be checked are decided again on its final form.
+			l, _, _ := commandOf(f.input)
+			fx := e.factsOf(t, ev, f.input, l)
+			facts = fx
+			if why := e.protectedWrite(ev, fx, l); why != "" {
+				v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: classProtected,
+					Reason: "guardrun protects its own files and the agents' hook settings: the rewritten call: " + why}}
+			} else if fx.unchecked != "" {
+				v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
+					Reason: "the rewritten command cannot be checked: " + fx.unchecked}}
+			}
+		}
 		if !contains(t.labels, "cmd") || v.Action == guard.Deny {
 			break
 		}

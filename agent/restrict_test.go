@@ -165,7 +165,7 @@ func TestCommandToolFields(t *testing.T) {
 `, "")
 	ctx := context.Background()
 	for _, in := range []map[string]any{
-		{"cmd": "sudo rm -rf /", "workdir": "."},
+		{"cmd": "sudo reboot", "workdir": "."},
 		{"command": []any{"bash", "-lc", "sudo reboot"}},
 		{"argv": []any{"sudo", "reboot"}},
 	} {
