@@ -922,10 +922,10 @@ func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision,
 			}
 		}
 	}
-	if ev.Kind == SessionEnd {
-		// The session is over: its state goes with it.
-		*s = Session{ID: s.ID, Created: s.Created, Seq: s.Seq}
-	}
+	// A session.end does not end the state: hosts resume a session under
+	// the same id with its transcript (Claude Code's SessionStart source
+	// "resume"), so what it read, its counts and approvals stay until the
+	// store expires the session by age.
 	return d, e.record(ev, &d, vars, params)
 }
 
