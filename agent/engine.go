@@ -340,13 +340,7 @@ func (e *Engine) askApprover(ctx context.Context, ev Event, d *Decision) {
 			}
 			s.Approvals[p.key] = true
 		}
-		for i := len(s.Calls) - 1; i >= 0; i-- {
-			if s.Calls[i].Seq == p.seq {
-				s.Calls[i].Decision = d.Outcome
-				s.callsMx = nil
-				break
-			}
-		}
+		s.redecide(p.seq, d.Outcome)
 		return nil
 	})
 	if err != nil {
@@ -934,6 +928,7 @@ func (e *Engine) toolsObject(s *Session) *value.Object {
 	t := value.NewObject()
 	t.Set("calls", s.callsObjects())
 	t.Set("reads", s.readsObject())
+	t.Set("counts", s.countsObject())
 	return t
 }
 
