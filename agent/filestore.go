@@ -274,7 +274,7 @@ func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) err
 		return err
 	}
 	if !prev.found || prev.seq != int64(s.Seq) || prev.updated != now.Unix() {
-		return f.see(ctx, name, s.Seq, now)
+		return f.see(ctx, name, prev, s.Seq, now)
 	}
 	return nil
 }

@@ -42,10 +42,13 @@ var vanishedLabels = []string{"secret", "untrusted"}
 // vanishedWhy is the origin's why of those labels.
 const vanishedWhy = "session state vanished"
 
-// seenEntry is a session's record in the index.
+// seenEntry is a session's record in the index, and where it is: at off
+// in the file index.
 type seenEntry struct {
 	found        bool
 	seq, updated int64
+	off          int64
+	index        os.FileInfo
 }
 
 func (f *FileStore) seenPath() string {
@@ -102,20 +105,36 @@ func (f *FileStore) seen(name [16]byte) (seenEntry, error) {
 		return seenEntry{}, fmt.Errorf("session store: cannot read the index of seen sessions: %w", err)
 	}
 	defer file.Close()
-	data, err := io.ReadAll(io.LimitReader(file, f.maxBytes()))
+	data, st, err := readSeen(file, f.maxBytes())
 	if err != nil {
-		return seenEntry{}, fmt.Errorf("session store: cannot read the index of seen sessions: %w", err)
+		return seenEntry{}, err
 	}
 	off := findSeen(data, name)
 	if off < 0 {
-		return seenEntry{}, nil
+		return seenEntry{index: st}, nil
 	}
 	return seenEntry{found: true, seq: int64(binary.LittleEndian.Uint64(data[off+16:])),
-		updated: int64(binary.LittleEndian.Uint64(data[off+24:]))}, nil
+		updated: int64(binary.LittleEndian.Uint64(data[off+24:])), off: int64(off), index: st}, nil
 }
 
-// see writes name's record: seq and updated.
-func (f *FileStore) see(ctx context.Context, name [16]byte, seq int, updated time.Time) error {
+// readSeen reads the whole index (up to max bytes) in one read.
+func readSeen(file *os.File, max int64) ([]byte, os.FileInfo, error) {
+	st, err := file.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("session store: cannot read the index of seen sessions: %w", err)
+	}
+	data := make([]byte, min(st.Size(), max))
+	if _, err := io.ReadFull(file, data); err != nil {
+		return nil, nil, fmt.Errorf("session store: cannot read the index of seen sessions: %w", err)
+	}
+	return data, st, nil
+}
+
+// see writes name's record: seq and updated. prev is what seen read:
+// while the index is still that file, its record is where it was (only
+// Sweep moves records, by replacing the file), and only this session's
+// update, under the session's lock, adds it.
+func (f *FileStore) see(ctx context.Context, name [16]byte, prev seenEntry, seq int, updated time.Time) error {
 	path := f.seenPath()
 	file, err := lockFile(ctx, path)
 	if err != nil {
@@ -125,19 +144,27 @@ func (f *FileStore) see(ctx context.Context, name [16]byte, seq int, updated tim
 		syscall.Flock(int(file.Fd()), syscall.LOCK_UN)
 		file.Close()
 	}()
-	data, err := io.ReadAll(io.LimitReader(file, f.maxBytes()))
-	if err != nil {
-		return fmt.Errorf("session store: cannot read the index of seen sessions: %w", err)
-	}
 	var rec [seenRecord]byte
 	copy(rec[:], name[:])
 	binary.LittleEndian.PutUint64(rec[16:], uint64(seq))
 	binary.LittleEndian.PutUint64(rec[24:], uint64(updated.Unix()))
-	if off := findSeen(data, name); off >= 0 {
-		_, err = file.WriteAt(rec[16:], int64(off)+16)
+	st, err := file.Stat()
+	if err != nil {
+		return fmt.Errorf("session store: cannot write the index of seen sessions: %w", err)
+	}
+	off, end := prev.off, st.Size()/seenRecord*seenRecord
+	if !prev.found || prev.index == nil || !os.SameFile(st, prev.index) {
+		data, _, err := readSeen(file, f.maxBytes())
+		if err != nil {
+			return err
+		}
+		off = int64(findSeen(data, name))
+	}
+	if off >= 0 {
+		_, err = file.WriteAt(rec[16:], off+16)
 	} else {
 		// A torn record at the end (a crash mid-write) is overwritten.
-		_, err = file.WriteAt(rec[:], int64(len(data)/seenRecord*seenRecord))
+		_, err = file.WriteAt(rec[:], end)
 	}
 	if err != nil {
 		return fmt.Errorf("session store: cannot write the index of seen sessions: %w", err)

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -213,4 +214,47 @@ func TestCountsOutliveCalls(t *testing.T) {
 		require.Equal(t, map[string]Count{"WebFetch": {Allow: 3, Deny: 1, Total: 4}, "Read": {Allow: 20, Total: 20}}, s.Counts)
 		return nil
 	}))
+}
+
+// TestSeenConcurrentSessions: sessions updated concurrently (stores of
+// their own, as hook processes have) each keep their record in the
+// index: with every journal deleted, each comes back tainted at its seq.
+func TestSeenConcurrentSessions(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "sessions")
+	const sessions, per = 8, 20
+	done := make(chan error, sessions)
+	for i := range sessions {
+		go func() {
+			for range per {
+				fs, err := NewFileStore(dir)
+				if err == nil {
+					err = fs.Update(ctx, fmt.Sprint("s", i), func(s *Session) error { s.Seq++; return nil })
+				}
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range sessions {
+		require.NoError(t, <-done)
+	}
+	fs, err := NewFileStore(dir)
+	require.NoError(t, err)
+	b, err := os.ReadFile(fs.seenPath())
+	require.NoError(t, err)
+	require.Len(t, b, sessions*seenRecord)
+	for i := range sessions {
+		id := fmt.Sprint("s", i)
+		require.NoError(t, os.Remove(fs.path(id)+journalExt))
+		require.NoError(t, fs.Update(ctx, id, func(s *Session) error {
+			require.Equal(t, per, s.Seq, id)
+			labels, _ := s.contextLabels()
+			require.Equal(t, vanishedLabels, labels, id)
+			return nil
+		}))
+	}
 }
