@@ -56,11 +56,14 @@ func randomMutation(r *rand.Rand, lim Limits, step int) (string, mutation) {
 		i, d := r.Int(), []Outcome{Allow, Deny}[r.Intn(2)]
 		return "set decision", func(s *Session) {
 			if len(s.Calls) > 0 {
-				s.Calls[i%len(s.Calls)].Decision = d
+				s.redecide(s.Calls[i%len(s.Calls)].Seq, d)
 			}
 		}
 	case 5, 6:
 		o := Origin{Seq: step, Event: ToolAfter, Tool: str("Tool"), CallID: str("id-"), Labels: []string{str("label"), str("src:")}}
+		if r.Intn(3) == 0 {
+			o.Why = str("why ")
+		}
 		ctx, text := r.Intn(2) == 0, strings.Repeat(str("secret text "), 1+r.Intn(20))
 		return "addOrigin", func(s *Session) {
 			i := s.addOrigin(o, lim)
@@ -131,7 +134,7 @@ func randomMutation(r *rand.Rand, lim Limits, step int) (string, mutation) {
 			}
 		}
 	case 13:
-		field := r.Intn(7)
+		field := r.Intn(8)
 		return "clear", func(s *Session) {
 			switch field {
 			case 0:
@@ -148,6 +151,8 @@ func randomMutation(r *rand.Rand, lim Limits, step int) (string, mutation) {
 				s.Reads = nil
 			case 6:
 				s.Origins = nil
+			case 7:
+				s.Counts = nil
 			}
 		}
 	case 14:
@@ -401,6 +406,30 @@ func TestJournalSumCatchesFlips(t *testing.T) {
 		}
 		require.NotEqual(t, sum, journalSum(b[:n-1]))
 		require.NotEqual(t, sum, journalSum(append(b[:n:n], 0)))
+	}
+}
+
+// TestKeyedSum: the keyed checksum catches single-bit flips and depends
+// on each word of the key.
+func TestKeyedSum(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	k := sumKey{r.Uint64(), r.Uint64()}
+	for _, n := range []int{0, 1, 8, 13, 64, 301} {
+		b := make([]byte, n)
+		r.Read(b)
+		sum := keyedSum(k, b)
+		for i := range n * 8 {
+			b[i/8] ^= 1 << (i % 8)
+			require.NotEqual(t, sum, keyedSum(k, b), "bit %d of %d bytes", i, n)
+			b[i/8] ^= 1 << (i % 8)
+		}
+		for w := range 2 {
+			for bit := 0; bit < 64; bit += 7 {
+				k2 := k
+				k2[w] ^= 1 << bit
+				require.NotEqual(t, sum, keyedSum(k2, b), "key word %d bit %d, %d bytes", w, bit, n)
+			}
+		}
 	}
 }
 
