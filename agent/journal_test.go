@@ -361,6 +361,8 @@ func TestFileStoreReadsVersion2(t *testing.T) {
 	// An earlier journal's calls stand in for the counts it lacks.
 	want.Counts = countCalls(want.Calls)
 	require.NoError(t, os.WriteFile(path, v2, 0o600))
+	// A store of that version kept no index of seen sessions.
+	require.NoError(t, os.Remove(fs.seenPath()))
 	require.NoError(t, fs.Update(ctx, "x", func(s *Session) error {
 		require.Equal(t, sessionJSON(t, want), sessionJSON(t, s))
 		s.Seq++

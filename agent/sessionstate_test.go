@@ -148,6 +148,15 @@ func TestVanishedSessionIsTainted(t *testing.T) {
 	require.Equal(t, Deny, d.Outcome)
 	require.Contains(t, whys(d), vanishedWhy)
 
+	// Or by a journal of an earlier version (unkeyed checksums) that is
+	// not behind: the index saw the session written in this version.
+	e2.Decide(ctx, readEnv("v3"))
+	v3 := &Session{ID: "v3", Created: time.Now(), Updated: time.Now(), Seq: 100}
+	require.NoError(t, os.WriteFile(fs2.path("v3")+journalExt, asV3(v3), 0o600))
+	d = e2.Decide(ctx, bash("v3", exfil))
+	require.Equal(t, Deny, d.Outcome)
+	require.Contains(t, whys(d), vanishedWhy)
+
 	// The index and key are private.
 	for _, p := range []string{fs2.seenPath(), filepath.Join(dir, keyFile)} {
 		st, err := os.Stat(p)
