@@ -30,7 +30,7 @@ func newLayered(t *testing.T, user, ws string) *Engine {
 	return e
 }
 
-func bash(sess, cmd string) Event {
+func bashEv(sess, cmd string) Event {
 	return Event{Kind: ToolBefore, Session: sess, Tool: "Bash", Input: map[string]any{"command": cmd}}
 }
 
@@ -50,10 +50,10 @@ func TestWorkspaceRewriteIsDecidedAgain(t *testing.T) {
 ]
 `
 	e := newLayered(t, user, ws)
-	if d := e.Decide(context.Background(), bash("s", "make lint")); d.Outcome != Deny || !strings.Contains(d.Reason, "no root delete") {
+	if d := e.Decide(context.Background(), bashEv("s", "make lint")); d.Outcome != Deny || !strings.Contains(d.Reason, "no root delete") {
 		t.Fatalf("rewrite into a denied call: got %s %q (input %v)", d.Outcome, d.Reason, d.Input)
 	}
-	d := e.Decide(context.Background(), bash("s", "make test"))
+	d := e.Decide(context.Background(), bashEv("s", "make test"))
 	if d.Outcome != Ask || d.Input["command"] != "make test -k" {
 		t.Fatalf("benign workspace rewrite: got %s %q input %v, want an ask about the rewritten call", d.Outcome, d.Reason, d.Input)
 	}
@@ -63,7 +63,7 @@ func TestWorkspaceRewriteIsDecidedAgain(t *testing.T) {
   * => allow
 ]
 `, "")
-	if d := e2.Decide(context.Background(), bash("s", "make test")); d.Outcome != Allow || d.Input["command"] != "make test -k" {
+	if d := e2.Decide(context.Background(), bashEv("s", "make test")); d.Outcome != Allow || d.Input["command"] != "make test -k" {
 		t.Fatalf("user rewrite: got %s %v", d.Outcome, d.Input)
 	}
 }
@@ -93,7 +93,7 @@ guard @exfil before op:cmd = when [
 		if d.Outcome != Allow {
 			t.Fatalf("read: %s %q", d.Outcome, d.Reason)
 		}
-		if d := e.Decide(ctx, bash("s", "echo "+key)); d.Outcome != Deny {
+		if d := e.Decide(ctx, bashEv("s", "echo "+key)); d.Outcome != Deny {
 			t.Fatalf("workspace %v: the key left: %s", layers != "", d.Outcome)
 		}
 	}
@@ -140,8 +140,8 @@ func TestRestrictNeverLiftsProperty(t *testing.T) {
 		both := newLayered(t, user, ws)
 		for _, c := range cmds {
 			sess := fmt.Sprintf("p%d", i)
-			du := alone.Decide(context.Background(), bash(sess, c))
-			db := both.Decide(context.Background(), bash(sess, c))
+			du := alone.Decide(context.Background(), bashEv(sess, c))
+			db := both.Decide(context.Background(), bashEv(sess, c))
 			if db.Outcome.rank() < du.Outcome.rank() {
 				t.Fatalf("case %d, %q: user alone %s, with workspace %s\nuser:\n%s\nworkspace:\n%s", i, c, du.Outcome, db.Outcome, user, ws)
 			}
@@ -149,7 +149,7 @@ func TestRestrictNeverLiftsProperty(t *testing.T) {
 				t.Fatalf("case %d, %q: the workspace's rewrite %v is an explicit allow\nuser:\n%s\nworkspace:\n%s", i, c, db.Input, user, ws)
 			}
 			if run, ok := db.Input["command"].(string); ok && db.Outcome != Deny && run != du.Input["command"] {
-				if dr := alone.Decide(context.Background(), bash(sess+"x", run)); dr.Outcome == Deny {
+				if dr := alone.Decide(context.Background(), bashEv(sess+"x", run)); dr.Outcome == Deny {
 					t.Fatalf("case %d, %q: rewritten to %q, which the user policy denies; combined %s\nuser:\n%s\nworkspace:\n%s", i, c, run, db.Outcome, user, ws)
 				}
 			}
