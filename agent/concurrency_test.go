@@ -87,7 +87,7 @@ func TestConcurrentDecidersOneSession(t *testing.T) {
 	require.Len(t, files, 1)
 	b, err := os.ReadFile(files[0])
 	require.NoError(t, err)
-	s, _, err := decodeJournal(b)
+	s, _, err := decodeJournalKey(b, keyOf(t, dir))
 	require.NoError(t, err, "session file is whole")
 	require.Len(t, s.Calls, 2*workers*per, "calls recorded on disk")
 	st, err := os.Stat(files[0])
@@ -204,4 +204,13 @@ func TestApprovalDoesNotHoldTheSession(t *testing.T) {
 		require.Equal(t, Allow, s.Calls[0].Decision, "the asked call is recorded with its answer")
 		return nil
 	}))
+}
+
+// keyOf is the checksum key of the store in dir.
+func keyOf(t testing.TB, dir string) sumKey {
+	fs, err := NewFileStore(dir)
+	require.NoError(t, err)
+	k, err := fs.loadKey()
+	require.NoError(t, err)
+	return k
 }

@@ -276,6 +276,7 @@ func (e *Engine) Decide(ctx context.Context, ev Event) Decision {
 	defer cancel()
 	var d Decision
 	var rec Record
+	decided := false
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -288,12 +289,18 @@ func (e *Engine) Decide(ctx context.Context, ev Event) Decision {
 		}
 		err := e.cfg.Store.Update(ctx, ev.Session, func(s *Session) error {
 			d, rec = e.decideIn(ctx, s, ev)
+			decided = true
 			return nil
 		})
 		if err != nil {
 			d = failed(err.Error())
 		}
 	}()
+	if !decided && ev.Kind == ToolAfter {
+		// The tool ran and the host has shown its output: what it
+		// brought in is recorded even though it was not decided.
+		_ = e.Undecided(ev, d.Reason)
+	}
 	if d.Outcome == Allow && ctx.Err() != nil {
 		d = failed("the decision missed its deadline: " + ctx.Err().Error())
 	}
@@ -341,18 +348,43 @@ func (e *Engine) askApprover(ctx context.Context, ev Event, d *Decision) {
 			}
 			s.Approvals[p.key] = true
 		}
-		for i := len(s.Calls) - 1; i >= 0; i-- {
-			if s.Calls[i].Seq == p.seq {
-				s.Calls[i].Decision = d.Outcome
-				s.callsMx = nil
-				break
-			}
-		}
+		s.redecide(p.seq, d.Outcome)
 		return nil
 	})
 	if err != nil {
 		*d = failed(err.Error())
 	}
+}
+
+// Undecided records in ev's session what a tool.after event that could
+// not be decided (too large, malformed, past the deadline, an error)
+// brought in: the host ran the tool and shows its output whatever the
+// hook answers (Claude Code's PostToolUse comes after the tool; Cursor's
+// after-events are observe-only), so the output is in the agent's context
+// though no guard saw it. Its labels are assumed, context-wide: the
+// tool's declared returns and source, and for tools that read files or
+// run commands (fs:r, cmd) `secret`; the origin's why is the reason. An
+// event of another kind, or without a session id, records nothing (there
+// is no session to record in). The error is the store's.
+func (e *Engine) Undecided(ev Event, why string) error {
+	if ev.Kind != ToolAfter || ev.Session == "" {
+		return nil
+	}
+	t := e.tool(ev.Tool)
+	labels := appendNew(append([]string(nil), t.returns...), srcFor(t, ev.Tool))
+	if contains(t.labels, "fs:r") || contains(t.labels, "cmd") {
+		labels = appendNew(labels, "secret")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), e.cfg.Deadline)
+	defer cancel()
+	return e.cfg.Store.Update(ctx, ev.Session, func(s *Session) error {
+		s.Seq++
+		s.setOutcome(ev)
+		i := s.addOrigin(Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: labels,
+			Why: "output not decided: " + why}, e.cfg.Limits)
+		s.addContext(i)
+		return nil
+	})
 }
 
 // failed is the denial of an event the engine could not decide.
@@ -969,21 +1001,23 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 	final := f.out
 	d := e.resolve(ctx, s, ev, shape(ev.Tool, ev.Input), v, labels, origins)
 	if d.Outcome != Allow || final == nil {
-		// The host hides a refused output: the agent does not see it, so
-		// the session does not record it.
+		// A refusal does not take the output back: the tool ran, and
+		// hosts show its output beside the reason (Claude Code's
+		// PostToolUse) or do not wait for the answer at all (Cursor's
+		// after-events). The session records it as it came, with the
+		// labels it had when it was refused, and `secret`: what a guard
+		// refused to show may not leave either.
+		seen := out
+		if final != nil {
+			seen = final
+		}
+		e.remember(s, ev, appendNew(e.dataLabels(t, seen), "secret"), value.Text(data))
 		return d, e.record(ev, &d, vars, params)
 	}
 	if value.ToJSON(final.Data, false) != value.ToJSON(data, false) {
 		d.Output = goValue(final.Data)
 	}
-	// The tool's own labels describe the operation, not the data.
-	var kept []string
-	for _, l := range final.Security.Taint() {
-		if taint.IsOperation(l) || taint.IsDirectory(l) || (contains(t.labels, l) && !contains(t.returns, l)) {
-			continue
-		}
-		kept = appendNew(kept, l)
-	}
+	kept := e.dataLabels(t, final)
 	d.Labels = kept
 	text := value.Text(final.Data)
 	e.remember(s, ev, kept, text)
@@ -997,6 +1031,19 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 	}
 	e.recordFile(s, ev, t)
 	return d, e.record(ev, &d, vars, params)
+}
+
+// dataLabels are the labels of a tool's output: the tool's own labels
+// describe the operation, not the data.
+func (e *Engine) dataLabels(t toolDef, out *value.Variable) []string {
+	var kept []string
+	for _, l := range out.Security.Taint() {
+		if taint.IsOperation(l) || taint.IsDirectory(l) || (contains(t.labels, l) && !contains(t.returns, l)) {
+			continue
+		}
+		kept = appendNew(kept, l)
+	}
+	return kept
 }
 
 // remember records what an event brought into the session: integrity
@@ -1083,10 +1130,10 @@ func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision,
 			}
 		}
 	}
-	if ev.Kind == SessionEnd {
-		// The session is over: its state goes with it.
-		*s = Session{ID: s.ID, Created: s.Created, Seq: s.Seq}
-	}
+	// A session.end does not end the state: hosts resume a session under
+	// the same id with its transcript (Claude Code's SessionStart source
+	// "resume"), so what it read, its counts and approvals stay until the
+	// store expires the session by age.
 	return d, e.record(ev, &d, vars, params)
 }
 
@@ -1095,6 +1142,7 @@ func (e *Engine) toolsObject(s *Session) *value.Object {
 	t := value.NewObject()
 	t.Set("calls", s.callsObjects())
 	t.Set("reads", s.readsObject())
+	t.Set("counts", s.countsObject())
 	return t
 }
 

@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -36,7 +38,10 @@ import (
 //
 // Files are 0600 in a 0700 directory; a session's file name is a hash of
 // its id (ids are not trusted as paths). The store holds fingerprints,
-// never raw text.
+// never raw text. Records are checksummed under a random per-user key
+// (the file .key in Dir, created on first use), and the seen index beside
+// Dir (seen.go) remembers every live session's last seq: a session whose
+// journal vanished or went backwards comes back tainted, not new.
 type FileStore struct {
 	// Dir holds the session files.
 	Dir string
@@ -56,6 +61,65 @@ type FileStore struct {
 	sweepOnce   sync.Once
 	keptMu      sync.Mutex
 	kept        map[string]*keptSession
+	keyOnce     sync.Once
+	key         sumKey
+	keyErr      error
+}
+
+// keyFile is the name of the checksum key in a store's directory.
+const keyFile = ".key"
+
+// loadKey reads the store's checksum key, creating it (16 random bytes,
+// 0600) when there is none. A key of the wrong size is an error: every
+// journal would fail its checksum anyway, and a new key must not be made
+// over one that an attacker truncated.
+func (f *FileStore) loadKey() (sumKey, error) {
+	f.keyOnce.Do(func() {
+		path := filepath.Join(f.Dir, keyFile)
+		b, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			b, err = f.createKey(path)
+		}
+		if err == nil && len(b) != 16 {
+			err = fmt.Errorf("%s is %d bytes, not 16", path, len(b))
+		}
+		if err != nil {
+			f.keyErr = fmt.Errorf("session store: checksum key: %w", err)
+			return
+		}
+		f.key = sumKey{binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])}
+	})
+	return f.key, f.keyErr
+}
+
+// createKey writes a new key to a temporary file and links it to path,
+// so that of processes racing to create it all read the one that won.
+func (f *FileStore) createKey(path string) ([]byte, error) {
+	var k [16]byte
+	if _, err := rand.Read(k[:]); err != nil {
+		return nil, err
+	}
+	tmp, err := os.CreateTemp(f.Dir, ".tmp-key-*")
+	if err != nil {
+		return nil, err
+	}
+	_, werr := tmp.Write(k[:])
+	if werr == nil {
+		werr = tmp.Sync()
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+			werr = err
+		}
+	}
+	os.Remove(tmp.Name())
+	if werr != nil {
+		return nil, werr
+	}
+	return os.ReadFile(path)
 }
 
 // keptSession is a session as a KeepDecoded store last wrote it, with
@@ -146,7 +210,12 @@ func nowUTC() time.Time { return time.Now().UTC() }
 // Update implements Store.
 func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) error) error {
 	f.sweepOnce.Do(f.sweepIfDue)
+	key, err := f.loadKey()
+	if err != nil {
+		return err
+	}
 	base := f.path(id)
+	name, _ := seenName(base)
 	lock, err := lockFile(ctx, base+".lock")
 	if err != nil {
 		return err
@@ -155,12 +224,16 @@ func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) err
 		syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 		lock.Close()
 	}()
-	j, err := f.open(base)
+	j, err := f.open(base, key)
 	if err != nil {
 		return err
 	}
 	if j.file != nil {
 		defer j.file.Close()
+	}
+	prev, err := f.seen(name)
+	if err != nil {
+		return err
 	}
 	if f.KeepDecoded {
 		// Whatever fails below leaves the journal to be replayed.
@@ -171,22 +244,47 @@ func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) err
 	_ = os.Chtimes(base+".lock", now, now)
 	s := j.session
 	var before *Session
-	if s == nil || s.ID != id || now.Sub(s.Updated) > ttlOr(f.TTL) {
+	fresh := s == nil || s.ID != id || now.Sub(s.Updated) > ttlOr(f.TTL)
+	live := prev.found && now.Sub(time.Unix(prev.updated, 0)) <= ttlOr(f.TTL)
+	switch {
+	case live && (fresh || int64(s.Seq) < prev.seq || j.shape.stale || j.legacy):
+		// The index saw this session within the TTL, but its journal
+		// is gone, expired, another's or behind: it was deleted or
+		// rolled back, and what the session read is still in the
+		// agent's context. A journal of an earlier version (unkeyed)
+		// or a legacy JSON file is read only for a session the index
+		// has not seen, one from before the upgrade: once seen, the
+		// session was written in the current format, and such a file
+		// is a forgery.
+		s = vanished(id, now, prev.seq)
+	case fresh:
 		s = &Session{ID: id, Created: now}
-	} else if j.spans != nil {
+	case j.spans != nil:
 		// The journal stands in for the origins, fingerprints and
 		// calls, so that a long session's are not copied on every
 		// update.
 		before = cloneRest(s)
-	} else if j.file != nil {
+	case j.file != nil:
 		before = cloneSession(s)
 	}
 	if err := fn(s); err != nil {
 		return err
 	}
 	s.Updated = now
+	if err := f.save(j, base, s, before, key); err != nil {
+		return err
+	}
+	if !prev.found || prev.seq != int64(s.Seq) || prev.updated != now.Unix() {
+		return f.see(ctx, name, prev, s.Seq, now)
+	}
+	return nil
+}
+
+// save writes s to base's journal j: one appended record of what changed
+// since before, or a compaction.
+func (f *FileStore) save(j *journal, base string, s, before *Session, key sumKey) error {
 	if before != nil {
-		rec := appendEdit(nil, before, j.spans, s)
+		rec := appendEdit(nil, before, j.spans, s, key)
 		size := j.size + int64(len(rec))
 		if !j.shape.stale && j.shape.deltas < maxDeltas && size-int64(j.shape.snapEnd) <= max(int64(j.shape.snapEnd)/2, compactMin) && size <= f.maxBytes()/2 {
 			if err := j.append(rec); err != nil {
@@ -196,7 +294,7 @@ func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) err
 			return nil
 		}
 	}
-	n, err := f.compact(j.path, s)
+	n, err := f.compact(j.path, s, key)
 	if err != nil {
 		return err
 	}
@@ -296,7 +394,7 @@ type journal struct {
 
 // open reads base's journal, or else its legacy JSON file. A journal
 // that cannot be read whole is an error telling how to reset it.
-func (f *FileStore) open(base string) (*journal, error) {
+func (f *FileStore) open(base string, key sumKey) (*journal, error) {
 	j := &journal{path: base + journalExt}
 	file, err := rawfile.OpenFile(j.path, os.O_RDWR|os.O_APPEND, 0)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -311,7 +409,7 @@ func (f *FileStore) open(base string) (*journal, error) {
 		j.session, j.shape, j.size, j.file = k.session, k.shape, int64(k.id.size), file
 		return j, nil
 	}
-	if err := j.read(file, f.maxBytes()); err != nil {
+	if err := j.read(file, f.maxBytes(), key); err != nil {
 		file.Close()
 		return nil, err
 	}
@@ -319,7 +417,7 @@ func (f *FileStore) open(base string) (*journal, error) {
 	return j, nil
 }
 
-func (j *journal) read(file *os.File, maxBytes int64) error {
+func (j *journal) read(file *os.File, maxBytes int64, key sumKey) error {
 	st, err := file.Stat()
 	if err != nil {
 		return fmt.Errorf("session store: cannot read %s: %w", j.path, err)
@@ -331,9 +429,9 @@ func (j *journal) read(file *os.File, maxBytes int64) error {
 	if _, err := io.ReadFull(file, data); err != nil {
 		return fmt.Errorf("session store: cannot read %s: %w", j.path, err)
 	}
-	j.session, j.spans, j.shape, err = decodeSpans(data, true)
+	j.session, j.spans, j.shape, err = decodeSpans(data, true, key)
 	if err != nil {
-		return fmt.Errorf("session store: %s is corrupt (%v); delete it to reset the session, which forgets what the session has seen", j.path, err)
+		return fmt.Errorf("session store: %s is corrupt (%v); delete it to reset the session, which then counts as having seen secret and untrusted data", j.path, err)
 	}
 	j.size = int64(len(data))
 	return nil
@@ -352,8 +450,8 @@ func (j *journal) append(rec []byte) error {
 // compact writes s as a journal of one snapshot, replacing path. Unlike
 // an append it is synced before the rename: it replaces the whole file,
 // so an operating-system crash must not leave an empty one.
-func (f *FileStore) compact(path string, s *Session) (int, error) {
-	data := appendRecord([]byte(journalMagic), nil, s)
+func (f *FileStore) compact(path string, s *Session, key sumKey) (int, error) {
+	data := appendEdit([]byte(journalMagic), nil, nil, s, key)
 	tmp, err := os.CreateTemp(f.Dir, ".tmp-*")
 	if err != nil {
 		return 0, fmt.Errorf("session store: cannot write: %w", err)
@@ -482,6 +580,7 @@ func (f *FileStore) Sweep() error {
 			os.Remove(p)
 		}
 	}
+	f.sweepSeen(cut)
 	return nil
 }
 

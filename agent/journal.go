@@ -19,7 +19,10 @@ import (
 //
 //	kind (1 snapshot, 2 delta) · id · created · updated · seq
 //	· origins · context · prints · calls   (slice edits)
-//	· approvals · retries · reads          (map edits)
+//	· approvals · retries · reads · counts (map edits)
+//
+// An origin is seq · event · tool · call id · labels · why; a count is
+// allow · ask · deny · total.
 //
 // A slice edit is "drop d elements from the front, keep the first k of
 // the rest, append these n", which says in a few bytes what a session
@@ -30,10 +33,21 @@ import (
 // fingerprints come in runs of one origin, 8 fixed bytes a hash. The format is binary so that replaying a session
 // of 1,000 calls and 50,000 fingerprints costs a fraction of a
 // millisecond, not a JSON decode.
-// The checksum is journalSum, not a CRC: hash/crc32 builds its tables
-// in every process that links it (≈0.03 ms for IEEE, ≈0.2 ms for
-// Castagnoli), and a hook process is short.
-const journalMagic = "GRSJRNL3"
+// The checksum is keyedSum under the store's key (a per-user random key
+// file, 0600, in the store's directory), not a CRC: hash/crc32 builds its
+// tables in every process that links it (≈0.03 ms for IEEE, ≈0.2 ms for
+// Castagnoli), and a hook process is short. Keyed, a valid record cannot
+// be written by whoever cannot read the key (an agent's Write tool
+// choosing printable bytes, as against the unkeyed sum of version 3).
+//
+// Version 4 added the counts and an origin's why; journals of versions 2
+// and 3 are read (their calls then stand in for the counts) and rewritten
+// by the next update.
+const journalMagic = "GRSJRNL4"
+
+// journalMagicV3 starts version-3 journals: no counts, no origin why,
+// checksummed with the unkeyed journalSum.
+const journalMagicV3 = "GRSJRNL3"
 
 // journalMagicV2 starts the journals of earlier versions: the same
 // records, checksummed with CRC-32 (IEEE). They are read (checked with
@@ -47,22 +61,28 @@ const (
 )
 
 // appendRecord appends the framed record that turns before into after (a
-// snapshot of after when before is nil).
+// snapshot of after when before is nil), checksummed under the zero key.
 func appendRecord(buf []byte, before, after *Session) []byte {
-	return appendEdit(buf, before, nil, after)
+	return appendEdit(buf, before, nil, after, sumKey{})
 }
 
 // appendEdit is appendRecord with, when sp is not nil, the journal's
 // encodings standing in for before's origins, fingerprints and calls
 // (which before then leaves out): each element of after is compared with the bytes
 // its counterpart was decoded from.
-func appendEdit(buf []byte, before *Session, sp *spans, after *Session) []byte {
+func appendEdit(buf []byte, before *Session, sp *spans, after *Session, key sumKey) []byte {
+	return appendEditAs(buf, before, sp, after, key, false)
+}
+
+// appendEditAs is appendEdit in the record format of version 3 when old
+// is set (for tests of reading earlier journals).
+func appendEditAs(buf []byte, before *Session, sp *spans, after *Session, key sumKey, old bool) []byte {
 	kind := recDelta
 	if before == nil {
 		kind, before = recSnapshot, &Session{}
 	}
 	start := len(buf)
-	e := &enc{b: append(buf, make([]byte, recHeader)...)}
+	e := &enc{b: append(buf, make([]byte, recHeader)...), old: old}
 	e.b = append(e.b, kind)
 	e.str(after.ID)
 	e.time(after.Created)
@@ -87,30 +107,41 @@ func appendEdit(buf []byte, before *Session, sp *spans, after *Session) []byte {
 	putMap(e, before.Approvals, after.Approvals, func(e *enc, v bool) { e.bool(v) })
 	putMap(e, before.Retries, after.Retries, func(e *enc, v int) { e.varint(int64(v)) })
 	putMap(e, before.Reads, after.Reads, (*enc).str)
+	if !old {
+		putMap(e, before.Counts, after.Counts, (*enc).counter)
+	}
 	payload := e.b[start+recHeader:]
 	binary.LittleEndian.PutUint32(e.b[start:], uint32(len(payload)))
-	binary.LittleEndian.PutUint32(e.b[start+4:], journalSum(payload))
+	binary.LittleEndian.PutUint32(e.b[start+4:], keyedSum(key, payload))
 	return e.b
 }
 
-// decodeJournal replays a journal, returning the session and the
-// journal's shape. Any damage
+// decodeJournal replays a journal checksummed under the zero key,
+// returning the session and the journal's shape. Any damage
 // (a torn tail, a flipped bit, a record that does not fit the session)
 // is an error: a session is never silently shorter than what was saved.
 func decodeJournal(data []byte) (*Session, journalShape, error) {
-	s, _, shape, err := decodeSpans(data, false)
+	return decodeJournalKey(data, sumKey{})
+}
+
+// decodeJournalKey is decodeJournal under key.
+func decodeJournalKey(data []byte, key sumKey) (*Session, journalShape, error) {
+	s, _, shape, err := decodeSpans(data, false, key)
 	return s, shape, err
 }
 
 // decodeSpans is decodeJournal that, when track is set, also returns
 // where the session's origins, fingerprints and calls are encoded in data (nil when
 // data is too large for the offsets), for appendEdit.
-func decodeSpans(data []byte, track bool) (*Session, *spans, journalShape, error) {
-	sum, stale := journalSum, false
+func decodeSpans(data []byte, track bool, key sumKey) (*Session, *spans, journalShape, error) {
+	sum := func(b []byte) uint32 { return keyedSum(key, b) }
+	stale := false
 	switch {
 	case len(data) < len(journalMagic):
 		return nil, nil, journalShape{}, errors.New("not a session journal (bad header)")
 	case string(data[:len(journalMagic)]) == journalMagic:
+	case string(data[:len(journalMagicV3)]) == journalMagicV3:
+		sum, stale = journalSum, true
 	case string(data[:len(journalMagicV2)]) == journalMagicV2:
 		sum, stale = crc32IEEE, true
 	default:
@@ -121,7 +152,9 @@ func decodeSpans(data []byte, track bool) (*Session, *spans, journalShape, error
 	text := unsafe.String(unsafe.SliceData(data), len(data))
 	s := &Session{}
 	var sp *spans
-	if track && len(data) <= math.MaxInt32 {
+	// A stale journal is rewritten whole by the next update: it needs
+	// no spans (which compare against the current encoding).
+	if track && !stale && len(data) <= math.MaxInt32 {
 		sp = &spans{text: text}
 	}
 	snapEnd, records := 0, 0
@@ -139,7 +172,7 @@ func decodeSpans(data []byte, track bool) (*Session, *spans, journalShape, error
 		if sum(data[body:body+n]) != want {
 			return nil, nil, journalShape{}, fmt.Errorf("record at byte %d fails its checksum", pos)
 		}
-		d := &dec{s: text[body : body+n], base: body, labels: labels, sp: sp}
+		d := &dec{s: text[body : body+n], base: body, labels: labels, sp: sp, old: stale}
 		d.record(s, snapEnd == 0)
 		labels = d.labels
 		records++
@@ -153,6 +186,9 @@ func decodeSpans(data []byte, track bool) (*Session, *spans, journalShape, error
 	}
 	if snapEnd == 0 {
 		return nil, nil, journalShape{}, errors.New("no snapshot record")
+	}
+	if stale {
+		s.Counts = countCalls(s.Calls)
 	}
 	return s, sp, journalShape{snapEnd: snapEnd, deltas: records - 1, stale: stale}, nil
 }
@@ -234,7 +270,7 @@ func (sp *spans) origin(i int, o *Origin) bool {
 			return false
 		}
 	}
-	return d.err == nil
+	return d.str() == o.Why && d.err == nil
 }
 
 // call reports whether c encodes as call i was encoded.
@@ -252,12 +288,37 @@ type journalShape struct {
 	stale           bool
 }
 
-// journalSum is a record's checksum: a multiply-xorshift hash of the
+// sumKey is a store's checksum key (keyedSum).
+type sumKey [2]uint64
+
+// keyedSum is a record's checksum: journalSum's multiply-xorshift hash
+// started from a state the key's first word changes and finished through
+// its second. It is no MAC in the cryptographic sense, but without the key
+// the 32 bits of a chosen payload cannot be computed, only guessed (2⁻³²).
+// With the zero key it is still a checksum against damage.
+func keyedSum(k sumKey, b []byte) uint32 {
+	h := (uint64(len(b))*0x9e3779b97f4a7c15 + 0x2545f4914f6cdd1d) ^ k[0]
+	for ; len(b) >= 8; b = b[8:] {
+		h = (h ^ binary.LittleEndian.Uint64(b)) * 0xbf58476d1ce4e5b9
+		h ^= h >> 31
+	}
+	var tail [8]byte
+	copy(tail[:], b)
+	h = (h ^ binary.LittleEndian.Uint64(tail[:])) * 0x94d049bb133111eb
+	h ^= h >> 29
+	h = (h ^ k[1]) * 0xbf58476d1ce4e5b9
+	h ^= h >> 32
+	h *= 0x94d049bb133111eb
+	h ^= h >> 29
+	return uint32(h ^ h>>32)
+}
+
+// journalSum is the checksum of version-3 journals: a multiply-xorshift hash of the
 // payload, 8 bytes at a time. Each step is a bijection of the 64-bit
 // state, so a change confined to one word always changes the state, and
 // survives the truncation to 32 bits but for a 2⁻³² chance; a torn
 // record is caught by its length first. It guards against damage, not
-// against an attacker (who could write the file anyway).
+// against an attacker: its output for chosen bytes is computable.
 func journalSum(b []byte) uint32 {
 	h := uint64(len(b))*0x9e3779b97f4a7c15 + 0x2545f4914f6cdd1d
 	for ; len(b) >= 8; b = b[8:] {
@@ -312,7 +373,8 @@ func cloneSession(s *Session) *Session {
 func cloneRest(s *Session) *Session {
 	return &Session{ID: s.ID, Created: s.Created, Updated: s.Updated, Seq: s.Seq,
 		Context:   clip(s.Context),
-		Approvals: maps.Clone(s.Approvals), Retries: maps.Clone(s.Retries), Reads: maps.Clone(s.Reads)}
+		Approvals: maps.Clone(s.Approvals), Retries: maps.Clone(s.Retries), Reads: maps.Clone(s.Reads),
+		Counts: maps.Clone(s.Counts)}
 }
 
 func clip[T any](s []T) []T {
@@ -323,7 +385,7 @@ func clip[T any](s []T) []T {
 }
 
 func originEqual(a, b *Origin) bool {
-	if a.Seq != b.Seq || a.Event != b.Event || a.Tool != b.Tool || a.CallID != b.CallID || len(a.Labels) != len(b.Labels) {
+	if a.Seq != b.Seq || a.Event != b.Event || a.Tool != b.Tool || a.CallID != b.CallID || a.Why != b.Why || len(a.Labels) != len(b.Labels) {
 		return false
 	}
 	for i := range a.Labels {
@@ -424,7 +486,11 @@ func putMap[V comparable](e *enc, before, after map[string]V, put func(*enc, V))
 	}
 }
 
-type enc struct{ b []byte }
+// enc writes a record's payload (old: as version 3 did).
+type enc struct {
+	b   []byte
+	old bool
+}
 
 func (e *enc) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
 func (e *enc) varint(v int64)   { e.b = binary.AppendVarint(e.b, v) }
@@ -461,6 +527,16 @@ func (e *enc) origin(o *Origin) {
 	for _, l := range o.Labels {
 		e.str(l)
 	}
+	if !e.old {
+		e.str(o.Why)
+	}
+}
+
+func (e *enc) counter(c Count) {
+	e.varint(int64(c.Allow))
+	e.varint(int64(c.Ask))
+	e.varint(int64(c.Deny))
+	e.varint(int64(c.Total))
 }
 
 func (e *enc) call(c *Call) {
@@ -486,6 +562,9 @@ type dec struct {
 	// labels is an arena the origins' labels are cut from (one
 	// allocation for many origins).
 	labels []string
+	// old is set for a journal of an earlier version (no counts, no
+	// origin why).
+	old bool
 }
 
 func (d *dec) fail(format string, args ...any) {
@@ -633,7 +712,14 @@ func (d *dec) origin() Origin {
 		// Capped, so that merging labels into an origin copies them.
 		o.Labels = d.labels[start:len(d.labels):len(d.labels)]
 	}
+	if !d.old {
+		o.Why = d.str()
+	}
 	return o
+}
+
+func (d *dec) counter() Count {
+	return Count{Allow: d.int(), Ask: d.int(), Deny: d.int(), Total: d.int()}
 }
 
 func (d *dec) call() Call {
@@ -673,6 +759,9 @@ func (d *dec) record(s *Session, first bool) {
 	s.Approvals = getMap(d, s.Approvals, 1, (*dec).bool)
 	s.Retries = getMap(d, s.Retries, 1, (*dec).int)
 	s.Reads = getMap(d, s.Reads, 1, (*dec).str)
+	if !d.old {
+		s.Counts = getMap(d, s.Counts, 4, (*dec).counter)
+	}
 	if d.err == nil && d.i != len(d.s) {
 		d.fail("%d stray bytes", len(d.s)-d.i)
 	}

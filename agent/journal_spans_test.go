@@ -66,7 +66,7 @@ func TestUpdateKeepsInPlaceEdits(t *testing.T) {
 		}), e.name)
 		b, err := os.ReadFile(fs.path("x") + journalExt)
 		require.NoError(t, err)
-		s, sp, shape, err := decodeSpans(b, true)
+		s, sp, shape, err := decodeSpans(b, true, fs.key)
 		require.NoError(t, err)
 		require.Equal(t, 1, shape.deltas, "%s: appended as a delta, so the spans were the before-image", e.name)
 		require.Len(t, sp.calls, len(s.Calls))
@@ -97,7 +97,7 @@ func TestSpansMatchExactly(t *testing.T) {
 	benchSession(s, 5, 0, Limits{}.orDefault())
 	s.Calls[1].Time = s.Calls[1].Time.In(time.FixedZone("", -7200))
 	s.Calls[2].Time = time.Time{}
-	s, sp, _, err := decodeSpans(appendRecord([]byte(journalMagic), nil, s), true)
+	s, sp, _, err := decodeSpans(appendRecord([]byte(journalMagic), nil, s), true, sumKey{})
 	require.NoError(t, err)
 	for i := range s.Calls {
 		c := s.Calls[i]
@@ -173,7 +173,7 @@ func TestPrintSpans(t *testing.T) {
 			}
 		}
 		data = appendRecord(data, before, s)
-		got, sp, _, err := decodeSpans(data, true)
+		got, sp, _, err := decodeSpans(data, true, sumKey{})
 		require.NoError(t, err)
 		require.Equal(t, s.Prints, got.Prints)
 		require.Equal(t, len(s.Prints), sp.nprints)

@@ -56,11 +56,14 @@ func randomMutation(r *rand.Rand, lim Limits, step int) (string, mutation) {
 		i, d := r.Int(), []Outcome{Allow, Deny}[r.Intn(2)]
 		return "set decision", func(s *Session) {
 			if len(s.Calls) > 0 {
-				s.Calls[i%len(s.Calls)].Decision = d
+				s.redecide(s.Calls[i%len(s.Calls)].Seq, d)
 			}
 		}
 	case 5, 6:
 		o := Origin{Seq: step, Event: ToolAfter, Tool: str("Tool"), CallID: str("id-"), Labels: []string{str("label"), str("src:")}}
+		if r.Intn(3) == 0 {
+			o.Why = str("why ")
+		}
 		ctx, text := r.Intn(2) == 0, strings.Repeat(str("secret text "), 1+r.Intn(20))
 		return "addOrigin", func(s *Session) {
 			i := s.addOrigin(o, lim)
@@ -131,7 +134,7 @@ func randomMutation(r *rand.Rand, lim Limits, step int) (string, mutation) {
 			}
 		}
 	case 13:
-		field := r.Intn(7)
+		field := r.Intn(8)
 		return "clear", func(s *Session) {
 			switch field {
 			case 0:
@@ -148,6 +151,8 @@ func randomMutation(r *rand.Rand, lim Limits, step int) (string, mutation) {
 				s.Reads = nil
 			case 6:
 				s.Origins = nil
+			case 7:
+				s.Counts = nil
 			}
 		}
 	case 14:
@@ -223,7 +228,7 @@ func TestJournalCompacts(t *testing.T) {
 	read := func() (*Session, journalShape) {
 		b, err := os.ReadFile(fs.path("x") + journalExt)
 		require.NoError(t, err)
-		s, shape, err := decodeJournal(b)
+		s, shape, err := decodeJournalKey(b, fs.key)
 		require.NoError(t, err)
 		return s, shape
 	}
@@ -305,10 +310,11 @@ func TestJournalDamageFailsClosed(t *testing.T) {
 	}
 }
 
-// asV2 rewrites a journal as an earlier version wrote it: the version-2
-// magic and CRC-32 (IEEE) checksums.
-func asV2(t *testing.T, data []byte) []byte {
-	out := append([]byte(journalMagicV2), data[len(journalMagic):]...)
+// asV2 is s as an earlier version wrote it: a version-3 snapshot with
+// the version-2 magic and CRC-32 (IEEE) checksums.
+func asV2(t *testing.T, s *Session) []byte {
+	out := asV3(s)
+	copy(out, journalMagicV2)
 	for pos := len(journalMagic); pos < len(out); {
 		n := int(binary.LittleEndian.Uint32(out[pos:]))
 		body := out[pos+recHeader : pos+recHeader+n]
@@ -317,6 +323,18 @@ func asV2(t *testing.T, data []byte) []byte {
 	}
 	_, _, err := decodeJournal(out)
 	require.NoError(t, err)
+	return out
+}
+
+// asV3 is s as version 3 wrote it: no counts, no origin why, unkeyed
+// checksums.
+func asV3(s *Session) []byte {
+	out := appendEditAs([]byte(journalMagicV3), nil, nil, s, sumKey{}, true)
+	for pos := len(journalMagic); pos < len(out); {
+		n := int(binary.LittleEndian.Uint32(out[pos:]))
+		binary.LittleEndian.PutUint32(out[pos+4:], journalSum(out[pos+recHeader:pos+recHeader+n]))
+		pos += recHeader + n
+	}
 	return out
 }
 
@@ -337,10 +355,14 @@ func TestFileStoreReadsVersion2(t *testing.T) {
 	path := fs.path("x") + journalExt
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	want, _, err := decodeJournal(b)
+	want, _, err := decodeJournalKey(b, fs.key)
 	require.NoError(t, err)
-	v2 := asV2(t, b)
+	v2 := asV2(t, want)
+	// An earlier journal's calls stand in for the counts it lacks.
+	want.Counts = countCalls(want.Calls)
 	require.NoError(t, os.WriteFile(path, v2, 0o600))
+	// A store of that version kept no index of seen sessions.
+	require.NoError(t, os.Remove(fs.seenPath()))
 	require.NoError(t, fs.Update(ctx, "x", func(s *Session) error {
 		require.Equal(t, sessionJSON(t, want), sessionJSON(t, s))
 		s.Seq++
@@ -349,7 +371,7 @@ func TestFileStoreReadsVersion2(t *testing.T) {
 	b, err = os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, journalMagic, string(b[:len(journalMagic)]), "the next update rewrites the journal")
-	got, shape, err := decodeJournal(b)
+	got, shape, err := decodeJournalKey(b, fs.key)
 	require.NoError(t, err)
 	require.Equal(t, 0, shape.deltas)
 	require.Equal(t, 4, got.Seq)
@@ -386,6 +408,30 @@ func TestJournalSumCatchesFlips(t *testing.T) {
 		}
 		require.NotEqual(t, sum, journalSum(b[:n-1]))
 		require.NotEqual(t, sum, journalSum(append(b[:n:n], 0)))
+	}
+}
+
+// TestKeyedSum: the keyed checksum catches single-bit flips and depends
+// on each word of the key.
+func TestKeyedSum(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	k := sumKey{r.Uint64(), r.Uint64()}
+	for _, n := range []int{0, 1, 8, 13, 64, 301} {
+		b := make([]byte, n)
+		r.Read(b)
+		sum := keyedSum(k, b)
+		for i := range n * 8 {
+			b[i/8] ^= 1 << (i % 8)
+			require.NotEqual(t, sum, keyedSum(k, b), "bit %d of %d bytes", i, n)
+			b[i/8] ^= 1 << (i % 8)
+		}
+		for w := range 2 {
+			for bit := 0; bit < 64; bit += 7 {
+				k2 := k
+				k2[w] ^= 1 << bit
+				require.NotEqual(t, sum, keyedSum(k2, b), "key word %d bit %d, %d bytes", w, bit, n)
+			}
+		}
 	}
 }
 

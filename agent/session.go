@@ -18,6 +18,9 @@ type Origin struct {
 	Tool   string   `json:"tool,omitempty"`
 	CallID string   `json:"call_id,omitempty"`
 	Labels []string `json:"labels"`
+	// Why says how labels came in when no output brought them: a tool
+	// output that could not be decided, a session whose state vanished.
+	Why string `json:"why,omitempty"`
 }
 
 // Call is one tool call of the session (`@mx.tools.calls`).
@@ -31,6 +34,28 @@ type Call struct {
 	// once the tool's result (tool.after) came back, empty before.
 	Command string `json:"command,omitempty"`
 	Outcome string `json:"outcome,omitempty"`
+}
+
+// Count is how one tool's calls of a session were decided
+// (`@mx.tools.counts`): every call of the session, however many, unlike
+// Calls, which keeps the latest. A retry counts as a denial.
+type Count struct {
+	Allow int `json:"allow"`
+	Ask   int `json:"ask"`
+	Deny  int `json:"deny"`
+	Total int `json:"total"`
+}
+
+// add counts one decision (n = 1) or takes one back (n = -1).
+func (c *Count) add(o Outcome, n int) {
+	switch o {
+	case Allow:
+		c.Allow += n
+	case Ask:
+		c.Ask += n
+	default:
+		c.Deny += n
+	}
 }
 
 // Print is one fingerprint of a confidentiality-labelled output: a hash
@@ -63,6 +88,8 @@ type Session struct {
 	// Reads are the SHA-256 of each file as the session last read or
 	// wrote it, by absolute path (stale-write protection).
 	Reads map[string]string `json:"reads,omitempty"`
+	// Counts are the session's calls by tool, for rate limits.
+	Counts map[string]Count `json:"counts,omitempty"`
 
 	index map[uint64][]int
 	// callsMx mirrors Calls as `@mx.tools.calls` objects, kept in step by
@@ -76,7 +103,7 @@ type Limits struct {
 	// MaxPrints caps fingerprints; beyond it the labels of further
 	// outputs become context-wide instead (fail closed, never dropped).
 	MaxPrints int
-	// MaxCalls keeps the most recent calls.
+	// MaxCalls keeps the most recent calls (Counts count them all).
 	MaxCalls int
 	// MaxOrigins caps origins; beyond it new labels merge into the last.
 	MaxOrigins int
@@ -187,6 +214,13 @@ func (s *Session) addPrints(text string, i int, lim Limits) {
 }
 
 func (s *Session) addCall(c Call, lim Limits) {
+	if s.Counts == nil {
+		s.Counts = map[string]Count{}
+	}
+	n := s.Counts[c.Name]
+	n.add(c.Decision, 1)
+	n.Total++
+	s.Counts[c.Name] = n
 	// The call objects are kept in step only once built: a hook process
 	// that loads a session of 1,000 calls does not build them to add one.
 	built := s.callsMx != nil && len(s.callsMx) == len(s.Calls)
@@ -208,6 +242,60 @@ func (s *Session) addCall(c Call, lim Limits) {
 			s.callsMx = append([]any(nil), s.callsMx[n:]...)
 		}
 	}
+}
+
+// redecide changes the decision of the call numbered seq (an ask the
+// approver answered), in its count too.
+func (s *Session) redecide(seq int, o Outcome) {
+	for i := len(s.Calls) - 1; i >= 0; i-- {
+		c := &s.Calls[i]
+		if c.Seq != seq {
+			continue
+		}
+		if n, ok := s.Counts[c.Name]; ok {
+			n.add(c.Decision, -1)
+			n.add(o, 1)
+			s.Counts[c.Name] = n
+		}
+		c.Decision = o
+		s.callsMx = nil
+		return
+	}
+}
+
+// countsObject is `@mx.tools.counts`: tool name → {allow, ask, deny,
+// total}.
+func (s *Session) countsObject() *value.Object {
+	names := make([]string, 0, len(s.Counts))
+	for k := range s.Counts {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	o := &value.Object{Keys: names, Values: make(map[string]any, len(names))}
+	for _, k := range names {
+		c := s.Counts[k]
+		o.Values[k] = &value.Object{Keys: countKeys[:len(countKeys):len(countKeys)],
+			Values: map[string]any{"allow": float64(c.Allow), "ask": float64(c.Ask), "deny": float64(c.Deny), "total": float64(c.Total)}}
+	}
+	return o
+}
+
+var countKeys = []string{"allow", "ask", "deny", "total"}
+
+// countCalls derives counts from the calls a journal of an earlier
+// version kept: the best there is of what came before.
+func countCalls(calls []Call) map[string]Count {
+	if len(calls) == 0 {
+		return nil
+	}
+	m := map[string]Count{}
+	for _, c := range calls {
+		n := m[c.Name]
+		n.add(c.Decision, 1)
+		n.Total++
+		m[c.Name] = n
+	}
+	return m
 }
 
 // setOutcome records a tool's result on its call: the call with the

@@ -121,11 +121,11 @@ func run(o Options, callc chan<- *Call) Answer {
 	var event bytes.Buffer
 	raw, err := readEvent(io.TeeReader(o.Stdin, &event), o.MaxInput)
 	if err != nil {
-		return a.Fail(nil, err.Error())
+		return refuse(o, a.Fail(nil, err.Error()), undecidedCall(a, salvage(event.Bytes())), err.Error())
 	}
 	call, err := a.Decode(raw)
 	if err != nil {
-		return a.Fail(nil, err.Error())
+		return refuse(o, a.Fail(nil, err.Error()), undecidedCall(a, raw), err.Error())
 	}
 	callc <- call
 	logPath, err := LogPath()
@@ -198,6 +198,60 @@ func run(o Options, callc chan<- *Call) Answer {
 		}
 	}
 	return a.Answer(call, first)
+}
+
+// refuse answers ans to an event refused before it was decided. When it
+// is a tool.after (call not nil) the tool has run and the host shows its
+// output whatever the answer, so the session records that it did
+// (agent.Engine.Undecided) before the answer goes out. An event whose
+// session id cannot be read records nothing: there is no session to
+// record in.
+func refuse(o Options, ans Answer, call *Call, why string) Answer {
+	if call != nil {
+		recordUndecided(o, call, why)
+	}
+	return ans
+}
+
+// recordUndecided loads the policy for the tools' declarations and
+// records call's tool.after events as undecided. Failing that (no
+// policy, a store that cannot be written) the event is still refused.
+func recordUndecided(o Options, call *Call, why string) {
+	trust, err := DefaultTrustStore()
+	if err != nil {
+		return
+	}
+	pol, err := Discover(call.Cwd, o.Policy, trust)
+	if err != nil {
+		return
+	}
+	policies, err := agent.ReadPolicies(pol.Files...)
+	if err != nil {
+		return
+	}
+	for i := range policies {
+		if i < len(pol.Dirs) {
+			policies[i].Dir = pol.Dirs[i]
+		}
+	}
+	state, err := StateDir()
+	if err != nil {
+		return
+	}
+	store, err := agent.NewFileStore(filepath.Join(state, "sessions"))
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), o.Deadline)
+	defer cancel()
+	eng, err := agent.New(ctx, agent.Config{Policies: policies, Dir: pol.Dir, Store: store, Deadline: o.Deadline})
+	if err != nil {
+		return
+	}
+	defer eng.Close()
+	for _, ev := range call.Events {
+		_ = eng.Undecided(ev, why)
+	}
 }
 
 // LogMaxBytesEnv names the environment variable that sets the size past

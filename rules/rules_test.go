@@ -108,3 +108,31 @@ func TestStarterPolicyLoads(t *testing.T) {
 	}
 	e.Close()
 }
+
+// TestRateLimitCountsEveryCall: the web limit counts every call of the
+// session, not only the calls it keeps (the latest 1,000): 60 web
+// requests, 1,000 reads, and the next web request is still refused.
+func TestRateLimitCountsEveryCall(t *testing.T) {
+	dir, _ := filepath.Abs(".")
+	src := "import { @agent } from \"./tools.guard\"\nimport guards from \"./ratelimit.guard\"\n"
+	e, err := agent.New(context.Background(), agent.Config{Dir: dir, Store: agent.NewMemoryStore(),
+		Policies: []agent.Policy{{Name: filepath.Join(dir, "fixture.guard"), Source: []byte(src)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	web := agent.Event{Kind: agent.ToolBefore, Session: "s", Tool: "WebFetch", Input: map[string]any{"url": "https://docs.example/p", "prompt": "read"}}
+	for i := range 60 {
+		if d := e.Decide(ctx, web); d.Outcome != agent.Allow {
+			t.Fatalf("web request %d: %s %q", i, d.Outcome, d.Reason)
+		}
+	}
+	for range 1000 {
+		e.Decide(ctx, agent.Event{Kind: agent.ToolBefore, Session: "s", Tool: "Read", Input: map[string]any{"file_path": "a.go"}})
+	}
+	d := e.Decide(ctx, web)
+	if d.Outcome != agent.Deny || !strings.Contains(d.Reason, "used its web requests") {
+		t.Fatalf("web request 61 after 1,000 reads: %s %q", d.Outcome, d.Reason)
+	}
+}
