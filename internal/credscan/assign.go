@@ -24,9 +24,17 @@ var (
 )
 
 func (assignmentRule) appendMatches(dst []Match, text string, limit int) []Match {
-	for _, op := range []string{"=", ":"} {
-		eachIndex(text, op, func(at int) bool {
-			m, ok := assignmentAt(text, at)
+	for _, op := range []anchor{{"=", 0}, {":", 0}} {
+		// An operator inside the value of the one before it
+		// (API_KEY=ab=cd, a=a=a=…) starts no assignment of its own:
+		// skipping it keeps the pass linear.
+		valueEnd := 0
+		op.each(text, func(at int) bool {
+			if at < valueEnd {
+				return true
+			}
+			m, end, ok := assignmentAt(text, at)
+			valueEnd = max(valueEnd, end)
 			if !ok {
 				return true
 			}
@@ -41,20 +49,21 @@ func (assignmentRule) appendMatches(dst []Match, text string, limit int) []Match
 }
 
 // assignmentAt returns the generic match whose operator is at
-// text[op], which is '=' or ':'.
-func assignmentAt(text string, op int) (Match, bool) {
+// text[op], which is '=' or ':', and where the value it read, if it
+// read one, ends.
+func assignmentAt(text string, op int) (m Match, valueEnd int, ok bool) {
 	if op > 0 && strings.IndexByte("=!<>:+-*/%&|^", text[op-1]) >= 0 {
-		return Match{}, false // ==, !=, <=, :=, +=, …: seen from the first byte, or not an assignment
+		return Match{}, 0, false // ==, !=, <=, :=, +=, …: seen from the first byte, or not an assignment
 	}
 	valAt := op + 1
 	if valAt < len(text) {
 		switch next := text[valAt]; {
 		case text[op] == '=' && next == '=', text[op] == ':' && next == ':':
-			return Match{}, false
+			return Match{}, 0, false
 		case next == '>' && text[op] == '=', next == '=' && text[op] == ':':
 			valAt++
 		case text[op] == ':' && next == '/':
-			return Match{}, false // a URL's scheme
+			return Match{}, 0, false // a URL's scheme
 		}
 	}
 	start := skipBlanks(text, valAt)
@@ -63,20 +72,21 @@ func assignmentAt(text string, op int) (Match, bool) {
 		quote = text[start]
 		start++
 	}
-	start = skipScheme(text, start)
-	end := start + valueByte.run(text, start)
+	end := start + valueByte.runMax(text, start, maxSecretLen+1)
+	if end-start < minSecretLen && end < len(text) && text[end] == ' ' {
+		start = skipScheme(text, start)
+		end = start + valueByte.runMax(text, start, maxSecretLen+1)
+	}
 	switch {
 	case quote != 0 && (end >= len(text) || text[end] != quote):
-		return Match{}, false // a quoted value with more in it than a secret's bytes
+		return Match{}, end, false // a quoted value with more in it than a secret's bytes
 	case quote == 0 && end < len(text) && text[end] == '(':
-		return Match{}, false // a call in code
-	case quote == 0 && dottedName(text[start:end]):
-		return Match{}, false // a selector in code
+		return Match{}, end, false // a call in code
 	}
-	if end-start < minSecretLen || !secretKey(keyBefore(text, op)) || !plausibleSecret(text[start:end]) {
-		return Match{}, false
+	if end-start < minSecretLen || !secretKey(keyBefore(text, op)) || (quote == 0 && dottedName(text[start:end])) || !plausibleSecret(text[start:end]) {
+		return Match{}, end, false
 	}
-	return Match{Rule: RuleGenericAssignment, Start: start, End: end}, true
+	return Match{Rule: RuleGenericAssignment, Start: start, End: end}, end, true
 }
 
 // keyBefore returns the key name that ends just before the operator at
