@@ -18,23 +18,17 @@ var (
 	// keyByte holds the bytes of a key name.
 	keyByte = newCharset("A-Za-z0-9_.-")
 	// valueByte holds the bytes of a generic secret value: printable
-	// ASCII but blanks, quotes, and the bytes that end a value in a
-	// query, a list or an expression.
-	valueByte = newCharset("A-Za-z0-9-_./+=~!@#$%^*:")
+	// ASCII but blanks, quotes, the bytes that end a value in a query,
+	// a list or an expression, and the operators themselves, so that
+	// no operator lies inside the value of another (which keeps a pass
+	// linear). Base64's trailing '=' padding is taken apart.
+	valueByte = newCharset("A-Za-z0-9-_./+~!@#$%^*")
 )
 
 func (assignmentRule) appendMatches(dst []Match, text string, limit int) []Match {
 	for _, op := range []anchor{{"=", 0}, {":", 0}} {
-		// An operator inside the value of the one before it
-		// (API_KEY=ab=cd, a=a=a=…) starts no assignment of its own:
-		// skipping it keeps the pass linear.
-		valueEnd := 0
 		op.each(text, func(at int) bool {
-			if at < valueEnd {
-				return true
-			}
-			m, end, ok := assignmentAt(text, at)
-			valueEnd = max(valueEnd, end)
+			m, ok := assignmentAt(text, at)
 			if !ok {
 				return true
 			}
@@ -49,21 +43,20 @@ func (assignmentRule) appendMatches(dst []Match, text string, limit int) []Match
 }
 
 // assignmentAt returns the generic match whose operator is at
-// text[op], which is '=' or ':', and where the value it read, if it
-// read one, ends.
-func assignmentAt(text string, op int) (m Match, valueEnd int, ok bool) {
+// text[op], which is '=' or ':'.
+func assignmentAt(text string, op int) (Match, bool) {
 	if op > 0 && strings.IndexByte("=!<>:+-*/%&|^", text[op-1]) >= 0 {
-		return Match{}, 0, false // ==, !=, <=, :=, +=, …: seen from the first byte, or not an assignment
+		return Match{}, false // ==, !=, <=, :=, +=, …: seen from the first byte, or not an assignment
 	}
 	valAt := op + 1
 	if valAt < len(text) {
 		switch next := text[valAt]; {
 		case text[op] == '=' && next == '=', text[op] == ':' && next == ':':
-			return Match{}, 0, false
+			return Match{}, false
 		case next == '>' && text[op] == '=', next == '=' && text[op] == ':':
 			valAt++
 		case text[op] == ':' && next == '/':
-			return Match{}, 0, false // a URL's scheme
+			return Match{}, false // a URL's scheme
 		}
 	}
 	start := skipBlanks(text, valAt)
@@ -72,21 +65,36 @@ func assignmentAt(text string, op int) (m Match, valueEnd int, ok bool) {
 		quote = text[start]
 		start++
 	}
-	end := start + valueByte.runMax(text, start, maxSecretLen+1)
+	end := valueEnd(text, start)
 	if end-start < minSecretLen && end < len(text) && text[end] == ' ' {
 		start = skipScheme(text, start)
-		end = start + valueByte.runMax(text, start, maxSecretLen+1)
+		end = valueEnd(text, start)
 	}
 	switch {
 	case quote != 0 && (end >= len(text) || text[end] != quote):
-		return Match{}, end, false // a quoted value with more in it than a secret's bytes
+		return Match{}, false // a quoted value with more in it than a secret's bytes
 	case quote == 0 && end < len(text) && text[end] == '(':
-		return Match{}, end, false // a call in code
+		return Match{}, false // a call in code
 	}
 	if end-start < minSecretLen || !secretKey(keyBefore(text, op)) || (quote == 0 && dottedName(text[start:end])) || !plausibleSecret(text[start:end]) {
-		return Match{}, end, false
+		return Match{}, false
 	}
-	return Match{Rule: RuleGenericAssignment, Start: start, End: end}, end, true
+	return Match{Rule: RuleGenericAssignment, Start: start, End: end}, true
+}
+
+// valueEnd returns the end of the generic value at text[start:],
+// with up to two bytes of base64 padding, and at most maxSecretLen+1
+// bytes long (longer is too long to be a secret).
+func valueEnd(text string, start int) int {
+	end := start + valueByte.runMax(text, start, maxSecretLen+1)
+	pad := end
+	for pad < len(text) && pad-end < 2 && text[pad] == '=' {
+		pad++
+	}
+	if pad > end && (pad == len(text) || !valueByte[text[pad]] && text[pad] != '=') {
+		return pad
+	}
+	return end
 }
 
 // keyBefore returns the key name that ends just before the operator at

@@ -102,6 +102,9 @@ var positives = []positive{
 	{RuleGenericAssignment, genericValue, "X-Auth-Token: §§"},
 	{RuleGenericAssignment, genericValue, "config.credentials = { 'secret' => '§§' }"},
 	{RuleGenericAssignment, genericValue, `"Authorization": "Bearer §§"`},
+	{RuleGenericAssignment, genericValue, `event tool.after Read { file_path: ".env" } => "KEY=§§"`},
+	{RuleGenericAssignment, "c2Vzc2lvbi1rZXktOTQ3MjE4NTUzMg==", "SESSION_AUTH=§§\n"},
+	{RuleGenericAssignment, "c2Vzc2lvbi1rZXktOTQ3MjE4NTUzMg=", `{"auth": "§§"}`},
 }
 
 func TestScanPositives(t *testing.T) {
