@@ -176,16 +176,16 @@ func (privateKeyRule) appendMatches(dst []Match, text string, limit int) []Match
 		bodyAt := labelEnd + len(dashes)
 		// The body ends at the next five dashes, the END line's or
 		// another BEGIN line's: no hit scans past the next one's.
-		limit := strings.Index(text[bodyAt:], dashes)
-		if limit < 0 {
-			limit = len(text) - bodyAt
+		bodyLen := strings.Index(text[bodyAt:], dashes)
+		if bodyLen < 0 {
+			bodyLen = len(text) - bodyAt
 		}
-		bodyEnd := bodyAt + pemBody.runMax(text, bodyAt, limit)
+		bodyEnd := bodyAt + pemBody.runMax(text, bodyAt, bodyLen)
 		end := bodyEnd
 		if strings.HasPrefix(text[bodyEnd:], "-----END ") {
-			closeAt := strings.Index(text[bodyEnd+len("-----END "):], dashes)
-			if closeAt >= 0 && closeAt <= 40 {
-				end = bodyEnd + len("-----END ") + closeAt + len(dashes)
+			labelAt := bodyEnd + len("-----END ")
+			if closeAt := strings.Index(text[labelAt:min(len(text), labelAt+40+len(dashes))], dashes); closeAt >= 0 {
+				end = labelAt + closeAt + len(dashes)
 			}
 		} else {
 			for end > bodyAt && (text[end-1] == ' ' || text[end-1] == '\t' || text[end-1] == '\r' || text[end-1] == '\n') {

@@ -64,8 +64,9 @@ const (
 )
 
 // plausibleSecret reports whether v, assigned to a key that names a
-// secret, looks like one: long enough, not a placeholder, not a path or
-// URL, and random enough.
+// secret, looks like one: long enough, not a path, a placeholder or a
+// name from code, and random enough. (A URL never gets here: its ':'
+// ends a generic value.)
 func plausibleSecret(v string) bool {
 	if len(v) < minSecretLen || len(v) > maxSecretLen {
 		return false
@@ -74,8 +75,8 @@ func plausibleSecret(v string) bool {
 	case '/', '.', '~':
 		return false
 	}
-	if strings.Contains(v, "://") || placeholder(v) || identifierLike(v) || namesASecret(v) || strings.Count(v, ":")*3 >= len(v)-2 {
-		return false // a URL, a stand-in, a name from code, or a colon-separated fingerprint
+	if placeholder(v) || identifierLike(v) || namesASecret(v) {
+		return false
 	}
 	return entropy(v) >= minSecretBits
 }
