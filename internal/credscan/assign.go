@@ -18,14 +18,16 @@ var (
 	// keyByte holds the bytes of a key name.
 	keyByte = newCharset("A-Za-z0-9_.-")
 	// valueByte holds the bytes of a generic secret value: printable
-	// ASCII but blanks, quotes, and the bytes that end a value in a
-	// query, a list or an expression.
-	valueByte = newCharset("A-Za-z0-9-_./+=~!@#$%^*:")
+	// ASCII but blanks, quotes, the bytes that end a value in a query,
+	// a list or an expression, and the operators themselves, so that
+	// no operator lies inside the value of another (which keeps a pass
+	// linear). Base64's trailing '=' padding is taken apart.
+	valueByte = newCharset("A-Za-z0-9-_./+~!@#$%^*")
 )
 
 func (assignmentRule) appendMatches(dst []Match, text string, limit int) []Match {
-	for _, op := range []string{"=", ":"} {
-		eachIndex(text, op, func(at int) bool {
+	for _, op := range []anchor{{"=", 0}, {":", 0}} {
+		op.each(text, func(at int) bool {
 			m, ok := assignmentAt(text, at)
 			if !ok {
 				return true
@@ -63,20 +65,36 @@ func assignmentAt(text string, op int) (Match, bool) {
 		quote = text[start]
 		start++
 	}
-	start = skipScheme(text, start)
-	end := start + valueByte.run(text, start)
+	end := valueEnd(text, start)
+	if end-start < minSecretLen && end < len(text) && text[end] == ' ' {
+		start = skipScheme(text, start)
+		end = valueEnd(text, start)
+	}
 	switch {
 	case quote != 0 && (end >= len(text) || text[end] != quote):
 		return Match{}, false // a quoted value with more in it than a secret's bytes
 	case quote == 0 && end < len(text) && text[end] == '(':
 		return Match{}, false // a call in code
-	case quote == 0 && dottedName(text[start:end]):
-		return Match{}, false // a selector in code
 	}
-	if end-start < minSecretLen || !secretKey(keyBefore(text, op)) || !plausibleSecret(text[start:end]) {
+	if end-start < minSecretLen || !secretKey(keyBefore(text, op)) || (quote == 0 && dottedName(text[start:end])) || !plausibleSecret(text[start:end]) {
 		return Match{}, false
 	}
 	return Match{Rule: RuleGenericAssignment, Start: start, End: end}, true
+}
+
+// valueEnd returns the end of the generic value at text[start:],
+// with up to two bytes of base64 padding, and at most maxSecretLen+1
+// bytes long (longer is too long to be a secret).
+func valueEnd(text string, start int) int {
+	end := start + valueByte.runMax(text, start, maxSecretLen+1)
+	pad := end
+	for pad < len(text) && pad-end < 2 && text[pad] == '=' {
+		pad++
+	}
+	if pad > end && (pad == len(text) || !valueByte[text[pad]] && text[pad] != '=') {
+		return pad
+	}
+	return end
 }
 
 // keyBefore returns the key name that ends just before the operator at

@@ -23,8 +23,15 @@ func newCharset(spec string) *charset {
 
 // run returns the length of the run of bytes of c at text[at:].
 func (c *charset) run(text string, at int) int {
+	return c.runMax(text, at, len(text))
+}
+
+// runMax is run counted up to limit: the rules that would reject a
+// longer run stop there, so that no hit costs more than a bounded
+// stretch of a megabyte of text.
+func (c *charset) runMax(text string, at, limit int) int {
 	n := 0
-	for at+n < len(text) && c[text[at+n]] {
+	for at+n < len(text) && n < limit && c[text[at+n]] {
 		n++
 	}
 	return n

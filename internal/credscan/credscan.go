@@ -12,7 +12,8 @@ type Match struct {
 // Scan returns the credentials in text, in order, non-overlapping.
 // Where a named rule and the generic assignment rule cover the same
 // bytes, the named rule wins; among named rules, the earlier and then
-// the longer match wins.
+// the longer match wins, and at one span the rule listed first (a
+// token's own rule before the config-file line it sits in).
 func Scan(text string) []Match {
 	var named []Match
 	for _, r := range namedRules {
@@ -26,8 +27,8 @@ func Scan(text string) []Match {
 	return disjoint(generic, out)
 }
 
-// Has reports whether text holds any credential. It stops at the first
-// one found and allocates nothing.
+// Has reports whether text holds any credential, as len(Scan(text)) > 0
+// would, but stops at the first one found and sorts nothing.
 func Has(text string) bool {
 	var one [1]Match
 	for _, r := range namedRules {

@@ -102,6 +102,9 @@ var positives = []positive{
 	{RuleGenericAssignment, genericValue, "X-Auth-Token: §§"},
 	{RuleGenericAssignment, genericValue, "config.credentials = { 'secret' => '§§' }"},
 	{RuleGenericAssignment, genericValue, `"Authorization": "Bearer §§"`},
+	{RuleGenericAssignment, genericValue, `event tool.after Read { file_path: ".env" } => "KEY=§§"`},
+	{RuleGenericAssignment, "c2Vzc2lvbi1rZXktOTQ3MjE4NTUzMg==", "SESSION_AUTH=§§\n"},
+	{RuleGenericAssignment, "c2Vzc2lvbi1rZXktOTQ3MjE4NTUzMg=", `{"auth": "§§"}`},
 }
 
 func TestScanPositives(t *testing.T) {
@@ -208,4 +211,31 @@ func describe(text string, ms []Match) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// TestScanManyBlocks finds every one of many short private key blocks
+// (and every token before them): each rule's scan goes to the end of
+// the text however many matches it has collected.
+func TestScanManyBlocks(t *testing.T) {
+	var b strings.Builder
+	for range 10 {
+		b.WriteString("GITHUB_TOKEN=" + githubToken + "\n")
+	}
+	for range 50 {
+		b.WriteString("-----BEGIN " + "PRIVATE KEY-----\nUD/+Ydua+5ZMs1SWOpQaPRYpzbLGViYX\n-----END PRIVATE KEY-----\n")
+	}
+	text := b.String()
+	got := Scan(text)
+	if len(got) != 60 {
+		t.Fatalf("Scan found %d matches, want 60", len(got))
+	}
+	for i, m := range got {
+		want := RuleGitHubToken
+		if i >= 10 {
+			want = RulePrivateKey
+		}
+		if m.Rule != want {
+			t.Errorf("match %d: %v", i, describe(text, got[i:i+1]))
+		}
+	}
 }

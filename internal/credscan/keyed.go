@@ -2,19 +2,36 @@ package credscan
 
 import "strings"
 
-// eachIndex calls f with the index of every occurrence of needle in
-// text, left to right, until f returns false.
-func eachIndex(text, needle string, f func(at int) bool) {
+// An anchor is what a rule searches the text for: a literal s that its
+// matches hold back bytes after their start. Searching for the rarer
+// tail of a literal ("J" for "eyJ", "BEGIN " for "-----BEGIN ") is
+// what keeps a pass over the text fast: strings.Index skips from one
+// occurrence of the first byte to the next, and the fewer there are,
+// the longer its strides.
+type anchor struct {
+	s    string
+	back int
+}
+
+// each calls f with the start of every candidate in text, left to
+// right, until f returns false. The candidate's first back bytes are
+// f's to check.
+func (a anchor) each(text string, f func(at int) bool) {
 	for from := 0; from < len(text); {
-		i := strings.Index(text[from:], needle)
+		i := strings.Index(text[from:], a.s)
 		if i < 0 {
 			return
 		}
-		if !f(from + i) {
+		if at := from + i - a.back; at >= 0 && !f(at) {
 			return
 		}
 		from += i + 1
 	}
+}
+
+// literalAt reports whether text holds lit at at.
+func literalAt(text string, at int, lit string) bool {
+	return strings.HasPrefix(text[at:], lit)
 }
 
 // skipBlanks returns the index of the first byte at or after at that
@@ -59,16 +76,29 @@ func afterSeparator(text string, at int) (start int, quote byte, ok bool) {
 // use.
 type awsSecretRule struct{}
 
-var awsSecretKeys = []string{"aws_secret_access_key", "AWS_SECRET_ACCESS_KEY", "SecretAccessKey", "secretAccessKey", "aws-secret-access-key"}
+var awsSecretKeys = []struct {
+	key    string
+	anchor anchor
+}{
+	{"aws_secret_access_key", anchor{"_access_key", 10}},
+	{"AWS_SECRET_ACCESS_KEY", anchor{"_ACCESS_KEY", 10}},
+	{"SecretAccessKey", anchor{"AccessKey", 6}},
+	{"secretAccessKey", anchor{"AccessKey", 6}},
+	{"aws-secret-access-key", anchor{"-access-key", 10}},
+}
 
 func (awsSecretRule) appendMatches(dst []Match, text string, limit int) []Match {
-	for _, key := range awsSecretKeys {
-		eachIndex(text, key, func(at int) bool {
+	for _, k := range awsSecretKeys {
+		key := k.key
+		k.anchor.each(text, func(at int) bool {
+			if !literalAt(text, at, key) {
+				return true
+			}
 			start, quote, ok := afterSeparator(text, at+len(key))
 			if !ok {
 				return true
 			}
-			n := b64std.run(text, start)
+			n := b64std.runMax(text, start, 41)
 			end := start + n
 			if n != 40 || (quote != 0 && (end >= len(text) || text[end] != quote)) || placeholder(text[start:end]) {
 				return true
@@ -102,12 +132,15 @@ var npmrcValue = func() *charset {
 
 func (npmrcRule) appendMatches(dst []Match, text string, limit int) []Match {
 	const key = ":_authToken="
-	eachIndex(text, key, func(at int) bool {
+	anchor{"_authToken=", 1}.each(text, func(at int) bool {
+		if !literalAt(text, at, key) {
+			return true
+		}
 		start := at + len(key)
 		if start < len(text) && isQuote(text[start]) {
 			start++
 		}
-		end := start + npmrcValue.run(text, start)
+		end := start + npmrcValue.runMax(text, start, maxSecretLen+1)
 		if end-start < 8 || placeholder(text[start:end]) {
 			return true
 		}
@@ -128,7 +161,10 @@ var pemBody = newCharset("A-Za-z0-9+/=\\:, \t\r\n-")
 
 func (privateKeyRule) appendMatches(dst []Match, text string, limit int) []Match {
 	const begin, dashes = "-----BEGIN ", "-----"
-	eachIndex(text, begin, func(at int) bool {
+	anchor{"BEGIN ", 5}.each(text, func(at int) bool {
+		if !literalAt(text, at, begin) {
+			return true
+		}
 		labelAt := at + len(begin)
 		labelEnd := labelAt
 		for labelEnd < len(text) && labelEnd-labelAt < 40 && ('A' <= text[labelEnd] && text[labelEnd] <= 'Z' || text[labelEnd] == ' ') {
@@ -138,15 +174,18 @@ func (privateKeyRule) appendMatches(dst []Match, text string, limit int) []Match
 			return true
 		}
 		bodyAt := labelEnd + len(dashes)
-		bodyEnd := bodyAt + pemBody.run(text, bodyAt)
-		if i := strings.Index(text[bodyAt:bodyEnd], "-----END "); i >= 0 {
-			bodyEnd = bodyAt + i
+		// The body ends at the next five dashes, the END line's or
+		// another BEGIN line's: no hit scans past the next one's.
+		bodyLen := strings.Index(text[bodyAt:], dashes)
+		if bodyLen < 0 {
+			bodyLen = len(text) - bodyAt
 		}
+		bodyEnd := bodyAt + pemBody.runMax(text, bodyAt, bodyLen)
 		end := bodyEnd
 		if strings.HasPrefix(text[bodyEnd:], "-----END ") {
-			closeAt := strings.Index(text[bodyEnd+len("-----END "):], dashes)
-			if closeAt >= 0 && closeAt <= 40 {
-				end = bodyEnd + len("-----END ") + closeAt + len(dashes)
+			labelAt := bodyEnd + len("-----END ")
+			if closeAt := strings.Index(text[labelAt:min(len(text), labelAt+40+len(dashes))], dashes); closeAt >= 0 {
+				end = labelAt + closeAt + len(dashes)
 			}
 		} else {
 			for end > bodyAt && (text[end-1] == ' ' || text[end-1] == '\t' || text[end-1] == '\r' || text[end-1] == '\n') {
@@ -167,8 +206,10 @@ func (privateKeyRule) appendMatches(dst []Match, text string, limit int) []Match
 type jwtRule struct{}
 
 func (jwtRule) appendMatches(dst []Match, text string, limit int) []Match {
-	eachIndex(text, "eyJ", func(at int) bool {
-		if !wordStart(text, at) || (at > 0 && text[at-1] == '.') {
+	anchor{"J", 2}.each(text, func(at int) bool {
+		// Like a token's, a JWT does not continue a base64url run (nor
+		// follow a dot), which also keeps each hit's scan its own.
+		if !literalAt(text, at, "eyJ") || (at > 0 && (b64url[text[at-1]] || text[at-1] == '.')) {
 			return true
 		}
 		end, ok := jwtSegment(text, at, true)
@@ -212,6 +253,9 @@ func (c *charset) count(s string) int {
 	return n
 }
 
+// passwordAnchor finds "password" by its rarer tail.
+var passwordAnchor = anchor{"word", 4}
+
 // netrcRule matches the value of a .netrc password token, `machine
 // HOST login USER password VALUE`.
 type netrcRule struct{}
@@ -220,18 +264,18 @@ type netrcRule struct{}
 var passwordValue = npmrcValue
 
 func (netrcRule) appendMatches(dst []Match, text string, limit int) []Match {
-	eachIndex(text, "password", func(at int) bool {
+	passwordAnchor.each(text, func(at int) bool {
 		valAt := at + len("password")
-		if !wordStart(text, at) || valAt >= len(text) || (text[valAt] != ' ' && text[valAt] != '\t') {
+		if !literalAt(text, at, "password") || !wordStart(text, at) || valAt >= len(text) || (text[valAt] != ' ' && text[valAt] != '\t') {
+			return true
+		}
+		start := skipBlanks(text, valAt)
+		end := start + passwordValue.runMax(text, start, maxSecretLen+1)
+		if !plausiblePassword(text[start:end]) {
 			return true
 		}
 		window := text[max(0, at-256):at]
 		if !strings.Contains(window, "login") || !(strings.Contains(window, "machine") || strings.Contains(window, "default")) {
-			return true
-		}
-		start := skipBlanks(text, valAt)
-		end := start + passwordValue.run(text, start)
-		if !plausiblePassword(text[start:end]) {
 			return true
 		}
 		dst = append(dst, Match{Rule: RuleNetrcPassword, Start: start, End: end})
@@ -247,25 +291,25 @@ type pypircRule struct{}
 var pypircContext = []string{"[pypi", "[testpypi", "[distutils", "repository", "__token__"}
 
 func (pypircRule) appendMatches(dst []Match, text string, limit int) []Match {
-	eachIndex(text, "password", func(at int) bool {
-		if !wordStart(text, at) {
+	passwordAnchor.each(text, func(at int) bool {
+		if !literalAt(text, at, "password") || !wordStart(text, at) {
 			return true
 		}
 		eq := skipBlanks(text, at+len("password"))
 		if eq >= len(text) || text[eq] != '=' || (eq+1 < len(text) && text[eq+1] == '=') {
 			return true
 		}
-		window := text[max(0, at-1024):at]
+		start := skipBlanks(text, eq+1)
+		end := start + passwordValue.runMax(text, start, maxSecretLen+1)
+		if !plausiblePassword(text[start:end]) {
+			return true
+		}
+		window := text[max(0, at-512):at]
 		found := false
 		for _, c := range pypircContext {
 			found = found || strings.Contains(window, c)
 		}
 		if !found {
-			return true
-		}
-		start := skipBlanks(text, eq+1)
-		end := start + passwordValue.run(text, start)
-		if !plausiblePassword(text[start:end]) {
 			return true
 		}
 		dst = append(dst, Match{Rule: RulePypircPassword, Start: start, End: end})

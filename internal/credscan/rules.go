@@ -44,20 +44,20 @@ var (
 // namedRules are every rule but the generic assignment, which only
 // counts where none of these does.
 var namedRules = []rule{
-	&tokenRule{name: RuleAWSAccessKeyID, prefixes: []string{"AKIA", "ASIA", "ABIA", "ACCA"}, body: upperAlnum, min: 16, max: 16},
+	&tokenRule{name: RuleAWSAccessKeyID, anchors: []anchor{{"IA", 2}, {"CCA", 1}}, prefixes: []string{"AKIA", "ASIA", "ABIA", "ACCA"}, body: upperAlnum, min: 16, max: 16},
 	&awsSecretRule{},
-	&tokenRule{name: RuleGitHubToken, prefixes: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, body: alnum, min: 36, max: 255},
-	&tokenRule{name: RuleGitHubPAT, prefixes: []string{"github_pat_"}, body: alnumUnder, min: 40, max: 255},
-	&tokenRule{name: RuleGitLabPAT, prefixes: []string{"glpat-"}, body: b64url, min: 20, max: 255},
-	&tokenRule{name: RuleSlackToken, prefixes: []string{"xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-"}, body: newCharset("A-Za-z0-9-"), min: 10, max: 255, valid: slackBody},
-	&tokenRule{name: RuleStripeKey, prefixes: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"}, body: alnum, min: 16, max: 255},
-	&tokenRule{name: RuleAnthropicKey, prefixes: []string{"sk-ant-"}, body: b64url, min: 32, max: 255},
-	&tokenRule{name: RuleOpenAIKey, prefixes: []string{"sk-"}, body: b64url, min: 20, max: 255, valid: openAIBody},
-	&tokenRule{name: RuleGoogleAPIKey, prefixes: []string{"AIza"}, body: b64url, min: 35, max: 35},
-	&tokenRule{name: RuleGoogleOAuthToken, prefixes: []string{"ya29."}, body: b64url, min: 20, max: 2048},
-	&tokenRule{name: RuleNPMToken, prefixes: []string{"npm_"}, body: alnum, min: 36, max: 36},
+	&tokenRule{name: RuleGitHubToken, anchors: []anchor{{"gh", 0}}, prefixes: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, body: alnum, min: 36, max: 255},
+	&tokenRule{name: RuleGitHubPAT, anchors: []anchor{{"_pat_", 6}}, prefixes: []string{"github_pat_"}, body: alnumUnder, min: 40, max: 255},
+	&tokenRule{name: RuleGitLabPAT, anchors: []anchor{{"glpat-", 0}}, prefixes: []string{"glpat-"}, body: b64url, min: 20, max: 255},
+	&tokenRule{name: RuleSlackToken, anchors: []anchor{{"xox", 0}}, prefixes: []string{"xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-"}, body: newCharset("A-Za-z0-9-"), min: 10, max: 255, valid: slackBody},
+	&tokenRule{name: RuleStripeKey, anchors: []anchor{{"k_live_", 1}, {"k_test_", 1}}, prefixes: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"}, body: alnum, min: 16, max: 255},
+	&tokenRule{name: RuleAnthropicKey, anchors: []anchor{{"k-ant-", 1}}, prefixes: []string{"sk-ant-"}, body: b64url, min: 32, max: 255},
+	&tokenRule{name: RuleOpenAIKey, anchors: []anchor{{"k-", 1}}, prefixes: []string{"sk-"}, body: b64url, min: 20, max: 255, valid: openAIBody},
+	&tokenRule{name: RuleGoogleAPIKey, anchors: []anchor{{"AIza", 0}}, prefixes: []string{"AIza"}, body: b64url, min: 35, max: 35},
+	&tokenRule{name: RuleGoogleOAuthToken, anchors: []anchor{{"ya29.", 0}}, prefixes: []string{"ya29."}, body: b64url, min: 20, max: 2048},
+	&tokenRule{name: RuleNPMToken, anchors: []anchor{{"pm_", 1}}, prefixes: []string{"npm_"}, body: alnum, min: 36, max: 36},
 	&npmrcRule{},
-	&tokenRule{name: RulePyPIToken, prefixes: []string{"pypi-AgEI"}, body: b64url, min: 50, max: 4096},
+	&tokenRule{name: RulePyPIToken, anchors: []anchor{{"AgEI", 5}}, prefixes: []string{"pypi-AgEI"}, body: b64url, min: 50, max: 4096},
 	&privateKeyRule{},
 	&jwtRule{},
 	&netrcRule{},
@@ -68,6 +68,7 @@ var namedRules = []rule{
 // the whole a word of its own: the token is the secret.
 type tokenRule struct {
 	name     string
+	anchors  []anchor // what to search for: each finds candidates for some of prefixes
 	prefixes []string
 	body     *charset
 	min, max int               // bounds on the body's length
@@ -75,34 +76,36 @@ type tokenRule struct {
 }
 
 func (r *tokenRule) appendMatches(dst []Match, text string, limit int) []Match {
-	for _, p := range r.prefixes {
-		for from := 0; len(dst) != limit; {
-			m, ok := r.nextFrom(text, from, p)
+	for _, a := range r.anchors {
+		a.each(text, func(at int) bool {
+			m, ok := r.matchAt(text, at)
 			if !ok {
-				break
+				return true
 			}
 			dst = append(dst, m)
-			from = m.End
+			return len(dst) != limit
+		})
+		if len(dst) == limit {
+			break
 		}
 	}
 	return dst
 }
 
-// nextFrom returns the first match at or after from that starts with
-// prefix.
-func (r *tokenRule) nextFrom(text string, from int, prefix string) (Match, bool) {
-	for from < len(text) {
-		i := strings.Index(text[from:], prefix)
-		if i < 0 {
-			break
-		}
-		at := from + i
-		from = at + 1
-		if !wordStart(text, at) {
+// matchAt returns the token that starts at text[at], if one does.
+func (r *tokenRule) matchAt(text string, at int) (Match, bool) {
+	// A token starts a word and does not continue a run of its own
+	// body's bytes: were it allowed to, every "sk-" in "sk-sk-sk-…"
+	// would scan the rest of the run again.
+	if !wordStart(text, at) || (at > 0 && r.body[text[at-1]]) {
+		return Match{}, false
+	}
+	for _, p := range r.prefixes {
+		if !literalAt(text, at, p) {
 			continue
 		}
-		bodyAt := at + len(prefix)
-		n := r.body.run(text, bodyAt)
+		bodyAt := at + len(p)
+		n := r.body.runMax(text, bodyAt, r.max+1)
 		if n < r.min || n > r.max || !wordEnd(text, bodyAt+n) {
 			continue
 		}

@@ -64,8 +64,9 @@ const (
 )
 
 // plausibleSecret reports whether v, assigned to a key that names a
-// secret, looks like one: long enough, not a placeholder, not a path or
-// URL, and random enough.
+// secret, looks like one: long enough, not a path, a placeholder or a
+// name from code, and random enough. (A URL never gets here: its ':'
+// ends a generic value.)
 func plausibleSecret(v string) bool {
 	if len(v) < minSecretLen || len(v) > maxSecretLen {
 		return false
@@ -74,8 +75,8 @@ func plausibleSecret(v string) bool {
 	case '/', '.', '~':
 		return false
 	}
-	if strings.Contains(v, "://") || placeholder(v) || identifierLike(v) || namesASecret(v) || strings.Count(v, ":")*3 >= len(v)-2 {
-		return false // a URL, a stand-in, a name from code, or a colon-separated fingerprint
+	if placeholder(v) || identifierLike(v) || namesASecret(v) {
+		return false
 	}
 	return entropy(v) >= minSecretBits
 }
@@ -108,29 +109,21 @@ func namesASecret(v string) bool {
 // dottedName reports whether v is a selector chain from code,
 // identifiers joined by dots (asn1.NullRawValue, in.TBSCSR.PublicKey).
 func dottedName(v string) bool {
-	if !strings.Contains(v, ".") {
-		return false
-	}
-	for _, seg := range strings.Split(v, ".") {
-		if seg == "" || !(isUpper(seg[0]) || isLower(seg[0]) || seg[0] == '_') || alnumUnder.run(seg, 0) != len(seg) {
-			return false
+	dots := 0
+	for i := 0; i < len(v); {
+		if !(isUpper(v[i]) || isLower(v[i]) || v[i] == '_') {
+			return false // a segment that is not an identifier
+		}
+		i += alnumUnder.run(v, i)
+		if i < len(v) {
+			if v[i] != '.' || i+1 == len(v) {
+				return false
+			}
+			dots++
+			i++
 		}
 	}
-	return true
-}
-
-// identifierLike reports whether v reads as a name from code
-// (hammerCompareAndSwapInt32, STANDARD_RIGHTS_REQUIRED): mostly words,
-// hardly any digits. Of random 32-byte base62 strings it rejects about
-// one in a thousand; of lower-case-and-digit ones, a few in a hundred.
-func identifierLike(v string) bool {
-	digits := 0
-	for i := 0; i < len(v); i++ {
-		if '0' <= v[i] && v[i] <= '9' {
-			digits++
-		}
-	}
-	return wordiness(v) >= 0.6 && digits*100 < len(v)*15
+	return dots > 0
 }
 
 // plausiblePassword reports whether v, found where a config file keeps
@@ -182,3 +175,18 @@ func wordiness(v string) float64 {
 
 func isUpper(b byte) bool { return 'A' <= b && b <= 'Z' }
 func isLower(b byte) bool { return 'a' <= b && b <= 'z' }
+
+// identifierLike reports whether v reads as a name from code
+// (hammerCompareAndSwapInt32, STANDARD_RIGHTS_REQUIRED): mostly words,
+// hardly any digits. It also rejects about 0.6% of random 32-byte
+// base62 strings and 3% of lower-case-and-digit ones, which spell
+// words more often: the price of quiet on source code.
+func identifierLike(v string) bool {
+	digits := 0
+	for i := 0; i < len(v); i++ {
+		if '0' <= v[i] && v[i] <= '9' {
+			digits++
+		}
+	}
+	return wordiness(v) >= 0.6 && digits*100 < len(v)*15
+}
