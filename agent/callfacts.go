@@ -42,6 +42,7 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 	if contains(t.labels, "cmd") {
 		cf := policy.CommandLineFacts(line)
 		f.cmds, f.net, f.netWhy, f.unchecked = cf.Commands, cf.Network, cf.NetworkWhy, cf.Unchecked
+		f.opaque = cf.Opaque != ""
 		readWords, writeWords = cf.Reads, cf.Writes
 		for _, c := range cf.Commands {
 			if !localProgram(c) && !netProgram(c.Program) {
@@ -167,7 +168,7 @@ func (e *Engine) protectedWrite(ev Event, f callFacts, line string) string {
 	}
 	for _, p := range f.writes {
 		if root, ok := covers(p, ev.Cwd); ok {
-			return "it would write " + p + " (" + root + ")"
+			return "it would write " + p + " (protected: " + root + ")"
 		}
 	}
 	if what, ok := selfCommand(f.cmds); ok {
@@ -176,7 +177,7 @@ func (e *Engine) protectedWrite(ev Event, f callFacts, line string) string {
 	if line == "" {
 		return ""
 	}
-	unseen := f.unchecked != ""
+	unseen := f.unchecked != "" || f.opaque
 	for _, c := range f.cmds {
 		if c.Program == "" || interpreter(c.Program) {
 			unseen = true
@@ -190,31 +191,41 @@ func (e *Engine) protectedWrite(ev Event, f callFacts, line string) string {
 	return ""
 }
 
-// credentialIn reports whether any input value holds a credential shape.
-func credentialIn(in map[string]any) bool {
-	for _, v := range in {
-		if credscan.Has(value.Text(value.FromGo(v))) {
-			return true
-		}
-	}
-	return false
-}
-
 // classProtected marks the engine's own refusal of a call that would
 // write guardrun's files (interp knows no such class).
 const classProtected interp.Class = "protected"
 
-// callLabels are the labels a call's input carries beyond what the
-// session's fingerprints give: `secret` for a secret file it names, or
-// a credential-shaped value in it.
-func (e *Engine) callLabels(f callFacts, in map[string]any) []string {
-	if l, _ := readLabels(f); len(l) > 0 {
-		return l
+// callLabels gives the inputs of a call the labels they carry beyond
+// what the session's fingerprints give: `secret` on the field that
+// names a secret file (a command tool's command, a file tool's path
+// fields: a file named is a file read), and on any field holding a
+// credential-shaped value.
+func (e *Engine) callLabels(s *Session, ev Event, fl *flow, facts callFacts) {
+	named, _ := readLabels(facts)
+	var added []string
+	for i, v := range fl.vars {
+		name, _ := fl.params[i].(string)
+		if v == nil {
+			continue
+		}
+		var extra []string
+		if len(named) > 0 && (name == "command" || contains(toolPathFields, name) || contains(patchFields, name)) {
+			extra = named
+		} else if credscan.Has(value.Text(v.Data)) {
+			extra = []string{"secret"}
+		}
+		if len(extra) == 0 {
+			continue
+		}
+		c := *v
+		c.Security = c.Security.Merge(descriptor(extra))
+		fl.vars[i] = &c
+		added = appendNew(added, extra...)
 	}
-	if credentialIn(in) {
-		return []string{"secret"}
+	if len(added) > 0 {
+		fl.labels = appendNew(fl.labels, added...)
+		fl.origins = append(fl.origins, Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: added})
 	}
-	return nil
 }
 
 // mark gives a call's operation the labels its facts imply: `net:w`
@@ -232,22 +243,6 @@ func (f callFacts) mark(op *hooks.OperationContext) {
 		labels = append(labels, "cmd:opaque")
 	}
 	op.Labels = labels
-}
-
-// label adds labels to every input of the flow, with the origin that
-// explains them.
-func (f *flow) label(extra []string, o Origin) {
-	d := descriptor(extra)
-	for i, v := range f.vars {
-		if v == nil {
-			continue
-		}
-		c := *v
-		c.Security = c.Security.Merge(d)
-		f.vars[i] = &c
-	}
-	f.labels = appendNew(f.labels, extra...)
-	f.origins = append(f.origins, o)
 }
 
 // maxShellWrites bounds the files of one command line the policies are

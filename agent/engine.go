@@ -740,10 +740,8 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 	tooDeep := false
 	var v verdict
 	facts := e.factsOf(t, ev, in, line)
-	if extra := e.callLabels(facts, in); len(extra) > 0 {
-		f.label(extra, Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: extra})
-		vars = f.vars
-	}
+	e.callLabels(s, ev, f, facts)
+	vars = f.vars
 	protected := e.protectedWrite(ev, facts, line)
 	switch {
 	case !cmdOK:

@@ -67,7 +67,9 @@ func TestRepositoryFalsePositives(t *testing.T) {
 		ms := Scan(text)
 		falsePositive, standIn := false, false
 		for _, m := range ms {
-			if standIns[text[m.Start:m.End]] != "" {
+			if v := text[m.Start:m.End]; standIns[v] != "" || strings.HasSuffix(path, "_test.go") && strings.HasPrefix(v, "sk-") {
+				// Tests plant `sk-…` values as the secret a policy must
+				// catch.
 				standIn = true
 				continue
 			}

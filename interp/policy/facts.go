@@ -29,9 +29,14 @@ type CommandFacts struct {
 	// "nslookup", "/dev/tcp redirect".
 	NetworkWhy string
 	// Unchecked, when non-empty, says why the line cannot be fully
-	// analysed (parse error, unmodelled construct, a program or code only
-	// known when it runs); callers fail closed.
+	// analysed (parse error, unmodelled construct); callers fail closed.
 	Unchecked string
+	// Opaque, when non-empty, names a command whose program or code is
+	// only known when it runs (a computed program word, `python -c`, a
+	// script read from standard input): what it does is not in Reads,
+	// Writes or Network. The policy's capability checks decide those
+	// commands; callers treat them as opaque, not as unanalysable.
+	Opaque string
 }
 
 // FactCommand is one simple command: Program is the program word's base
@@ -50,8 +55,8 @@ func CommandLineFacts(line string) CommandFacts {
 	sl := parseShellLine(line)
 	var f CommandFacts
 	f.Unchecked = sl.unchecked
-	if f.Unchecked == "" && sl.opaque != "" {
-		f.Unchecked = "runs code the analysis cannot read: " + sl.opaque
+	if sl.opaque != "" {
+		f.Opaque = "runs code the analysis cannot read: " + sl.opaque
 	}
 	fa := &factsBuilder{f: &f}
 	for i := range sl.cmds {
