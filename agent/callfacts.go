@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/guardrun/guardrun/internal/credscan"
@@ -30,6 +31,9 @@ type callFacts struct {
 	// opaque: some command runs code guardrun cannot see into (an
 	// interpreter, a script, a build tool).
 	opaque bool
+	// movedBlind: the line changes to a directory only known when it
+	// runs, so its relative paths cannot be placed.
+	movedBlind bool
 }
 
 // factsOf analyses a call of tool t with the input guards see (line is
@@ -57,13 +61,52 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 			readWords = words
 		}
 	}
+	// A relative path is taken from the working directory and from every
+	// directory the line changes to (`cd src && cp a ../x`): which
+	// command a word belongs to is not known, so each is tried.
+	bases := []string{firstNonEmpty(ev.Cwd, ws)}
+	for _, c := range f.cmds {
+		if c.Program != "cd" && c.Program != "pushd" {
+			continue
+		}
+		target := ""
+		for _, a := range c.Args {
+			if a != "" && !strings.HasPrefix(a, "-") {
+				target = a
+				break
+			}
+		}
+		if target == "" || target == "-" {
+			f.movedBlind = true
+			continue
+		}
+		for _, b := range bases {
+			bases = append(bases, expandPath(target, b, ws, home)[0])
+			if len(bases) > 8 {
+				break
+			}
+		}
+	}
 	for _, w := range readWords {
-		f.reads = append(f.reads, expandPath(w, ev.Cwd, ws, home)...)
+		f.reads = append(f.reads, expandFrom(w, bases, ws, home)...)
 	}
 	for _, w := range writeWords {
-		f.writes = append(f.writes, expandPath(w, ev.Cwd, ws, home)...)
+		f.writes = append(f.writes, expandFrom(w, bases, ws, home)...)
 	}
 	return f
+}
+
+// expandFrom is expandPath from each of several working directories
+// (once for a path that does not depend on one).
+func expandFrom(w string, bases []string, ws, home string) []string {
+	out := expandPath(w, bases[0], ws, home)
+	if len(out) == 0 || filepath.IsAbs(strings.TrimSpace(w)) || strings.HasPrefix(w, "~") || strings.HasPrefix(w, "$") {
+		return out
+	}
+	for _, b := range bases[1:] {
+		out = append(out, expandPath(w, b, ws, home)...)
+	}
+	return out
 }
 
 // isPatchTool reports whether an input holds a patch (its files are
@@ -177,7 +220,7 @@ func (e *Engine) protectedWrite(ev Event, f callFacts, line string) string {
 	if line == "" {
 		return ""
 	}
-	unseen := f.unchecked != "" || f.opaque
+	unseen := f.unchecked != "" || f.opaque || f.movedBlind
 	for _, c := range f.cmds {
 		if c.Program == "" || interpreter(c.Program) {
 			unseen = true
