@@ -1,6 +1,7 @@
 package check_test
 
 import (
+	"github.com/guardrun/guardrun/internal/testshared"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,11 +17,7 @@ import (
 // the examples and the conformance corpora: it must not panic, and the
 // examples (which are meant to be clean) have no errors.
 func TestCheckCorpora(t *testing.T) {
-	for _, root := range []string{"../fixtures", "../examples", "../../shared/conformance/mlld/cases", "../../shared/conformance/mlld-more/cases"} {
-		if _, err := os.Stat(root); err != nil {
-			t.Logf("skipping %s: %v", root, err)
-			continue
-		}
+	for _, root := range append([]string{"../fixtures", "../examples"}, testshared.Corpora(t)...) {
 		scripts, findings := 0, 0
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".mld") && !(strings.HasSuffix(path, ".md") && strings.HasPrefix(d.Name(), "example")) {

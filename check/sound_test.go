@@ -3,6 +3,7 @@ package check_test
 import (
 	"context"
 	"fmt"
+	"github.com/guardrun/guardrun/internal/testshared"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -25,13 +26,9 @@ import (
 // guards add on the way are not checked (the analysis reads neither, and
 // says so).
 func TestLabelFlowSoundOnCorpora(t *testing.T) {
-	roots := []string{"../fixtures", "../../shared/conformance/mlld/cases", "../../shared/conformance/mlld-more/cases"}
+	roots := append([]string{"../fixtures"}, testshared.Corpora(t)...)
 	checked, misses := 0, 0
 	for _, root := range roots {
-		if _, err := os.Stat(root); err != nil {
-			t.Logf("skipping %s: %v", root, err)
-			continue
-		}
 		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasPrefix(d.Name(), "example") || !(strings.HasSuffix(path, ".mld") || strings.HasSuffix(path, ".md")) {
 				return err

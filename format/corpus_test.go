@@ -2,6 +2,7 @@ package format_test
 
 import (
 	"bytes"
+	"github.com/guardrun/guardrun/internal/testshared"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,23 +14,17 @@ import (
 )
 
 // corpora are the script trees the round trip runs over: our fixtures
-// and examples, and the two mlld conformance corpora read in place.
-var corpora = []string{
-	"../fixtures",
-	"../examples",
-	"../../shared/conformance/mlld/cases",
-	"../../shared/conformance/mlld-more/cases",
+// and examples, and (GUARDRUN_SHARED set) the two mlld conformance
+// corpora read in place.
+func corpora(t testing.TB) []string {
+	return append([]string{"../fixtures", "../examples"}, testshared.Corpora(t)...)
 }
 
 // TestFormatCorpora formats every script that parses and checks the
 // acceptance rules: the result parses to the same tree, and formatting
 // it again changes nothing.
 func TestFormatCorpora(t *testing.T) {
-	for _, root := range corpora {
-		if _, err := os.Stat(root); err != nil {
-			t.Logf("skipping %s: %v", root, err)
-			continue
-		}
+	for _, root := range corpora(t) {
 		var files, formatted, kept, unparsable int
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !isScript(path) {

@@ -1,6 +1,7 @@
 package astcodec
 
 import (
+	"github.com/guardrun/guardrun/internal/testshared"
 	"io/fs"
 	"math"
 	"os"
@@ -17,8 +18,7 @@ import (
 // conformance corpora.
 func corpus(t testing.TB) []string {
 	var files []string
-	for _, root := range []string{"../../fixtures", "../../rules", "../../examples",
-		"../../../shared/conformance/mlld/cases", "../../../shared/conformance/mlld-more/cases"} {
+	for _, root := range append([]string{"../../fixtures", "../../rules", "../../examples"}, testshared.Corpora(t)...) {
 		err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 			if err != nil {
 				return err
