@@ -99,10 +99,14 @@ func TestProtectedPathSpellings(t *testing.T) {
 	}
 	forms := []form{
 		{"Write", func(p string) map[string]any { return map[string]any{"file_path": p, "content": "x"} }},
-		{"Edit", func(p string) map[string]any { return map[string]any{"file_path": p, "old_string": "a", "new_string": "b"} }},
+		{"Edit", func(p string) map[string]any {
+			return map[string]any{"file_path": p, "old_string": "a", "new_string": "b"}
+		}},
 		{"MultiEdit", func(p string) map[string]any { return map[string]any{"file_path": p, "edits": []any{}} }},
 		{"write_file", func(p string) map[string]any { return map[string]any{"file_path": p, "content": "x"} }},
-		{"replace", func(p string) map[string]any { return map[string]any{"file_path": p, "old_string": "a", "new_string": "b"} }},
+		{"replace", func(p string) map[string]any {
+			return map[string]any{"file_path": p, "old_string": "a", "new_string": "b"}
+		}},
 		{"apply_patch", func(p string) map[string]any {
 			return map[string]any{"input": "*** Begin Patch\n*** Update File: " + p + "\n@@\n-a\n+b\n*** End Patch\n"}
 		}},
