@@ -141,26 +141,35 @@ func run(o Options, callc chan<- *Call) Answer {
 		}
 		return a.Answer(call, agent.Decision{Outcome: agent.Allow})
 	}
-	trust, err := DefaultTrustStore()
-	if err != nil {
-		return a.Fail(call, err.Error())
-	}
-	pol, err := Discover(call.Cwd, o.Policy, trust)
-	if err != nil {
-		return a.Fail(call, err.Error())
-	}
-	policies, err := agent.ReadPolicies(pol.Files...)
-	if err != nil {
-		return a.Fail(call, err.Error())
-	}
-	for i := range policies {
-		if i < len(pol.Dirs) {
-			policies[i].Dir = pol.Dirs[i]
-		}
-	}
 	state, err := StateDir()
 	if err != nil {
 		return a.Fail(call, err.Error())
+	}
+	pol, gate, err := policiesFor(o, call, state)
+	if err != nil {
+		return a.Fail(call, err.Error())
+	}
+	policies := make([]agent.Policy, len(pol.Files))
+	for i, f := range pol.Files {
+		policies[i] = agent.Policy{Name: f, Dir: pol.Dirs[i]}
+		if pol.Approved != nil {
+			// The bytes hashed against the pin are the bytes loaded.
+			policies[i].Source = pol.Approved[i].Source
+		}
+	}
+	if pol.Approved == nil {
+		if policies, err = agent.ReadPolicies(pol.Files...); err != nil {
+			return a.Fail(call, err.Error())
+		}
+		for i := range policies {
+			policies[i].Dir = pol.Dirs[i]
+		}
+	}
+	if gate != nil {
+		guardrun.SetParseCache(gate)
+		defer setParseCache(astCache)
+	} else {
+		setParseCache(astCache)
 	}
 	store, err := agent.NewFileStore(filepath.Join(state, "sessions"))
 	if err != nil {
@@ -187,6 +196,11 @@ func run(o Options, callc chan<- *Call) Answer {
 		return a.Fail(call, "policy: "+err.Error())
 	}
 	defer eng.Close()
+	if gate != nil {
+		if err := gate.Unloaded(); err != nil {
+			return a.Fail(call, "policy: "+err.Error())
+		}
+	}
 	var first agent.Decision
 	for i, ev := range call.Events {
 		d := eng.Decide(ctx, ev)
@@ -198,6 +212,48 @@ func run(o Options, callc chan<- *Call) Answer {
 		}
 	}
 	return a.Answer(call, first)
+}
+
+// astCache is the parse cache of this process (Main makes it), nil for
+// none.
+var astCache *ASTCache
+
+// setParseCache makes c the process's parse cache (nil: none).
+func setParseCache(c *ASTCache) {
+	if c == nil {
+		guardrun.SetParseCache(nil)
+		return
+	}
+	guardrun.SetParseCache(c)
+}
+
+// policiesFor finds the policies deciding call: the --policy override as
+// it is (no trust check, no gate); else the user's and the workspace's
+// policies, each checked against its pin, and the Gate that admits to the
+// load exactly the pinned modules. The workspace is the one the session
+// was bound to at its first event (bindWorkspace), not the event's cwd.
+func policiesFor(o Options, call *Call, state string) (Policies, *Gate, error) {
+	if o.Policy != "" {
+		pol, err := discover(Binding{}, o.Policy, nil)
+		return pol, nil, err
+	}
+	session := ""
+	if len(call.Events) > 0 {
+		session = call.Events[0].Session
+	}
+	b, err := bindWorkspace(state, o.Adapter.Name(), session, call.Cwd)
+	if err != nil {
+		return Policies{}, nil, err
+	}
+	trust, err := DefaultTrustStore()
+	if err != nil {
+		return Policies{}, nil, err
+	}
+	pol, err := discover(b, "", trust)
+	if err != nil {
+		return pol, nil, err
+	}
+	return pol, NewGate(astCache, pol.Approved...), nil
 }
 
 // openLog opens the decision log for appending (0600, in a 0700
