@@ -62,7 +62,7 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "guardrun init: %v\n", err)
 		return exitFail
 	}
-	merged, err := hook.MergeSettings(agent, old, *command)
+	merged, notes, err := hook.MergeSettingsNotes(agent, old, *command)
 	if err != nil {
 		fmt.Fprintf(stderr, "guardrun init: %s: %v\n", *settings, err)
 		return exitFail
@@ -77,7 +77,17 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "guardrun init: %v\n", err)
 			return exitFail
 		}
-		fmt.Fprintf(stdout, "%s: guardrun hooks added (%s)\n", *settings, strings.Join(host.Events, ", "))
+		verb := "added"
+		if bytes.Contains(old, []byte("guardrun")) {
+			verb = "added or updated"
+		}
+		fmt.Fprintf(stdout, "%s: guardrun hooks %s (%s)\n", *settings, verb, strings.Join(host.Events, ", "))
+	}
+	for _, n := range notes {
+		if *dry {
+			n = "would change: " + n
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", *settings, n)
 	}
 	return writeStarter(*dry, stdout, stderr)
 }
