@@ -25,7 +25,7 @@ func (r *refuser) CheckSource(file string, src []byte) error {
 	}
 	return nil
 }
-func (r *refuser) Load(string, []byte, ast.Mode) *ast.Document { return nil }
+func (r *refuser) Load(string, []byte, ast.Mode) *ast.Document   { return nil }
 func (r *refuser) Store(string, []byte, ast.Mode, *ast.Document) {}
 
 // TestSourceCheckerSeesWhatRuns: a SourceChecker parse cache is asked
