@@ -224,3 +224,28 @@ func TestASTCachePoisonE2E(t *testing.T) {
 		t.Fatalf("the planted tree decided for the approved policy: %s", r)
 	}
 }
+
+// TestInitKeepsUnpinnedUserPolicy: init does not pin a policy it did not
+// write (the user reviews it first): it says the policy is not pinned and
+// names guardrun trust --user; the hook denies until then.
+func TestInitKeepsUnpinnedUserPolicy(t *testing.T) {
+	e := newEnv(t)
+	pol := filepath.Join(e.config, "guardrun", "policy.guard")
+	write(t, pol, toolsDecl)
+	r := e.run(t, nil, "init", "claude", "--settings", filepath.Join(e.home, ".claude", "settings.json"))
+	if r.code != 0 || !strings.Contains(r.stdout, "kept (your policy)") || !strings.Contains(r.stdout, "is not pinned") || !strings.Contains(r.stdout, "guardrun trust --user") {
+		t.Fatalf("init: %s", r)
+	}
+	if r := hookCall(t, e, "s", e.home, "ls"); r.code != 2 || !strings.Contains(r.stderr, pol) || !strings.Contains(r.stderr, "guardrun trust --user") {
+		t.Fatalf("hook before trust --user: %s", r)
+	}
+	if r := e.run(t, nil, "trust", "--user", pol); r.code != 2 {
+		t.Errorf("trust --user FILE: want a usage error, got %s", r)
+	}
+	if r := e.run(t, nil, "trust", "--user"); r.code != 0 {
+		t.Fatalf("trust --user: %s", r)
+	}
+	if r := hookCall(t, e, "s", e.home, "ls"); r.code != 0 {
+		t.Fatalf("hook after trust --user: %s", r)
+	}
+}
