@@ -32,6 +32,9 @@ type Policies struct {
 	Dirs     []string
 	Dir      string
 	Approved []*Approved
+	// Workspace is the session's bound project directory (see Binding),
+	// "" when not bound.
+	Workspace string
 }
 
 // Discover finds the policies for an event whose working directory is

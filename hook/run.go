@@ -182,7 +182,7 @@ func run(o Options, callc chan<- *Call) Answer {
 	defer logf.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), o.Deadline)
 	defer cancel()
-	eng, err := agent.New(ctx, agent.Config{Policies: policies, Dir: pol.Dir, Store: store, Log: logf, Deadline: o.Deadline})
+	eng, err := agent.New(ctx, agent.Config{Policies: policies, Dir: pol.Dir, Workspace: pol.Workspace, Store: store, Log: logf, Deadline: o.Deadline})
 	if errors.Is(err, guardrun.ErrNotLinked) && o.Delegate != nil {
 		// Refused while loading, before any decision or session change:
 		// the full command decides the event from scratch.
@@ -253,6 +253,7 @@ func policiesFor(o Options, call *Call, state string) (Policies, *Gate, error) {
 	if err != nil {
 		return pol, nil, err
 	}
+	pol.Workspace = b.Workspace
 	return pol, NewGate(astCache, pol.Approved...), nil
 }
 

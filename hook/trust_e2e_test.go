@@ -249,3 +249,21 @@ func TestInitKeepsUnpinnedUserPolicy(t *testing.T) {
 		t.Fatalf("hook after trust --user: %s", r)
 	}
 }
+
+// TestWorkspaceBuiltinsBoundToSession: the engine's workspace builtins
+// (@readWorkspaceFile here; scope.guard's @pathMatches, stale.guard) see
+// the session's bound repository, not the one the agent's cwd is in.
+func TestWorkspaceBuiltinsBoundToSession(t *testing.T) {
+	e := newEnv(t)
+	e.userPolicy(t, toolsDecl+"guard @marked before op:cmd = when [\n  @readWorkspaceFile(\"marker.txt\") == \"in the repo\" => deny \"the workspace is the repo\"\n  * => allow\n]\n")
+	ws := repo(t, e)
+	write(t, filepath.Join(ws, "marker.txt"), "in the repo")
+	if r := hookCall(t, e, "s", ws, "ls"); r.code != 0 || !strings.Contains(r.stdout, "the workspace is the repo") {
+		t.Fatalf("control: %s", r)
+	}
+	other := filepath.Join(e.home, "other")
+	write(t, filepath.Join(other, ".git", "HEAD"), "")
+	if r := hookCall(t, e, "s", other, "ls"); r.code != 0 || !strings.Contains(r.stdout, "the workspace is the repo") {
+		t.Fatalf("cwd in another repository: %s", r)
+	}
+}

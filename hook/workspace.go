@@ -18,10 +18,15 @@ import (
 // cwd) and Root where that search stopped then (the repository root, the
 // workspace policy's directory, or the filesystem root). Later events'
 // cwd does not move it: the agent chooses its cwd (cd), and a .git it
-// makes below Root later does not end the search early.
+// makes below Root later does not end the search early. Workspace is the
+// session's project directory for the engine's workspace builtins and
+// stale-write hashing (agent.Config.Workspace): the repository root
+// enclosing Start (the nearest directory holding .git) as it was then,
+// else Start.
 type Binding struct {
-	Start string `json:"start"`
-	Root  string `json:"root"`
+	Start     string `json:"start"`
+	Root      string `json:"root"`
+	Workspace string `json:"workspace,omitempty"`
 }
 
 // projectDirEnv are the variables in which each host tells its hooks the
@@ -75,7 +80,7 @@ func bindWorkspace(state, adapter, session, cwd string) (Binding, error) {
 		return b, err
 	}
 	_, _, end := findWorkspace(start, "")
-	b := Binding{Start: start, Root: end}
+	b := Binding{Start: start, Root: end, Workspace: repoRoot(start)}
 	data, err := json.Marshal(b)
 	if err != nil {
 		return b, err
@@ -105,6 +110,18 @@ func bindWorkspace(state, adapter, session, cwd string) (Binding, error) {
 	return b, nil
 }
 
+// repoRoot is the nearest directory from dir up holding .git, else dir.
+func repoRoot(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return dir
+		}
+	}
+}
+
 // readBinding reads a binding file; one that does not hold a binding is
 // an error naming it (fail closed: it says where the session's workspace
 // is).
@@ -114,7 +131,7 @@ func readBinding(path string) (Binding, error) {
 		return Binding{}, err
 	}
 	var b Binding
-	if err := json.Unmarshal(data, &b); err != nil || !filepath.IsAbs(b.Start) || (b.Root != "" && !filepath.IsAbs(b.Root)) {
+	if err := json.Unmarshal(data, &b); err != nil || !filepath.IsAbs(b.Start) || (b.Root != "" && !filepath.IsAbs(b.Root)) || (b.Workspace != "" && !filepath.IsAbs(b.Workspace)) {
 		return Binding{}, fmt.Errorf("workspace binding %s is corrupt, so every tool call is denied; remove it (the session's next call binds its workspace again)", path)
 	}
 	return b, nil
