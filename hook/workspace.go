@@ -29,17 +29,24 @@ type Binding struct {
 	Workspace string `json:"workspace,omitempty"`
 }
 
-// projectDirEnv are the variables in which each host tells its hooks the
-// project directory (hook-protocols.md); Codex and generic name none.
-var projectDirEnv = map[string][]string{
-	"claude": {"CLAUDE_PROJECT_DIR"},
-	"gemini": {"GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"},
-	"cursor": {"CURSOR_PROJECT_DIR", "CLAUDE_PROJECT_DIR"},
+// projectDirEnv are the variables in which the host adapter name tells
+// its hooks the project directory (hook-protocols.md); Codex and generic
+// name none. (A switch, not a map: no work at package init.)
+func projectDirEnv(name string) []string {
+	switch name {
+	case "claude":
+		return []string{"CLAUDE_PROJECT_DIR"}
+	case "gemini":
+		return []string{"GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"}
+	case "cursor":
+		return []string{"CURSOR_PROJECT_DIR", "CLAUDE_PROJECT_DIR"}
+	}
+	return nil
 }
 
 // projectDir is the host's project directory for adapter name, or "".
 func projectDir(name string) string {
-	for _, v := range projectDirEnv[name] {
+	for _, v := range projectDirEnv(name) {
 		if d := os.Getenv(v); d != "" && filepath.IsAbs(d) {
 			return filepath.Clean(d)
 		}
