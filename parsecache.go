@@ -18,6 +18,16 @@ type ParseCache interface {
 	Store(file string, src []byte, mode ast.Mode, doc *ast.Document)
 }
 
+// SourceChecker is implemented by a ParseCache that also vets sources:
+// before a source is looked up or parsed (the script of Compile and every
+// module an import loads), CheckSource gets the file name and the exact
+// bytes that would be parsed and run, and its error refuses them (Compile
+// or the import fails with it). A hook pins policies this way: what is
+// hashed is what runs.
+type SourceChecker interface {
+	CheckSource(file string, src []byte) error
+}
+
 var parseCache atomic.Pointer[ParseCache]
 
 // SetParseCache makes every later Compile and import of this process
@@ -38,6 +48,11 @@ func parse(file string, src []byte, mode ast.Mode) (*ast.Document, error) {
 		return grammar.Parse(file, src, mode)
 	}
 	c := *p
+	if sc, ok := c.(SourceChecker); ok {
+		if err := sc.CheckSource(file, src); err != nil {
+			return nil, err
+		}
+	}
 	if doc := c.Load(file, src, mode); doc != nil {
 		return doc, nil
 	}

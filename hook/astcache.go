@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -19,12 +20,17 @@ import (
 // ASTCache keeps parsed policies on disk, keyed by a hash of the guardrun
 // binary's identity (path, size, modification time: a rebuilt binary
 // never reads an older one's trees), the file name, the parse mode and
-// the source. A hook call then skips building the parser and parsing,
-// the bulk of its start-up. Entries are internal/astcodec encodings
-// (its format version is their first bytes). Anything unexpected — an
+// the SHA-256 of the source. A hook call then skips building the parser
+// and parsing, the bulk of its start-up. An entry is the SHA-256 of the
+// source it was parsed from, then the tree's internal/astcodec encoding
+// (its format version is their first bytes): a loaded entry is used only
+// when that hash is the hash of the source being parsed and the tree
+// names the same file and mode, so an entry copied over another's name
+// (another text of the same file) is not used. Anything unexpected — an
 // unreadable, corrupt, oversized or foreign entry, a tree the codec
-// cannot encode — falls back to parsing: the cache can make a call
-// slower, never different.
+// cannot encode — falls back to parsing. The cache is consulted only
+// after a source passed the hook's pin check (Gate) and never to decide
+// what is pinned (Fingerprint parses itself).
 type ASTCache struct {
 	Dir string
 	// key starts every entry's hash: the key version and the binary's
@@ -58,9 +64,10 @@ func NewASTCache() *ASTCache {
 
 // cacheKey is the start of every entry's hash for a binary of identity
 // self.
-func cacheKey(self string) string { return "guardrun-ast-3\x00" + self + "\x00" }
+func cacheKey(self string) string { return "guardrun-ast-4\x00" + self + "\x00" }
 
-func (c *ASTCache) path(file string, src []byte, mode ast.Mode) string {
+// path is the entry of file's source whose SHA-256 is srcSum, in mode.
+func (c *ASTCache) path(file string, srcSum *[sha256.Size]byte, mode ast.Mode) string {
 	h := sha256.New()
 	var m [24]byte
 	b := strconv.AppendInt(append(m[:0], 0), int64(mode), 10)
@@ -68,7 +75,7 @@ func (c *ASTCache) path(file string, src []byte, mode ast.Mode) string {
 	io.WriteString(h, c.key)
 	io.WriteString(h, file)
 	h.Write(b)
-	h.Write(src)
+	h.Write(srcSum[:])
 	var sum [sha256.Size]byte
 	return filepath.Join(c.Dir, hex.EncodeToString(h.Sum(sum[:0])[:20])+".ast")
 }
@@ -97,12 +104,13 @@ func (c *ASTCache) Load(file string, src []byte, mode ast.Mode) *ast.Document {
 	if c == nil || !c.private() {
 		return nil
 	}
-	b := readEntry(c.path(file, src, mode))
-	if b == nil {
+	srcSum := sha256.Sum256(src)
+	b := readEntry(c.path(file, &srcSum, mode))
+	if len(b) < sha256.Size {
 		return nil
 	}
-	doc, err := astcodec.Decode(b)
-	if err != nil || doc.File != file || doc.Mode != mode {
+	doc, err := astcodec.Decode(b[sha256.Size:])
+	if err != nil || doc.File != file || doc.Mode != mode || !bytes.Equal(b[:sha256.Size], srcSum[:]) {
 		return nil
 	}
 	return doc
@@ -124,10 +132,12 @@ func (c *ASTCache) Store(file string, src []byte, mode ast.Mode, doc *ast.Docume
 	if c == nil {
 		return
 	}
-	b, err := astcodec.Encode(doc)
-	if err != nil || len(b) > maxEntry {
+	enc, err := astcodec.Encode(doc)
+	if err != nil || len(enc)+sha256.Size > maxEntry {
 		return
 	}
+	srcSum := sha256.Sum256(src)
+	b := append(srcSum[:len(srcSum):len(srcSum)], enc...)
 	if err := os.MkdirAll(c.Dir, 0o700); err != nil || !c.private() {
 		return
 	}
@@ -140,7 +150,7 @@ func (c *ASTCache) Store(file string, src []byte, mode ast.Mode, doc *ast.Docume
 		os.Remove(tmp.Name())
 		return
 	}
-	if os.Rename(tmp.Name(), c.path(file, src, mode)) != nil {
+	if os.Rename(tmp.Name(), c.path(file, &srcSum, mode)) != nil {
 		os.Remove(tmp.Name())
 		return
 	}

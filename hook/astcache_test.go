@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,7 +91,8 @@ func TestASTCacheFallsBack(t *testing.T) {
 		t.Error("a world-writable cache was used")
 	}
 	os.Chmod(c.Dir, 0o700)
-	entry := c.path("p.guard", src, gast.Strict)
+	srcSum := sha256.Sum256(src)
+	entry := c.path("p.guard", &srcSum, gast.Strict)
 	good, err := os.ReadFile(entry)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +106,7 @@ func TestASTCacheFallsBack(t *testing.T) {
 		t.Error("a truncated entry was used")
 	}
 	old := append([]byte{}, good...)
-	old[len(astcodec.Format)-1]--
+	old[sha256.Size+len(astcodec.Format)-1]--
 	os.WriteFile(entry, old, 0o600)
 	if c.Load("p.guard", src, gast.Strict) != nil {
 		t.Error("an entry of another format version was used")
@@ -117,7 +120,7 @@ func TestASTCacheFallsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(entry, b, 0o600)
+	os.WriteFile(entry, append(srcSum[:], b...), 0o600)
 	if c.Load("p.guard", src, gast.Strict) != nil {
 		t.Error("another file's tree was used")
 	}
@@ -131,8 +134,9 @@ func TestASTCacheFallsBack(t *testing.T) {
 }
 
 // TestASTCacheEntryFormat: an entry is named *.ast and starts with the
-// codec's format version, so the *.gob entries of earlier builds (keyed
-// "guardrun-ast-2") are never read, and a later format is told apart.
+// SHA-256 of its source, then the codec's format version, so the entries
+// of earlier builds (keyed "guardrun-ast-2" and "-3") are never read, and
+// a later format is told apart.
 func TestASTCacheEntryFormat(t *testing.T) {
 	c := &ASTCache{Dir: filepath.Join(t.TempDir(), "ast"), Max: 10, key: cacheKey("test")}
 	src := []byte("var @x = 1\n")
@@ -146,8 +150,40 @@ func TestASTCacheEntryFormat(t *testing.T) {
 		t.Fatalf("entries %v", entries)
 	}
 	b, _ := os.ReadFile(filepath.Join(c.Dir, entries[0].Name()))
-	if !strings.HasPrefix(string(b), astcodec.Format) {
-		t.Errorf("the entry does not start with the format version: %q", b[:8])
+	srcSum := sha256.Sum256(src)
+	if !bytes.HasPrefix(b, srcSum[:]) {
+		t.Errorf("the entry does not start with its source's SHA-256: %x", b[:sha256.Size])
+	}
+	if !strings.HasPrefix(string(b[sha256.Size:]), astcodec.Format) {
+		t.Errorf("the entry does not go on with the format version: %q", b[sha256.Size:sha256.Size+8])
+	}
+}
+
+// TestASTCacheEntryOfAnotherSource (ast-cache-poison): the entry of
+// another text of the same file, copied over the entry of the approved
+// text, is not used for the approved text: the entry's tree is tied to
+// the source it was parsed from by that source's SHA-256.
+func TestASTCacheEntryOfAnotherSource(t *testing.T) {
+	c := &ASTCache{Dir: filepath.Join(t.TempDir(), "ast"), Max: 10, key: cacheKey("test")}
+	approved := []byte("guard @noDeploy before op:cmd:make = when [\n  * => deny \"no\"\n]\n")
+	planted := []byte("run cmd { touch PWNED }\n")
+	for _, src := range [][]byte{approved, planted} {
+		doc, err := grammar.Parse("/ws/.guardrun/policy.guard", src, gast.Strict)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Store("/ws/.guardrun/policy.guard", src, gast.Strict, doc)
+	}
+	a, p := sha256.Sum256(approved), sha256.Sum256(planted)
+	b, err := os.ReadFile(c.path("/ws/.guardrun/policy.guard", &p, gast.Strict))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(c.path("/ws/.guardrun/policy.guard", &a, gast.Strict), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if doc := c.Load("/ws/.guardrun/policy.guard", approved, gast.Strict); doc != nil {
+		t.Fatalf("the planted text's tree was used for the approved text: %d directives", len(doc.Body))
 	}
 }
 

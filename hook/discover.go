@@ -24,19 +24,34 @@ func UserPolicy() (string, error) {
 // Policies are the policy files that decide an event, in order (user
 // first), and each one's base directory (Dirs[i] for Files[i]): its
 // imports, file access and commands are confined to it. Dir is the first
-// policy's.
+// policy's. Approved holds, for discovered policies, each one as checked
+// against its pin (Approved[i] for Files[i]): the bytes to load and the
+// modules the load may parse (see Gate); it is nil for an override.
 type Policies struct {
-	Files []string
-	Dirs  []string
-	Dir   string
+	Files    []string
+	Dirs     []string
+	Dir      string
+	Approved []*Approved
+	// Workspace is the session's bound project directory (see Binding),
+	// "" when not bound.
+	Workspace string
 }
 
 // Discover finds the policies for an event whose working directory is
 // cwd: override alone when given (the hook command names it); else the
 // user's policy, then the nearest workspace policy from cwd up to the
-// repository root, which must be approved in trust. No policy at all is
-// an error: guardrun without a policy would decide nothing.
+// repository root. Each must be pinned in trust and unchanged (the user's
+// by guardrun init or guardrun trust --user, a workspace's by guardrun
+// trust). No policy at all is an error: guardrun without a policy would
+// decide nothing.
 func Discover(cwd, override string, trust *TrustStore) (Policies, error) {
+	return discover(Binding{Start: cwd}, override, trust)
+}
+
+// discover is Discover from a session's workspace binding: the walk for
+// the workspace policy starts at b.Start and, when b.Root is set, goes up
+// to b.Root whatever .git it meets on the way.
+func discover(b Binding, override string, trust *TrustStore) (Policies, error) {
 	if override != "" {
 		abs, err := filepath.Abs(override)
 		if err != nil {
@@ -53,18 +68,25 @@ func Discover(cwd, override string, trust *TrustStore) (Policies, error) {
 		return p, err
 	}
 	if _, err := os.Stat(user); err == nil {
+		a, err := trust.Verify(user, true)
+		if err != nil {
+			return p, err
+		}
 		p.Files = append(p.Files, user)
 		p.Dirs = append(p.Dirs, filepath.Dir(user))
+		p.Approved = append(p.Approved, a)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return p, fmt.Errorf("user policy %s: %v", user, err)
 	}
-	ws, root := findWorkspace(cwd)
+	ws, root, _ := findWorkspace(b.Start, b.Root)
 	if ws != "" && ws != user {
-		if err := trust.Check(ws); err != nil {
+		a, err := trust.Verify(ws, false)
+		if err != nil {
 			return p, err
 		}
 		p.Files = append(p.Files, ws)
 		p.Dirs = append(p.Dirs, root)
+		p.Approved = append(p.Approved, a)
 	}
 	if len(p.Files) == 0 {
 		return p, fmt.Errorf("no policy: neither %s nor a workspace %s exists; `guardrun init <agent>` writes a starter policy", user, WorkspacePolicy)
@@ -76,28 +98,35 @@ func Discover(cwd, override string, trust *TrustStore) (Policies, error) {
 	return p, nil
 }
 
-// findWorkspace walks from cwd up to the repository root (a directory
-// holding .git) or the filesystem root, returning the nearest workspace
-// policy and the directory that holds its .guardrun.
-func findWorkspace(cwd string) (policy, root string) {
-	if cwd == "" {
-		cwd, _ = os.Getwd()
+// findWorkspace walks from start up to bound, when set, else to the
+// repository root (a directory holding .git) or the filesystem root,
+// returning the nearest workspace policy, the directory that holds its
+// .guardrun, and end, the directory where the walk stopped (the policy's,
+// the repository root's, or the filesystem root). A .git below bound does
+// not stop the walk: it may have been made after the session began.
+func findWorkspace(start, bound string) (policy, root, end string) {
+	if start == "" {
+		start, _ = os.Getwd()
 	}
-	dir, err := filepath.Abs(cwd)
+	dir, err := filepath.Abs(start)
 	if err != nil {
-		return "", ""
+		return "", "", ""
 	}
 	for {
 		p := filepath.Join(dir, filepath.FromSlash(WorkspacePolicy))
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			return p, dir
+			return p, dir, dir
 		}
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return "", ""
+		if bound != "" {
+			if dir == bound {
+				return "", "", dir
+			}
+		} else if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return "", "", dir
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", ""
+			return "", "", dir
 		}
 		dir = parent
 	}

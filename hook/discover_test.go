@@ -25,6 +25,8 @@ func TestDiscoverConfinesEachPolicy(t *testing.T) {
 	trust := &TrustStore{Path: filepath.Join(t.TempDir(), "trust.json")}
 	_, _, err := trust.Trust(wsPolicy)
 	require.NoError(t, err)
+	_, _, err = trust.TrustUser()
+	require.NoError(t, err)
 
 	p, err := Discover(filepath.Join(ws, "sub"), "", trust)
 	require.NoError(t, err)

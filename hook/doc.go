@@ -11,9 +11,11 @@
 // own permission prompt (Claude Code, Codex).
 //
 // Policies are discovered per event (Discover): the user's policy, then
-// the nearest workspace policy up to the repository root, which runs only
-// when its exact content (and that of its imports) was approved with
-// `guardrun trust` (TrustStore).
+// the nearest workspace policy up to the repository root of the session's
+// workspace, bound at its first event (Binding). Each runs only as pinned
+// in the TrustStore — the user's by `guardrun init` or `guardrun trust
+// --user`, a workspace's by `guardrun trust` — and every module the
+// engine loads is checked against the pins on the bytes it parses (Gate).
 //
 // Main is the whole command, shared by `guardrun hook` and the slim
 // guardrun-hook binary. guardrun-hook links neither the JavaScript engine

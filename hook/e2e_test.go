@@ -130,6 +130,23 @@ func (e *env) runBin(t *testing.T, path string, stdin []byte, args ...string) re
 	return r
 }
 
+// userPolicy writes src as the user's policy and pins it the way a user
+// does after writing one by hand: guardrun trust --user.
+func (e *env) userPolicy(t *testing.T, src string) string {
+	t.Helper()
+	p := filepath.Join(e.config, "guardrun", "policy.guard")
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.run(t, nil, "trust", "--user"); r.code != 0 || !strings.Contains(r.stdout, "pinned your policy "+p) {
+		t.Fatalf("trust --user: got\n%s", r)
+	}
+	return p
+}
+
 func testPolicy(t *testing.T) string {
 	p, err := filepath.Abs("testdata/policy.guard")
 	if err != nil {

@@ -76,8 +76,7 @@ func TestFailClosed(t *testing.T) {
 			return mustJSON(t, bash("ls")), []string{"--policy", writePolicy(e, "bad.guard", "guard @g before op:cmd = when [\n")}
 		}, "policy:", false},
 		{"invalid user policy", func(t *testing.T, e *env) ([]byte, []string) {
-			os.MkdirAll(filepath.Join(e.config, "guardrun"), 0o700)
-			os.WriteFile(filepath.Join(e.config, "guardrun", "policy.guard"), []byte("policy @p = { defaults: 3 }\nvar @x = @nope.y\n"), 0o600)
+			e.userPolicy(t, "policy @p = { defaults: 3 }\nvar @x = @nope.y\n")
 			return mustJSON(t, bash("ls")), nil
 		}, "policy:", false},
 		{"untrusted workspace policy", func(t *testing.T, e *env) ([]byte, []string) {

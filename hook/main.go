@@ -8,7 +8,6 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/guardrun/guardrun"
 	"github.com/guardrun/guardrun/internal/cliflags"
 	"github.com/guardrun/guardrun/interp/code"
 )
@@ -66,10 +65,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// (guardrun-hook has one P already, from before its package inits:
 	// internal/oneproc; this call is for `guardrun hook`.)
 	runtime.GOMAXPROCS(1)
-	// Policies are parsed once per content, not once per call.
-	if c := NewASTCache(); c != nil {
-		guardrun.SetParseCache(c)
-	}
+	// Policies are parsed once per content, not once per call (run
+	// loads them through a Gate in front of the cache).
+	astCache = NewASTCache()
 	return emit(Run(Options{Adapter: a, Stdin: stdin, Policy: *policy, Deadline: *deadline, MaxInput: *maxInput,
 		Delegate: Delegate(args)}), stdout, stderr)
 }

@@ -27,6 +27,19 @@ func (o *jsonObject) set(k string, v any) {
 	o.vals[k] = v
 }
 
+func (o *jsonObject) del(k string) {
+	if _, ok := o.vals[k]; !ok {
+		return
+	}
+	delete(o.vals, k)
+	for i, x := range o.keys {
+		if x == k {
+			o.keys = append(o.keys[:i], o.keys[i+1:]...)
+			break
+		}
+	}
+}
+
 // parseOrdered reads one JSON value; objects become *jsonObject, arrays
 // []any, numbers json.Number.
 func parseOrdered(b []byte) (any, error) {

@@ -141,26 +141,19 @@ func run(o Options, callc chan<- *Call) Answer {
 		}
 		return a.Answer(call, agent.Decision{Outcome: agent.Allow})
 	}
-	trust, err := DefaultTrustStore()
-	if err != nil {
-		return a.Fail(call, err.Error())
-	}
-	pol, err := Discover(call.Cwd, o.Policy, trust)
-	if err != nil {
-		return a.Fail(call, err.Error())
-	}
-	policies, err := agent.ReadPolicies(pol.Files...)
-	if err != nil {
-		return a.Fail(call, err.Error())
-	}
-	for i := range policies {
-		if i < len(pol.Dirs) {
-			policies[i].Dir = pol.Dirs[i]
-		}
-	}
 	state, err := StateDir()
 	if err != nil {
 		return a.Fail(call, err.Error())
+	}
+	pol, policies, gate, err := loadPolicies(o, call, state)
+	if err != nil {
+		return a.Fail(call, err.Error())
+	}
+	if gate != nil {
+		guardrun.SetParseCache(gate)
+		defer setParseCache(astCache)
+	} else {
+		setParseCache(astCache)
 	}
 	store, err := agent.NewFileStore(filepath.Join(state, "sessions"))
 	if err != nil {
@@ -173,7 +166,7 @@ func run(o Options, callc chan<- *Call) Answer {
 	defer logf.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), o.Deadline)
 	defer cancel()
-	eng, err := agent.New(ctx, agent.Config{Policies: policies, Dir: pol.Dir, Store: store, Log: logf, Deadline: o.Deadline})
+	eng, err := agent.New(ctx, agent.Config{Policies: policies, Dir: pol.Dir, Workspace: pol.Workspace, Store: store, Log: logf, Deadline: o.Deadline})
 	if errors.Is(err, guardrun.ErrNotLinked) && o.Delegate != nil {
 		// Refused while loading, before any decision or session change:
 		// the full command decides the event from scratch.
@@ -187,6 +180,11 @@ func run(o Options, callc chan<- *Call) Answer {
 		return a.Fail(call, "policy: "+err.Error())
 	}
 	defer eng.Close()
+	if gate != nil {
+		if err := gate.Unloaded(); err != nil {
+			return a.Fail(call, "policy: "+err.Error())
+		}
+	}
 	var first agent.Decision
 	for i, ev := range call.Events {
 		d := eng.Decide(ctx, ev)
@@ -213,30 +211,91 @@ func refuse(o Options, ans Answer, call *Call, why string) Answer {
 	return ans
 }
 
-// recordUndecided loads the policy for the tools' declarations and
+// astCache is the parse cache of this process (Main makes it), nil for
+// none.
+var astCache *ASTCache
+
+// setParseCache makes c the process's parse cache (nil: none).
+func setParseCache(c *ASTCache) {
+	if c == nil {
+		guardrun.SetParseCache(nil)
+		return
+	}
+	guardrun.SetParseCache(c)
+}
+
+// policiesFor finds the policies deciding call: the --policy override as
+// it is (no trust check, no gate); else the user's and the workspace's
+// policies, each checked against its pin, and the Gate that admits to the
+// load exactly the pinned modules. The workspace is the one the session
+// was bound to at its first event (bindWorkspace), not the event's cwd.
+func policiesFor(o Options, call *Call, state string) (Policies, *Gate, error) {
+	if o.Policy != "" {
+		pol, err := discover(Binding{}, o.Policy, nil)
+		return pol, nil, err
+	}
+	session := ""
+	if len(call.Events) > 0 {
+		session = call.Events[0].Session
+	}
+	b, err := bindWorkspace(state, o.Adapter.Name(), session, call.Cwd)
+	if err != nil {
+		return Policies{}, nil, err
+	}
+	trust, err := DefaultTrustStore()
+	if err != nil {
+		return Policies{}, nil, err
+	}
+	pol, err := discover(b, "", trust)
+	if err != nil {
+		return pol, nil, err
+	}
+	pol.Workspace = b.Workspace
+	return pol, NewGate(astCache, pol.Approved...), nil
+}
+
+// loadPolicies finds the policies deciding call (policiesFor) and reads
+// them: an approved policy's source is the bytes its pin was checked
+// against, never a second read.
+func loadPolicies(o Options, call *Call, state string) (Policies, []agent.Policy, *Gate, error) {
+	pol, gate, err := policiesFor(o, call, state)
+	if err != nil {
+		return pol, nil, nil, err
+	}
+	if pol.Approved == nil {
+		policies, err := agent.ReadPolicies(pol.Files...)
+		if err != nil {
+			return pol, nil, nil, err
+		}
+		for i := range policies {
+			policies[i].Dir = pol.Dirs[i]
+		}
+		return pol, policies, gate, nil
+	}
+	policies := make([]agent.Policy, len(pol.Files))
+	for i, f := range pol.Files {
+		// The bytes hashed against the pin are the bytes loaded.
+		policies[i] = agent.Policy{Name: f, Dir: pol.Dirs[i], Source: pol.Approved[i].Source}
+	}
+	return pol, policies, gate, nil
+}
+
+// recordUndecided loads the policy for the tools' declarations (as run
+// does: pinned, through the gate, in the session's workspace) and
 // records call's tool.after events as undecided. Failing that (no
 // policy, a store that cannot be written) the event is still refused.
 func recordUndecided(o Options, call *Call, why string) {
-	trust, err := DefaultTrustStore()
-	if err != nil {
-		return
-	}
-	pol, err := Discover(call.Cwd, o.Policy, trust)
-	if err != nil {
-		return
-	}
-	policies, err := agent.ReadPolicies(pol.Files...)
-	if err != nil {
-		return
-	}
-	for i := range policies {
-		if i < len(pol.Dirs) {
-			policies[i].Dir = pol.Dirs[i]
-		}
-	}
 	state, err := StateDir()
 	if err != nil {
 		return
+	}
+	pol, policies, gate, err := loadPolicies(o, call, state)
+	if err != nil {
+		return
+	}
+	if gate != nil {
+		guardrun.SetParseCache(gate)
+		defer setParseCache(astCache)
 	}
 	store, err := agent.NewFileStore(filepath.Join(state, "sessions"))
 	if err != nil {
@@ -244,11 +303,14 @@ func recordUndecided(o Options, call *Call, why string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), o.Deadline)
 	defer cancel()
-	eng, err := agent.New(ctx, agent.Config{Policies: policies, Dir: pol.Dir, Store: store, Deadline: o.Deadline})
+	eng, err := agent.New(ctx, agent.Config{Policies: policies, Dir: pol.Dir, Workspace: pol.Workspace, Store: store, Deadline: o.Deadline})
 	if err != nil {
 		return
 	}
 	defer eng.Close()
+	if gate != nil && gate.Unloaded() != nil {
+		return
+	}
 	for _, ev := range call.Events {
 		_ = eng.Undecided(ev, why)
 	}

@@ -99,9 +99,8 @@ func TestSessionSequence(t *testing.T) {
 // revoking the approval denies again.
 func TestWorkspacePolicyTrusted(t *testing.T) {
 	e := newEnv(t)
-	os.MkdirAll(filepath.Join(e.config, "guardrun"), 0o700)
 	user := "var tools @agent = { Bash: { labels: [\"cmd\"] } }\nguard @u before op:cmd = when [\n  @mx.args.command.includes(\"USERDENY\") => deny \"user says no\"\n  * => allow\n]\n"
-	os.WriteFile(filepath.Join(e.config, "guardrun", "policy.guard"), []byte(user), 0o600)
+	e.userPolicy(t, user)
 	ws := workspace(t, e, "@mx.args.command.includes(\"WSDENY\") => deny \"workspace says no\"\n  * => allow")
 	pol := filepath.Join(ws, ".guardrun", "policy.guard")
 	call := func(cmd string) result {

@@ -86,19 +86,31 @@ func ours(h any, agent string) bool {
 // kept as they are (key order included), and merging twice changes
 // nothing.
 func MergeSettings(agent string, settings []byte, command string) ([]byte, error) {
+	b, _, err := MergeSettingsNotes(agent, settings, command)
+	return b, err
+}
+
+// MergeSettingsNotes is MergeSettings, and says what it changed in
+// guardrun's existing entries that the user should know about: guardrun
+// must see every tool call, so a matcher on guardrun's own group (which
+// made the host run guardrun only for the tools it names) is removed, or,
+// when the group also holds other hooks, guardrun's handler moves to a
+// group of its own without a matcher; others' hooks keep theirs.
+func MergeSettingsNotes(agent string, settings []byte, command string) ([]byte, []string, error) {
+	var notes []string
 	h, ok := Hosts[agent]
 	if !ok {
-		return nil, fmt.Errorf("unknown agent %q", agent)
+		return nil, nil, fmt.Errorf("unknown agent %q", agent)
 	}
 	root := newObject()
 	if len(strings.TrimSpace(string(settings))) > 0 {
 		v, err := parseOrdered(settings)
 		if err != nil {
-			return nil, fmt.Errorf("%s is not valid JSON (%v); fix it first, guardrun will not overwrite it", h.Settings, err)
+			return nil, nil, fmt.Errorf("%s is not valid JSON (%v); fix it first, guardrun will not overwrite it", h.Settings, err)
 		}
 		o, ok := v.(*jsonObject)
 		if !ok {
-			return nil, fmt.Errorf("%s is not a JSON jsonObject", h.Settings)
+			return nil, nil, fmt.Errorf("%s is not a JSON jsonObject", h.Settings)
 		}
 		root = o
 	}
@@ -114,15 +126,17 @@ func MergeSettings(agent string, settings []byte, command string) ([]byte, error
 	}
 	hooks, ok := hv.(*jsonObject)
 	if !ok {
-		return nil, errors.New(`"hooks" is not an jsonObject`)
+		return nil, nil, errors.New(`"hooks" is not an jsonObject`)
 	}
 	for _, ev := range h.Events {
 		want := h.handler(command)
 		list, _ := hooks.vals[ev].([]any)
 		if _, present := hooks.get(ev); present && list == nil {
-			return nil, fmt.Errorf(`"hooks.%s" is not a list`, ev)
+			return nil, nil, fmt.Errorf(`"hooks.%s" is not a list`, ev)
 		}
-		if !replaceOurs(list, agent, want, h.flat) {
+		var found bool
+		list, found = widenOurs(list, agent, ev, h.flat, &notes)
+		if !replaceOurs(list, agent, want, h.flat) && !found {
 			if h.flat {
 				list = append(list, want)
 			} else {
@@ -131,7 +145,74 @@ func MergeSettings(agent string, settings []byte, command string) ([]byte, error
 		}
 		hooks.set(ev, list)
 	}
-	return writeOrdered(root), nil
+	return writeOrdered(root), notes, nil
+}
+
+// narrow reports whether a group's matcher limits it to some tools: any
+// matcher but none, "" and "*".
+func narrow(g *jsonObject) (string, bool) {
+	m, ok := g.vals["matcher"]
+	if !ok {
+		return "", false
+	}
+	ms, isStr := m.(string)
+	if isStr && (ms == "" || ms == "*") {
+		return "", false
+	}
+	return fmt.Sprint(m), true
+}
+
+// widenOurs makes every group holding guardrun's handler for agent match
+// all tools: a group of guardrun's handlers alone loses its matcher; from
+// a group shared with other hooks guardrun's handler moves to a new group
+// without one (appended), the others keep their matcher. found says
+// whether list holds guardrun's handler.
+func widenOurs(list []any, agent, event string, flat bool, notes *[]string) ([]any, bool) {
+	if flat {
+		for _, x := range list {
+			if ours(x, agent) {
+				return list, true
+			}
+		}
+		return list, false
+	}
+	found := false
+	var moved []any
+	for _, x := range list {
+		g, ok := x.(*jsonObject)
+		if !ok {
+			continue
+		}
+		hs, _ := g.vals["hooks"].([]any)
+		var mine, theirs []any
+		for _, hx := range hs {
+			if ours(hx, agent) {
+				mine = append(mine, hx)
+			} else {
+				theirs = append(theirs, hx)
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		found = true
+		m, isNarrow := narrow(g)
+		if !isNarrow {
+			continue
+		}
+		if len(theirs) == 0 {
+			g.del("matcher")
+			*notes = append(*notes, fmt.Sprintf("%s: guardrun's entry had the matcher %q, so guardrun saw only those tools; the matcher is removed: guardrun now decides every tool call", event, m))
+			continue
+		}
+		g.set("hooks", theirs)
+		moved = append(moved, mine...)
+		*notes = append(*notes, fmt.Sprintf("%s: guardrun's handler shared a group with the matcher %q, so guardrun saw only those tools; it is moved to a group of its own without a matcher (the other hooks there keep theirs): guardrun now decides every tool call", event, m))
+	}
+	if len(moved) > 0 {
+		list = append(list, obj("hooks", moved))
+	}
+	return list, found
 }
 
 // replaceOurs updates guardrun's handler in list in place; false when

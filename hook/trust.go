@@ -15,18 +15,33 @@ import (
 
 	"github.com/guardrun/guardrun"
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/grammar"
 )
 
-// Pin is the approved content of a workspace policy: the SHA-256 of the
-// file and of every module it imports (by absolute path).
+// Pin is the approved content of a policy: the SHA-256 of the file and
+// of every module it imports, transitively (by absolute path). An
+// imported directory is pinned by its listing ("dir:" and the SHA-256 of
+// its entries' names) and each module in it; a module that was missing
+// when approved is "missing".
 type Pin struct {
-	SHA256   string            `json:"sha256"`
-	Imports  map[string]string `json:"imports,omitempty"`
-	Approved time.Time         `json:"approved"`
+	SHA256  string            `json:"sha256"`
+	Imports map[string]string `json:"imports,omitempty"`
+	// User marks the pin of the user's policy (guardrun init, guardrun
+	// trust --user).
+	User     bool      `json:"user,omitempty"`
+	Approved time.Time `json:"approved"`
 }
 
-// TrustStore keeps the user's approvals of workspace policies
-// (direnv-style): a JSON file, 0600 in a 0700 directory.
+// missing and dirPrefix are the pins of a module that did not exist and
+// of a directory.
+const (
+	missing   = "missing"
+	dirPrefix = "dir:"
+)
+
+// TrustStore keeps the user's approvals of policies (direnv-style): the
+// pins of workspace policies and of the user's own policy. A JSON file,
+// 0600 in a 0700 directory.
 type TrustStore struct{ Path string }
 
 // DefaultTrustStore is $XDG_DATA_HOME/guardrun/trust.json (or
@@ -93,7 +108,19 @@ func (t *TrustStore) save(pins map[string]Pin) error {
 
 // Trust approves file as it is now: it pins the SHA-256 of the file and
 // its imports.
-func (t *TrustStore) Trust(file string) (string, Pin, error) {
+func (t *TrustStore) Trust(file string) (string, Pin, error) { return t.trust(file, false) }
+
+// TrustUser pins the user's policy as it is now (UserPolicy): the hook
+// runs it only while it and its modules are unchanged.
+func (t *TrustStore) TrustUser() (string, Pin, error) {
+	user, err := UserPolicy()
+	if err != nil {
+		return "", Pin{}, err
+	}
+	return t.trust(user, true)
+}
+
+func (t *TrustStore) trust(file string, user bool) (string, Pin, error) {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return "", Pin{}, err
@@ -107,6 +134,7 @@ func (t *TrustStore) Trust(file string) (string, Pin, error) {
 		return "", Pin{}, err
 	}
 	pin.Approved = time.Now().UTC().Truncate(time.Second)
+	pin.User = user
 	pins[abs] = pin
 	return abs, pin, t.save(pins)
 }
@@ -135,28 +163,110 @@ func (t *TrustStore) List() (map[string]Pin, error) { return t.load() }
 // approved, else an error naming what is new or changed and the command
 // that approves it.
 func (t *TrustStore) Check(file string) error {
+	_, err := t.Verify(file, false)
+	return err
+}
+
+// Approved is a policy found as pinned: its source, read once and hashed
+// (the bytes to hand to the engine), and the pins of the modules it may
+// load.
+type Approved struct {
+	File    string
+	Source  []byte
+	Modules map[string]string
+	User    bool
+}
+
+// approveCmd is the command that approves file after a review.
+func approveCmd(file string, user bool) string {
+	if user {
+		return "guardrun trust --user"
+	}
+	return "guardrun trust " + file
+}
+
+// what names a policy in messages.
+func what(user bool) string {
+	if user {
+		return "user policy"
+	}
+	return "workspace policy"
+}
+
+// Verify checks file (absolute) against its pin without parsing anything:
+// the file and every pinned module and directory listing must be as
+// approved. It returns the file's bytes as hashed, for the engine, and
+// the module pins, for the load-time check (Gate): what the engine then
+// parses must be exactly what was pinned. user says file is the user's
+// policy (its messages name guardrun trust --user).
+func (t *TrustStore) Verify(file string, user bool) (*Approved, error) {
 	pins, err := t.load()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	approve := fmt.Sprintf("review it, then approve it with: guardrun trust %s", file)
+	kind, approve := what(user), approveCmd(file, user)
 	old, ok := pins[file]
 	if !ok {
-		return fmt.Errorf("workspace policy %s is not approved, so every tool call is denied; %s", file, approve)
+		if user {
+			return nil, fmt.Errorf("user policy %s is not pinned, so every tool call is denied (guardrun runs your policy only as you approved it; `guardrun init` pins the policy it writes); review it, then pin it with: %s", file, approve)
+		}
+		return nil, fmt.Errorf("workspace policy %s is not approved, so every tool call is denied; review it, then approve it with: %s", file, approve)
 	}
-	now, err := Fingerprint(file)
+	src, err := os.ReadFile(file)
 	if err != nil {
-		return fmt.Errorf("workspace policy %s: %v", file, err)
+		return nil, fmt.Errorf("%s %s: cannot read it (%v), so every tool call is denied", kind, file, err)
 	}
-	if now.SHA256 != old.SHA256 {
-		return fmt.Errorf("workspace policy %s changed since you approved it, so every tool call is denied; %s", file, approve)
+	if sum(src) != old.SHA256 {
+		return nil, fmt.Errorf("%s %s changed since you approved it, so every tool call is denied; review the change, then approve it with: %s", kind, file, approve)
 	}
-	for _, p := range sortedPins(now.Imports, old.Imports) {
-		if now.Imports[p] != old.Imports[p] {
-			return fmt.Errorf("module %s imported by workspace policy %s is new or changed since you approved it, so every tool call is denied; %s", p, file, approve)
+	for _, p := range sortedPins(old.Imports, nil) {
+		if now := pinOf(p, old.Imports[p]); now != old.Imports[p] {
+			return nil, fmt.Errorf("module %s imported by %s %s is new or changed since you approved it, so every tool call is denied; review the change, then approve it with: %s", p, kind, file, approve)
 		}
 	}
-	return nil
+	mods := make(map[string]string, len(old.Imports)+1)
+	for p, h := range old.Imports {
+		mods[p] = h
+	}
+	mods[file] = old.SHA256
+	return &Approved{File: file, Source: src, Modules: mods, User: user}, nil
+}
+
+// pinOf is the current pin of path, pinned as was: a file's SHA-256, a
+// directory's listing, or missing.
+func pinOf(path, was string) string {
+	if strings.HasPrefix(was, dirPrefix) {
+		if l, ok := listing(path); ok {
+			return l
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if l, ok := listing(path); ok {
+			return l
+		}
+		return missing
+	}
+	return sum(b)
+}
+
+// listing pins a directory: the names of its entries, a directory's with
+// a trailing slash, sorted.
+func listing(dir string) (string, bool) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return "", false
+	}
+	h := sha256.New()
+	for _, e := range ents {
+		n := e.Name()
+		if e.IsDir() {
+			n += "/"
+		}
+		h.Write([]byte(n))
+		h.Write([]byte{0})
+	}
+	return dirPrefix + hex.EncodeToString(h.Sum(nil)), true
 }
 
 func sortedPins(a, b map[string]string) []string {
@@ -175,8 +285,14 @@ func sortedPins(a, b map[string]string) []string {
 }
 
 // Fingerprint hashes a policy file and, transitively, the local modules
-// it imports. A module that cannot be read is hashed as missing, so it
-// changing later still shows.
+// it imports, resolved as the interpreter resolves them: every import
+// path is a file or directory relative to the importing module (a path
+// starting with @ too). A directory is pinned by its listing and each
+// subdirectory's index.mld (what a directory import loads). Each file is
+// read once and its imports are found in those bytes, parsed without the
+// parse cache. A module that cannot be read is pinned as missing, so it
+// appearing later still shows. The hook then refuses any module the
+// engine loads that is not pinned here (Gate).
 func Fingerprint(file string) (Pin, error) {
 	src, err := os.ReadFile(file)
 	if err != nil {
@@ -185,33 +301,51 @@ func Fingerprint(file string) (Pin, error) {
 	pin := Pin{SHA256: sum(src), Imports: map[string]string{}}
 	seen := map[string]bool{file: true}
 	var walk func(path string, src []byte)
-	walk = func(path string, src []byte) {
-		prg, err := guardrun.Compile(path, src)
-		if err != nil {
-			// The engine reports the syntax error; the bytes are pinned.
+	visit := func(p string) {
+		if seen[p] {
 			return
 		}
-		for _, n := range prg.Document().Body {
-			d, ok := n.(*ast.ImportDirective)
-			if !ok || d.Path == "" || strings.HasPrefix(d.Path, "@") {
-				continue
+		seen[p] = true
+		b, err := os.ReadFile(p)
+		if err != nil {
+			l, ok := listing(p)
+			if !ok {
+				pin.Imports[p] = missing
+				return
 			}
-			p := d.Path
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(filepath.Dir(path), p)
+			pin.Imports[p] = l
+			ents, _ := os.ReadDir(p)
+			for _, e := range ents {
+				if !e.IsDir() {
+					continue
+				}
+				index := filepath.Join(p, e.Name(), "index.mld")
+				if st, err := os.Lstat(index); err != nil || !st.Mode().IsRegular() {
+					continue
+				}
+				if seen[index] {
+					continue
+				}
+				seen[index] = true
+				ib, err := os.ReadFile(index)
+				if err != nil {
+					pin.Imports[index] = missing
+					continue
+				}
+				pin.Imports[index] = sum(ib)
+				walk(index, ib)
 			}
-			p = filepath.Clean(p)
-			if seen[p] {
-				continue
+			return
+		}
+		pin.Imports[p] = sum(b)
+		walk(p, b)
+	}
+	walk = func(path string, src []byte) {
+		for _, imp := range importPaths(path, src) {
+			if !filepath.IsAbs(imp) {
+				imp = filepath.Join(filepath.Dir(path), imp)
 			}
-			seen[p] = true
-			b, err := os.ReadFile(p)
-			if err != nil {
-				pin.Imports[p] = "missing"
-				continue
-			}
-			pin.Imports[p] = sum(b)
-			walk(p, b)
+			visit(filepath.Clean(imp))
 		}
 	}
 	walk(file, src)
@@ -219,6 +353,32 @@ func Fingerprint(file string) (Pin, error) {
 		pin.Imports = nil
 	}
 	return pin, nil
+}
+
+// importPaths are the paths src's import directives name. It parses as
+// the engine does (strict for .guard and .mld, else markdown; a strict
+// module that does not parse is tried as markdown), with the parser
+// itself: the parse cache is never used to decide what is pinned.
+func importPaths(file string, src []byte) []string {
+	mode := ast.Markdown
+	if guardrun.ModeForName(file) == guardrun.Strict {
+		mode = ast.Strict
+	}
+	doc, err := grammar.Parse(file, src, mode)
+	if err != nil && mode == ast.Strict {
+		doc, err = grammar.Parse(file, src, ast.Markdown)
+	}
+	if err != nil || doc == nil {
+		// The engine reports the syntax error; the bytes are pinned.
+		return nil
+	}
+	var out []string
+	for _, n := range doc.Body {
+		if d, ok := n.(*ast.ImportDirective); ok && d.Path != "" {
+			out = append(out, d.Path)
+		}
+	}
+	return out
 }
 
 func sum(b []byte) string {

@@ -4,11 +4,13 @@
 //	guardrun conform [--manifest FILE] [--filter SUBSTR] [-v] [--fail-under PCT]
 //	                 [--jobs N] [--timeout D] CASES_DIR
 //	guardrun hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D]
-//	guardrun trust [FILE] | --list | --revoke [FILE]
+//	guardrun trust [FILE] | --user | --list | --revoke [FILE] | --revoke --user
 //
 // `guardrun hook` is an agent's hook command: one event on stdin, the
 // decision on stdout in the agent's protocol (package hook); `guardrun
-// trust` approves a workspace policy for it.
+// trust` approves a workspace policy for it, and `guardrun trust --user`
+// pins the user's own policy after a change (`guardrun init` pins the
+// starter policy it writes).
 //
 // Running a script streams its document to stdout as it is produced, with
 // `output … to stdout` effects in between in script order, and its stderr

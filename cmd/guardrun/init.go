@@ -62,7 +62,7 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "guardrun init: %v\n", err)
 		return exitFail
 	}
-	merged, err := hook.MergeSettings(agent, old, *command)
+	merged, notes, err := hook.MergeSettingsNotes(agent, old, *command)
 	if err != nil {
 		fmt.Fprintf(stderr, "guardrun init: %s: %v\n", *settings, err)
 		return exitFail
@@ -77,7 +77,17 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "guardrun init: %v\n", err)
 			return exitFail
 		}
-		fmt.Fprintf(stdout, "%s: guardrun hooks added (%s)\n", *settings, strings.Join(host.Events, ", "))
+		verb := "added"
+		if bytes.Contains(old, []byte("guardrun")) {
+			verb = "added or updated"
+		}
+		fmt.Fprintf(stdout, "%s: guardrun hooks %s (%s)\n", *settings, verb, strings.Join(host.Events, ", "))
+	}
+	for _, n := range notes {
+		if *dry {
+			n = "would change: " + n
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", *settings, n)
 	}
 	return writeStarter(*dry, stdout, stderr)
 }
@@ -121,21 +131,33 @@ func commandFor(name, path string) string {
 }
 
 // writeStarter writes the starter policy and its rule modules beside the
-// user policy, unless the user already has a policy.
+// user policy, unless the user already has a policy, and pins what it
+// wrote in the trust store: the hook runs the user's policy only as
+// pinned (guardrun trust --user pins it again after a change). A policy
+// the user already has is kept and not pinned here: init says whether it
+// is pinned and how to pin it.
 func writeStarter(dry bool, stdout, stderr io.Writer) int {
 	user, err := hook.UserPolicy()
 	if err != nil {
 		fmt.Fprintf(stderr, "guardrun init: %v\n", err)
 		return exitFail
 	}
+	store, err := hook.DefaultTrustStore()
+	if err != nil {
+		fmt.Fprintf(stderr, "guardrun init: %v\n", err)
+		return exitFail
+	}
 	if _, err := os.Stat(user); err == nil {
 		fmt.Fprintf(stdout, "%s: kept (your policy)\n", user)
+		if _, err := store.Verify(user, true); err != nil {
+			fmt.Fprintf(stdout, "note: %v\n", err)
+		}
 		return exitOK
 	}
 	names, _ := fs.Glob(rules.FS, "*.guard")
 	sort.Strings(names)
 	if dry {
-		fmt.Fprintf(stdout, "would write the starter policy %s and its rules (%s)\n", user, strings.Join(names, ", "))
+		fmt.Fprintf(stdout, "would write the starter policy %s and its rules (%s), and pin them (guardrun trust --user)\n", user, strings.Join(names, ", "))
 		return exitOK
 	}
 	dir := filepath.Dir(user)
@@ -143,18 +165,33 @@ func writeStarter(dry bool, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "guardrun init: %v\n", err)
 		return exitFail
 	}
+	var kept []string
 	for _, n := range names {
 		p := filepath.Join(dir, n)
-		if _, err := os.Stat(p); err == nil {
+		b, _ := rules.FS.ReadFile(n)
+		if old, err := os.ReadFile(p); err == nil {
+			if !bytes.Equal(old, b) {
+				kept = append(kept, p)
+			}
 			continue
 		}
-		b, _ := rules.FS.ReadFile(n)
 		if err := os.WriteFile(p, b, 0o600); err != nil {
 			fmt.Fprintf(stderr, "guardrun init: %v\n", err)
 			return exitFail
 		}
 	}
 	fmt.Fprintf(stdout, "%s: starter policy written (edit it; each rule is a module beside it)\n", user)
+	if len(kept) > 0 {
+		// Files init did not write are not pinned unseen.
+		fmt.Fprintf(stdout, "kept %s (not the starter's text): the policy is not pinned, so the hook denies every tool call until you review these files and run: guardrun trust --user\n", strings.Join(kept, ", "))
+		return exitOK
+	}
+	_, pin, err := store.TrustUser()
+	if err != nil {
+		fmt.Fprintf(stderr, "guardrun init: pinning the starter policy: %v\n", err)
+		return exitFail
+	}
+	fmt.Fprintf(stdout, "%s: pinned with its %d module(s); after you edit it, review the change and run: guardrun trust --user\n", user, len(pin.Imports))
 	return exitOK
 }
 

@@ -13,21 +13,24 @@ import (
 
 const trustUsage = `usage:
   guardrun trust [FILE]          approve a workspace policy as it is now (default .guardrun/policy.guard)
+  guardrun trust --user          pin your own policy (~/.config/guardrun/policy.guard and its modules) as it is now
   guardrun trust --list          list the approved policies
   guardrun trust --revoke [FILE] withdraw an approval
 `
 
-// runTrust approves workspace policies (package hook's TrustStore): the
-// SHA-256 of the file and of the modules it imports is pinned, and the
-// hook runs that policy only while both are unchanged.
+// runTrust approves workspace policies and pins the user's own (package
+// hook's TrustStore): the SHA-256 of the file and of the modules it
+// imports is pinned, and the hook runs that policy only while both are
+// unchanged.
 func runTrust(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("guardrun trust", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, trustUsage); fs.PrintDefaults() }
 	list := fs.Bool("list", false, "list the approved policies and their pins")
 	revoke := fs.Bool("revoke", false, "withdraw the approval of FILE")
+	user := fs.Bool("user", false, "pin (or with --revoke unpin) your own policy instead of a workspace policy")
 	pos, ok := cliflags.ParseInterspersed(fs, args)
-	if !ok || len(pos) > 1 || (*list && (*revoke || len(pos) > 0)) {
+	if !ok || len(pos) > 1 || (*list && (*revoke || *user || len(pos) > 0)) || (*user && len(pos) > 0) {
 		if ok {
 			fs.Usage()
 		}
@@ -52,7 +55,10 @@ func runTrust(args []string, stdout, stderr io.Writer) int {
 		for _, f := range files {
 			p := pins[f]
 			state := "approved"
-			if err := store.Check(f); err != nil {
+			if p.User {
+				state = "approved (user policy)"
+			}
+			if _, err := store.Verify(f, p.User); err != nil {
 				state = "CHANGED since approval"
 			}
 			fmt.Fprintf(stdout, "%s  sha256:%s  %s %s\n", f, p.SHA256[:16], state, p.Approved.Format("2006-01-02 15:04"))
@@ -71,6 +77,12 @@ func runTrust(args []string, stdout, stderr io.Writer) int {
 	if len(pos) == 1 {
 		file = pos[0]
 	}
+	if *user {
+		if file, err = hook.UserPolicy(); err != nil {
+			fmt.Fprintf(stderr, "guardrun trust: %v\n", err)
+			return exitFail
+		}
+	}
 	if *revoke {
 		abs, err := store.Revoke(file)
 		if err != nil {
@@ -78,6 +90,15 @@ func runTrust(args []string, stdout, stderr io.Writer) int {
 			return exitFail
 		}
 		fmt.Fprintf(stdout, "revoked %s: the hook denies every tool call while it is there\n", abs)
+		return exitOK
+	}
+	if *user {
+		abs, pin, err := store.TrustUser()
+		if err != nil {
+			fmt.Fprintf(stderr, "guardrun trust: %v\n", err)
+			return exitFail
+		}
+		fmt.Fprintf(stdout, "pinned your policy %s (sha256:%.16s, and %d imported module(s)): the hook runs it as it is now\n", abs, pin.SHA256, len(pin.Imports))
 		return exitOK
 	}
 	abs, pin, err := store.Trust(file)
