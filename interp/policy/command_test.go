@@ -328,3 +328,29 @@ func TestCheckCommandGitGlobalOptions(t *testing.T) {
 	}
 	require.Nil(t, setOf(t, "p", gitAll).CheckCommand("git -C /x push origin feature"))
 }
+
+// TestCheckCommandCrossCheck: a script's command line the splitter and
+// bash read differently, or bash would not parse, cannot be checked.
+func TestCheckCommandCrossCheck(t *testing.T) {
+	anyCmd := obj("allow", arr("cmd:echo:*", "cmd:true"))
+	for _, line := range []string{
+		"echo 'unterminated",
+		"echo $(true",
+		"echo ) true",
+	} {
+		d := setOf(t, "p", anyCmd).CheckCommand(line)
+		require.NotNil(t, d, line)
+		require.Equal(t, "capabilities", d.Rule, line)
+		require.Contains(t, d.Reason, "cannot be checked by policy", line)
+	}
+	require.Nil(t, setOf(t, "p", anyCmd).CheckCommand("echo 'a;b' \"$(true)\"; true"))
+	// A value is one word whatever its text: it never makes the line
+	// unparsable.
+	parts := linePartsForTest("echo \x00 '\x00' \"\x00\"", "\x00")
+	require.Nil(t, setOf(t, "p", anyCmd).CheckCommandParts(parts))
+
+	// The two readings differ: the splitter sees echo only.
+	sl := []simpleCmd{{tokens: []string{"echo"}, raw: []string{"echo"}, dyn: []bool{false}, val: []bool{false}, invs: []invocation{{start: 0, end: 1}}}}
+	require.Contains(t, crossCheck([]CommandPart{{Text: "echo x; rm y"}}, sl), "'rm'")
+	require.Equal(t, "", crossCheck([]CommandPart{{Text: "echo x"}}, sl))
+}
