@@ -177,10 +177,9 @@ func TestCommandLineFactsUploads(t *testing.T) {
 // spelling, do not hide the push.
 func TestCommandLineFactsGitPush(t *testing.T) {
 	rng := rand.New(rand.NewSource(factsSeed(8)))
-	globals := [][]string{{"-C", "."}, {"-C", "/x y"}, {"-c", "core.sshCommand=ssh"}, {"--no-pager"}, {"-P"}, {"-p"},
+	globals := [][]string{{"-C", "."}, {"-C", "/x y"}, {"-c", "core.quotepath=off"}, {"-c", "user.name=x y"}, {"--no-pager"}, {"-P"}, {"-p"},
 		{"--git-dir=.git"}, {"--git-dir", ".git"}, {"--work-tree=."}, {"--work-tree", "."}, {"--bare"},
-		{"--namespace", "ns"}, {"--namespace=ns"}, {"--exec-path=/x"}, {"--literal-pathspecs"}, {"--no-replace-objects"},
-		{"--config-env", "a.b=C"}}
+		{"--namespace", "ns"}, {"--namespace=ns"}, {"--exec-path=/x"}, {"--literal-pathspecs"}, {"--no-replace-objects"}}
 	for n := 0; n < 2000; n++ {
 		words := []string{spell(rng, pick(rng, "git", "/usr/bin/git"))}
 		for k := rng.Intn(4); k > 0; k-- {
