@@ -382,3 +382,28 @@ func TestCheckCommandGitConfigCode(t *testing.T) {
 		require.Empty(t, CommandLineFacts(line).Unchecked, line)
 	}
 }
+
+func TestANSIC(t *testing.T) {
+	tests := []struct {
+		in, text string
+		next     int
+		exact    bool
+	}{
+		{`a\'b' rest`, "a'b", 5, true},
+		{`\x73udo'`, "sudo", 8, true},
+		{`\163\165do'`, "sudo", 11, true},
+		{`\u00e9'`, "é", 7, true},
+		{`\t\n\\\"'`, "\t\n\\\"", 9, true},
+		{`\q'`, `\q`, 3, true},
+		{`\cA'`, "", 4, false},
+		{`a\x00b'`, "ab", 7, false},
+		{`\uD800'`, "", 7, false},
+		{`open`, "open", 4, false},
+	}
+	for _, tt := range tests {
+		text, next, exact := ansiC(tt.in, 0)
+		require.Equal(t, tt.text, text, tt.in)
+		require.Equal(t, tt.next, next, tt.in)
+		require.Equal(t, tt.exact, exact, tt.in)
+	}
+}
