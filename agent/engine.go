@@ -793,7 +793,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 		// Guards saw incomplete command labels: whatever they said, the
 		// call is refused.
 		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
-			Reason: "the command nests too deeply to check every command it runs"}}
+			Reason: "the command cannot be checked: not every command it runs could be read (a construct bash runs that the analysis does not model, or nesting too deep)"}}
 	}
 	if v.rewrittenBy != "" && v.Action == guard.Allow {
 		// A restricting policy's rewrite is never the host's explicit

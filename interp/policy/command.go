@@ -3,6 +3,7 @@ package policy
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxNesting bounds command substitution, sh -c and eval nesting. Deeper
@@ -372,6 +373,9 @@ func ansiC(s string, i int) (text string, next int, exact bool) {
 					exact = false
 				case e == 'x':
 					b.WriteByte(byte(n))
+				case !utf8.ValidRune(rune(n)):
+					// Not a character: what bash writes is its own.
+					exact = false
 				default:
 					b.WriteRune(rune(n))
 				}

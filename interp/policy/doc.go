@@ -12,7 +12,13 @@
 // catchable and privileged-overridable unless locked; capability denials
 // are neither).
 //
-// policy imports only the standard library, ast (for positions) and
-// interp/value (for the evaluated object a policy is written as). It must
+// Command lines an agent sends are parsed as bash with
+// mvdan.cc/sh/v3/syntax (CommandLineOpLabels, CommandLineFacts); a
+// script's `run cmd` lines, whose values are data, go through the
+// package's own splitter, cross-checked against that parser.
+//
+// policy imports only the standard library, mvdan.cc/sh/v3/syntax, ast
+// (for positions) and interp/value (for the evaluated object a policy is
+// written as). It must
 // not import interp, interp/guard or interp/hooks: those depend on it.
 package policy

@@ -14,7 +14,9 @@ import (
 type CommandFacts struct {
 	// Commands are every simple command the line may run, wrappers
 	// resolved (sudo, env, timeout, xargs, bash -c …) and git's global
-	// options skipped.
+	// options skipped. A wrapper is listed as well as what it runs, and
+	// where a wrapper's flag may or may not take a value both readings
+	// are (`sudo -u root ls` lists sudo, root and ls).
 	Commands []FactCommand
 	// Reads are the words that may name a file the line reads:
 	// quote-removed, ~, $HOME and ${HOME} kept literally, globs raw.

@@ -283,6 +283,8 @@ func opaqueCode(c *simpleCmd, inv invocation) string {
 	switch {
 	case dyn[0] || (inv.found && strings.Contains(raw[0], "{}")):
 		return "its name is only known when it runs"
+	case prog == "git" && gitConfigRunsCode(raw, dyn, inv.sub-inv.start):
+		return "a git -c setting that can run a command"
 	case prog == "alias" && anyContains(raw[1:], "="):
 		return "an alias names a command the policy cannot follow"
 	case awkLike(prog):
@@ -323,6 +325,54 @@ func opaqueCode(c *simpleCmd, inv invocation) string {
 		}
 	}
 	return ""
+}
+
+// gitConfigRunsCode reports a git command whose global options (the
+// words before offset sub) set configuration that may run a command:
+// `-c alias.x=!sh …`, `-c core.sshCommand=…`, `-c core.pager=…`,
+// `--config-env`, `-c include.path=…`. Only settings known to run
+// nothing pass, or a computed one that may be anything.
+func gitConfigRunsCode(raw []string, dyn []bool, sub int) bool {
+	for i := 1; i < sub && i < len(raw); i++ {
+		switch strings.ToLower(raw[i]) {
+		case "--config-env":
+			return true
+		case "-c":
+			if raw[i] != "-c" {
+				continue // -C dir
+			}
+			if i+1 >= len(raw) || dyn[i+1] || !gitSafeSetting(raw[i+1]) {
+				return true
+			}
+			i++
+		}
+		if strings.HasPrefix(strings.ToLower(raw[i]), "--config-env=") {
+			return true
+		}
+	}
+	return false
+}
+
+// gitSafeSetting reports a `git -c key=value` setting that runs no
+// command: identity, colours, advice, output and signing switches, and
+// a pager that is cat or less.
+func gitSafeSetting(kv string) bool {
+	key, val, _ := strings.Cut(kv, "=")
+	key = strings.ToLower(key)
+	switch key {
+	case "core.pager":
+		return val == "" || val == "cat" || val == "less" || val == "more"
+	case "core.quotepath", "core.autocrlf", "core.safecrlf", "core.filemode", "core.ignorecase",
+		"commit.gpgsign", "tag.gpgsign", "pull.rebase", "pull.ff", "push.default", "merge.ff",
+		"safe.directory", "protocol.version", "diff.renames", "diff.noprefix", "rebase.autosquash":
+		return true
+	}
+	for _, p := range []string{"user.", "color.", "advice.", "init.", "log.", "format.", "i18n.", "column.", "status.", "blame.", "grep."} {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // interpreterName strips a version from an interpreter's name:

@@ -71,3 +71,22 @@ func TestCommandLineOpLabels(t *testing.T) {
 	_, _, ok = CommandLineOpLabels("echo a\x00b")
 	require.False(t, ok, "a NUL byte cannot be checked")
 }
+
+// TestCommandOpLabelsReview2: a script's `run cmd` line gets the same
+// fixes as the agent's: git's global options, $'…', coproc, function.
+func TestCommandOpLabelsReview2(t *testing.T) {
+	const v = "\x00"
+	for _, line := range []string{
+		"git -C " + v + " push origin main",
+		"git -c k=v --no-pager push",
+		"echo $'\\''; git push " + v,
+		"coproc git push",
+		"function f { git push; }; f",
+	} {
+		var union []string
+		for _, labels := range CommandOpLabels(linePartsForTest(line, v)) {
+			union = append(union, labels...)
+		}
+		require.Contains(t, union, "op:cmd:git:push", "%q", line)
+	}
+}

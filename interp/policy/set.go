@@ -338,6 +338,12 @@ func (s *Set) CheckCommandParts(parts []CommandPart) *Denial {
 			return d
 		}
 	}
+	// The splitter's reading is only trusted where bash reads the line
+	// the same way.
+	if why := crossCheck(parts, cmds); why != "" {
+		return &Denial{Capability: true, Rule: "capabilities", Reason: "Command cannot be checked by policy: " + why,
+			Policies: s.layerNames(func(*Config) bool { return true }), Command: text}
+	}
 	return nil
 }
 

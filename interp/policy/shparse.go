@@ -462,3 +462,51 @@ func unescapeDouble(s string) string {
 	}
 	return b.String()
 }
+
+// crossCheck reads a script's command line (values as plain placeholder
+// words, which stay inside their word in every quoting context) with the
+// bash parser as well as the splitter, and returns why the line cannot be
+// checked: bash would not parse it, it holds a construct the parser
+// walk does not model, or it runs a program the splitter did not see
+// (the two read it differently, as ANSI-C quoting once made them). "" when
+// both agree.
+func crossCheck(parts []CommandPart, cmds []simpleCmd) string {
+	var b strings.Builder
+	for i, p := range parts {
+		if p.Value {
+			fmt.Fprintf(&b, "GRVALUE%d", i)
+			continue
+		}
+		b.WriteString(p.Text)
+	}
+	sl := parseShellLine(b.String())
+	if sl.unchecked != "" {
+		return sl.unchecked
+	}
+	for i := range sl.cmds {
+		c := &sl.cmds[i]
+		for _, inv := range c.invs {
+			prog := c.tokens[inv.start]
+			if c.dyn[inv.start] || strings.Contains(c.raw[inv.start], "GRVALUE") {
+				continue
+			}
+			if !splitterRuns(cmds, prog) {
+				return "it runs '" + prog + "', which the command splitter does not see"
+			}
+		}
+	}
+	return ""
+}
+
+// splitterRuns reports whether some invocation the splitter found runs
+// prog.
+func splitterRuns(cmds []simpleCmd, prog string) bool {
+	for i := range cmds {
+		for _, inv := range cmds[i].invs {
+			if cmds[i].tokens[inv.start] == prog {
+				return true
+			}
+		}
+	}
+	return false
+}
