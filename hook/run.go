@@ -147,7 +147,7 @@ func run(o Options, callc chan<- *Call) Answer {
 	}
 	pol, policies, gate, err := loadPolicies(o, call, state)
 	if err != nil {
-		return a.Fail(call, err.Error())
+		return a.Fail(call, err.Error()+diagnose(err))
 	}
 	if gate != nil {
 		guardrun.SetParseCache(gate)
@@ -252,6 +252,28 @@ func policiesFor(o Options, call *Call, state string) (Policies, *Gate, error) {
 	}
 	pol.Workspace = b.Workspace
 	return pol, NewGate(astCache, pol.Approved...), nil
+}
+
+// diagnose adds to a changed policy's denial whether the changed text
+// compiles, so whoever edited it learns of a mistake before approving
+// it: the text is parsed, never run (the parse goes through the
+// process's parse cache, whose entries are verified by their source's
+// hash, so a cached tree can never stand in for another text).
+func diagnose(err error) string {
+	var ch *ChangedError
+	if !errors.As(err, &ch) {
+		return ""
+	}
+	src, rerr := os.ReadFile(ch.File)
+	if rerr != nil || filepath.Ext(ch.File) != ".guard" && filepath.Ext(ch.File) != ".mld" {
+		return ""
+	}
+	setParseCache(astCache)
+	defer guardrun.SetParseCache(nil)
+	if _, cerr := guardrun.Compile(ch.File, src); cerr != nil {
+		return " (the changed text does not compile either: " + cerr.Error() + ")"
+	}
+	return ""
 }
 
 // loadPolicies finds the policies deciding call (policiesFor) and reads

@@ -177,6 +177,15 @@ type Approved struct {
 	User    bool
 }
 
+// ChangedError is a policy file or module that differs from its pin.
+// File is the changed file; its text is not run.
+type ChangedError struct {
+	File string
+	msg  string
+}
+
+func (e *ChangedError) Error() string { return e.msg }
+
 // approveCmd is the command that approves file after a review.
 func approveCmd(file string, user bool) string {
 	if user {
@@ -217,11 +226,11 @@ func (t *TrustStore) Verify(file string, user bool) (*Approved, error) {
 		return nil, fmt.Errorf("%s %s: cannot read it (%v), so every tool call is denied", kind, file, err)
 	}
 	if sum(src) != old.SHA256 {
-		return nil, fmt.Errorf("%s %s changed since you approved it, so every tool call is denied; review the change, then approve it with: %s", kind, file, approve)
+		return nil, &ChangedError{File: file, msg: fmt.Sprintf("%s %s changed since you approved it, so every tool call is denied; review the change, then approve it with: %s", kind, file, approve)}
 	}
 	for _, p := range sortedPins(old.Imports, nil) {
 		if now := pinOf(p, old.Imports[p]); now != old.Imports[p] {
-			return nil, fmt.Errorf("module %s imported by %s %s is new or changed since you approved it, so every tool call is denied; review the change, then approve it with: %s", p, kind, file, approve)
+			return nil, &ChangedError{File: p, msg: fmt.Sprintf("module %s imported by %s %s is new or changed since you approved it, so every tool call is denied; review the change, then approve it with: %s", p, kind, file, approve)}
 		}
 	}
 	mods := make(map[string]string, len(old.Imports)+1)
