@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/guardrun/guardrun/internal/credscan"
@@ -163,14 +164,20 @@ func readLabels(f callFacts) (labels []string, why string) {
 
 // selfCommand reports a command that runs guardrun's own approval or
 // set-up commands (trust, init, a revocation): only the user runs those.
+// `guardrun trust --list` only reads.
 func selfCommand(cmds []policy.FactCommand) (string, bool) {
 	for _, c := range cmds {
 		if !strings.HasPrefix(c.Program, "guardrun") {
 			continue
 		}
+		listing := slices.Contains(c.Args, "--list")
 		for _, a := range c.Args {
 			switch a {
-			case "trust", "init", "--revoke", "untrust":
+			case "trust":
+				if !listing || slices.Contains(c.Args, "--revoke") || slices.Contains(c.Args, "--user") {
+					return c.Program + " " + a, true
+				}
+			case "init", "--revoke", "untrust":
 				return c.Program + " " + a, true
 			}
 		}

@@ -159,3 +159,31 @@ func TestProtectedPathSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentCannotApprove: the agent cannot run guardrun's trust, init or
+// revocation through any spelling of the shell, so it cannot approve a
+// policy it wrote.
+func TestAgentCannotApprove(t *testing.T) {
+	ws := t.TempDir()
+	e := starter(t, ws)
+	for _, c := range []string{
+		"guardrun trust .guardrun/policy.guard",
+		"mkdir -p .guardrun && echo 'x' > p.guard && guardrun trust p.guard",
+		"/usr/local/bin/guardrun trust --user",
+		"env guardrun init claude",
+		"bash -c 'guardrun trust --revoke x'",
+		"cd /tmp && \"guardrun\" trust x",
+		"guardrun-hook trust x",
+	} {
+		d := e.Decide(context.Background(), agent.Event{Kind: agent.ToolBefore, Session: "s", Tool: "Bash", Cwd: ws, Input: map[string]any{"command": c}})
+		if d.Outcome != agent.Deny {
+			t.Errorf("%s: %s %s", c, d.Outcome, d.Reason)
+		}
+	}
+	for _, c := range []string{"guardrun log --session s", "guardrun check rules/x.guard", "guardrun trust --list"} {
+		d := e.Decide(context.Background(), agent.Event{Kind: agent.ToolBefore, Session: "s", Tool: "Bash", Cwd: ws, Input: map[string]any{"command": c}})
+		if d.Outcome != agent.Allow {
+			t.Errorf("%s: %s %s", c, d.Outcome, d.Reason)
+		}
+	}
+}
