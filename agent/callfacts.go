@@ -15,6 +15,7 @@ import (
 	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/policy"
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
 )
 
 // callFacts is what one tool call does to files and the network, as far
@@ -152,14 +153,58 @@ func netProgram(p string) bool {
 }
 
 // readLabels are the labels a call carries for the files it names: a
-// secret path's `secret`.
-func readLabels(f callFacts) (labels []string, why string) {
+// secret path's `secret`, and the labels of a file the session wrote
+// labelled data into (Session.Files).
+func readLabels(s *Session, f callFacts) (labels []string, why string) {
 	for _, p := range f.reads {
 		if IsSecretPath(p) {
-			return []string{"secret"}, p
+			labels = appendNew(labels, "secret")
+			why = p
+		}
+		if l, ok := s.Files[p]; ok && l != "" {
+			labels = appendNew(labels, strings.Split(l, ",")...)
+			why = p
 		}
 	}
-	return nil, ""
+	return labels, why
+}
+
+// maxFiles bounds Session.Files; past it, the labels of a further file
+// become context-wide (never dropped).
+const maxFiles = 4096
+
+// rememberWrites records, for a call the policies let run, that every
+// file it writes now holds what its input carried: a later call naming
+// one of those files carries the same confidentiality labels.
+func (e *Engine) rememberWrites(s *Session, ev Event, f callFacts, labels []string) {
+	var conf []string
+	for _, l := range labels {
+		if !isIntegrity(l) && !taint.IsSource(l) {
+			conf = append(conf, l)
+		}
+	}
+	if len(conf) == 0 || len(f.writes) == 0 {
+		return
+	}
+	for _, p := range f.writes {
+		if deviceFiles[p] || strings.HasPrefix(p, "/dev/") {
+			continue
+		}
+		if s.Files == nil {
+			s.Files = map[string]string{}
+		}
+		if _, ok := s.Files[p]; !ok && len(s.Files) >= maxFiles {
+			i := s.addOrigin(Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: conf, Why: "wrote labelled data into more files than the session keeps"}, e.cfg.Limits)
+			s.addContext(i)
+			return
+		}
+		old := s.Files[p]
+		merged := conf
+		if old != "" {
+			merged = appendNew(strings.Split(old, ","), conf...)
+		}
+		s.Files[p] = strings.Join(merged, ",")
+	}
 }
 
 // selfCommand reports a command that runs guardrun's own approval or
@@ -251,7 +296,7 @@ const classProtected interp.Class = "protected"
 // fields: a file named is a file read), and on any field holding a
 // credential-shaped value.
 func (e *Engine) callLabels(s *Session, ev Event, fl *flow, facts callFacts) {
-	named, _ := readLabels(facts)
+	named, _ := readLabels(s, facts)
 	var added []string
 	for i, v := range fl.vars {
 		name, _ := fl.params[i].(string)

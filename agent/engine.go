@@ -812,6 +812,9 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 		// runs the rewritten input.
 		d.Input = hostInput(f.input, ev.Input, cmdField)
 	}
+	if d.Outcome != Deny {
+		e.rememberWrites(s, ev, facts, f.labels)
+	}
 	c := Call{Seq: s.Seq, Name: ev.Tool, Decision: d.Outcome, Time: e.when(ev), CallID: ev.CallID}
 	if contains(t.labels, "cmd") {
 		c.Command = line
@@ -989,7 +992,7 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 	}
 	outLabels := appendNew(append([]string(nil), t.returns...), srcFor(t, ev.Tool))
 	facts := e.factsOf(t, ev, in, line)
-	if extra, _ := readLabels(facts); len(extra) > 0 {
+	if extra, _ := readLabels(s, facts); len(extra) > 0 {
 		// What a call that read a secret file printed is secret.
 		outLabels = appendNew(outLabels, extra...)
 	}

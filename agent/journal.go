@@ -109,6 +109,7 @@ func appendEditAs(buf []byte, before *Session, sp *spans, after *Session, key su
 	putMap(e, before.Reads, after.Reads, (*enc).str)
 	if !old {
 		putMap(e, before.Counts, after.Counts, (*enc).counter)
+		putMap(e, before.Files, after.Files, (*enc).str)
 	}
 	payload := e.b[start+recHeader:]
 	binary.LittleEndian.PutUint32(e.b[start:], uint32(len(payload)))
@@ -374,7 +375,7 @@ func cloneRest(s *Session) *Session {
 	return &Session{ID: s.ID, Created: s.Created, Updated: s.Updated, Seq: s.Seq,
 		Context:   clip(s.Context),
 		Approvals: maps.Clone(s.Approvals), Retries: maps.Clone(s.Retries), Reads: maps.Clone(s.Reads),
-		Counts: maps.Clone(s.Counts)}
+		Counts: maps.Clone(s.Counts), Files: maps.Clone(s.Files)}
 }
 
 func clip[T any](s []T) []T {
@@ -761,6 +762,7 @@ func (d *dec) record(s *Session, first bool) {
 	s.Reads = getMap(d, s.Reads, 1, (*dec).str)
 	if !d.old {
 		s.Counts = getMap(d, s.Counts, 4, (*dec).counter)
+		s.Files = getMap(d, s.Files, 1, (*dec).str)
 	}
 	if d.err == nil && d.i != len(d.s) {
 		d.fail("%d stray bytes", len(d.s)-d.i)

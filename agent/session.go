@@ -90,6 +90,11 @@ type Session struct {
 	Reads map[string]string `json:"reads,omitempty"`
 	// Counts are the session's calls by tool, for rate limits.
 	Counts map[string]Count `json:"counts,omitempty"`
+	// Files are the confidentiality labels of files the session wrote
+	// labelled data into (a copy of .env, a file a secret was echoed
+	// into), comma-separated, by absolute path: a later call naming the
+	// file reads those labels (a file named is a file read).
+	Files map[string]string `json:"files,omitempty"`
 
 	index map[uint64][]int
 	// callsMx mirrors Calls as `@mx.tools.calls` objects, kept in step by
