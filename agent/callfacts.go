@@ -36,6 +36,15 @@ type callFacts struct {
 	// movedBlind: the line changes to a directory only known when it
 	// runs, so its relative paths cannot be placed.
 	movedBlind bool
+	// sourced are the files the line loads into its shell's environment
+	// (`source .env`, `. ./.env`), absolute.
+	sourced []string
+	// trees are the directories the line reads recursively (archivers,
+	// copiers, recursive searches), absolute.
+	trees []string
+	// envDump: the line prints its environment (`env`, `printenv`,
+	// `export -p` …), where credentials often live.
+	envDump bool
 }
 
 // factsOf analyses a call of tool t with the input guards see (line is
@@ -50,10 +59,47 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 		f.cmds, f.net, f.netWhy, f.unchecked = cf.Commands, cf.Network, cf.NetworkWhy, cf.Unchecked
 		f.opaque = cf.Opaque != ""
 		readWords, writeWords = cf.Reads, cf.Writes
+		var sourcedWords []string
 		for _, c := range cf.Commands {
 			if !localProgram(c) && !netProgram(c.Program) {
 				f.opaque = true
 			}
+			switch c.Program {
+			case "source", ".":
+				for _, a := range c.Args {
+					if a != "" && !strings.HasPrefix(a, "-") {
+						sourcedWords = append(sourcedWords, a)
+						break
+					}
+				}
+			case "mv":
+				// A move changes its sources too: they are gone.
+				for _, a := range c.Args {
+					if a != "" && !strings.HasPrefix(a, "-") {
+						writeWords = append(writeWords, a)
+					}
+				}
+			case "tar", "zip", "7z", "7za", "rar", "rsync", "scp", "sftp", "rclone", "cp", "grep", "egrep", "rg", "ag", "du", "cpio", "pax":
+				for _, a := range c.Args {
+					if a != "" && !strings.HasPrefix(a, "-") {
+						for _, p := range expandPath(a, firstNonEmpty(ev.Cwd, ws), ws, home) {
+							f.trees = append(f.trees, p)
+						}
+					}
+				}
+			case "env", "printenv":
+				f.envDump = f.envDump || onlyOptions(c.Args)
+			case "export", "declare", "typeset", "set":
+				f.envDump = f.envDump || len(c.Args) == 0 || slices.Contains(c.Args, "-p") || slices.Contains(c.Args, "-x")
+			}
+		}
+		for _, w := range sourcedWords {
+			// A sourced file goes to the shell's environment, not to a
+			// command's input: the secret-env mark stands for it.
+			if i := slices.Index(readWords, w); i >= 0 {
+				readWords = slices.Delete(slices.Clone(readWords), i, i+1)
+			}
+			f.sourced = append(f.sourced, expandPath(w, firstNonEmpty(ev.Cwd, ws), ws, home)...)
 		}
 	} else {
 		words := toolPaths(in)
@@ -111,6 +157,16 @@ func expandFrom(w string, bases []string, ws, home string) []string {
 	return out
 }
 
+// onlyOptions reports whether args hold no operand (a program to run).
+func onlyOptions(args []string) bool {
+	for _, a := range args {
+		if a != "" && !strings.HasPrefix(a, "-") {
+			return false
+		}
+	}
+	return true
+}
+
 // isPatchTool reports whether an input holds a patch (its files are
 // written).
 func isPatchTool(in map[string]any) bool {
@@ -154,8 +210,17 @@ func netProgram(p string) bool {
 
 // readLabels are the labels a call carries for the files it names: a
 // secret path's `secret`, and the labels of a file the session wrote
-// labelled data into (Session.Files).
-func readLabels(s *Session, f callFacts) (labels []string, why string) {
+// labelled data into (Session.Files); with dirs, also `secret` for a
+// directory the line reads recursively that holds secrets.
+func readLabels(s *Session, f callFacts, dirs bool) (labels []string, why string) {
+	if dirs {
+		for _, p := range f.trees {
+			if holdsSecrets(p) {
+				labels = appendNew(labels, "secret")
+				why = p
+			}
+		}
+	}
 	for _, p := range f.reads {
 		if IsSecretPath(p) {
 			labels = appendNew(labels, "secret")
@@ -167,6 +232,35 @@ func readLabels(s *Session, f callFacts) (labels []string, why string) {
 		}
 	}
 	return labels, why
+}
+
+// maxDirScan bounds the entries holdsSecrets reads of one directory.
+const maxDirScan = 512
+
+// holdsSecrets reports whether p is a directory a recursive read of
+// which takes credentials: the home directory or one above it, or a
+// directory with a secret file or directory directly in it (a
+// repository's root holding .env).
+func holdsSecrets(p string) bool {
+	home := homeDir()
+	if home != "" && (p == home || strings.HasPrefix(home, strings.TrimSuffix(p, "/")+"/")) {
+		return true
+	}
+	d, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(maxDirScan)
+	for _, n := range names {
+		if IsSecretPath(filepath.Join(p, n)) {
+			return true
+		}
+		if fi, err := os.Lstat(filepath.Join(p, n)); err == nil && fi.IsDir() && IsSecretPath(filepath.Join(p, n)+"/x") {
+			return true
+		}
+	}
+	return false
 }
 
 // maxFiles bounds Session.Files; past it, the labels of a further file
@@ -235,6 +329,38 @@ func selfCommand(cmds []policy.FactCommand) (string, bool) {
 var removesTrees = map[string]bool{"rm": true, "rmdir": true, "mv": true, "find": true, "chmod": true, "chown": true,
 	"chgrp": true, "rsync": true, "shred": true, "unlink": true, "srm": true, "trash": true, "trash-put": true}
 
+// protectedNames are names of guardrun's files and the hosts' hook
+// settings, and of the directories holding them.
+var protectedNames = []string{"guardrun", "guardrun-hook", ".guardrun", "settings.json", "settings.local.json", "hooks.json",
+	"config.toml", "trust.json", "policy.guard", "exfil.guard", "sessions", "sessions.seen", "x.journal", "decisions.jsonl",
+	".claude", ".gemini", ".cursor", ".codex", ".config", ".local", ".cache", "state", "share"}
+
+// findSparesProtected reports whether a find command only acts on
+// entries whose -name/-iname patterns cannot match any protected name
+// (`find . -name __pycache__ -exec rm -rf {} +`): its search roots then
+// hold protected paths it does not touch.
+func findSparesProtected(args []string) bool {
+	named := false
+	for i := 0; i+1 < len(args); i++ {
+		switch args[i] {
+		case "-name", "-iname":
+			pat := args[i+1]
+			if pat == "" {
+				return false
+			}
+			named = true
+			for _, n := range protectedNames {
+				if ok, _ := filepath.Match(strings.ToLower(pat), n); ok {
+					return false
+				}
+			}
+		case "-path", "-ipath", "-regex", "-iregex", "-wholename", "-o", "-or", "-not", "!":
+			return false
+		}
+	}
+	return named
+}
+
 // interpreters run code given on their command line or in a file, whose
 // writes the analysis cannot see.
 func interpreter(p string) bool {
@@ -256,7 +382,7 @@ func (e *Engine) protectedWrite(ev Event, f callFacts, line string) string {
 	set := protect.ForAgent(os.Getenv, homeDir(), e.workspaceOf(ev))
 	covers := set.Inside
 	for _, c := range f.cmds {
-		if removesTrees[c.Program] {
+		if removesTrees[c.Program] && !(c.Program == "find" && findSparesProtected(c.Args)) {
 			// A delete or move of a directory takes what it holds.
 			covers = set.Covers
 		}
@@ -264,6 +390,9 @@ func (e *Engine) protectedWrite(ev Event, f callFacts, line string) string {
 	for _, p := range f.writes {
 		if root, ok := covers(p, ev.Cwd); ok {
 			return "it would write " + p + " (protected: " + root + ")"
+		}
+		if b := filepath.Base(p); b == "guardrun" || b == "guardrun-hook" {
+			return "it would write " + p + " (guardrun's program)"
 		}
 	}
 	if what, ok := selfCommand(f.cmds); ok {
@@ -291,12 +420,23 @@ func (e *Engine) protectedWrite(ev Event, f callFacts, line string) string {
 const classProtected interp.Class = "protected"
 
 // callLabels gives the inputs of a call the labels they carry beyond
-// what the session's fingerprints give: `secret` on the field that
-// names a secret file (a command tool's command, a file tool's path
-// fields: a file named is a file read), and on any field holding a
+// what the session's fingerprints give: when the call can send data
+// (sends), `secret` on the field that names a secret file (a command
+// tool's command, a file tool's path fields: a file named is a file
+// read) or prints the environment; and `secret` on any field holding a
 // credential-shaped value.
-func (e *Engine) callLabels(s *Session, ev Event, fl *flow, facts callFacts) {
-	named, _ := readLabels(s, facts)
+func (e *Engine) callLabels(s *Session, ev Event, fl *flow, facts callFacts, sends bool) {
+	var named []string
+	if sends {
+		// A file named is a file read, and a call that can send what it
+		// reads sends it. (A local program handed .env, `docker run
+		// --env-file .env`, is routine: its output is labelled when it
+		// comes back.)
+		named, _ = readLabels(s, facts, true)
+		if facts.envDump {
+			named = appendNew(named, "secret")
+		}
+	}
 	var added []string
 	for i, v := range fl.vars {
 		name, _ := fl.params[i].(string)
@@ -327,10 +467,17 @@ func (e *Engine) callLabels(s *Session, ev Event, fl *flow, facts callFacts) {
 // when it reaches the network, `cmd:opaque` when it runs code guardrun
 // cannot see into.
 func (f callFacts) mark(op *hooks.OperationContext) {
-	if !f.net && !f.opaque {
+	secretEnv := false
+	for _, p := range f.sourced {
+		secretEnv = secretEnv || IsSecretPath(p)
+	}
+	if !f.net && !f.opaque && !secretEnv {
 		return
 	}
 	labels := append([]string(nil), op.Labels...)
+	if secretEnv {
+		labels = append(labels, "cmd:secret-env")
+	}
 	if f.net && !contains(labels, "net:w") {
 		labels = append(labels, "net:w")
 	}

@@ -207,7 +207,7 @@ func IsSecretPath(p string) bool {
 		return true
 	}
 	for _, d := range secretDirs {
-		if strings.HasPrefix(p, d+"/") || strings.Contains(p, "/"+d+"/") {
+		if p == d || strings.HasSuffix(p, "/"+d) || strings.HasPrefix(p, d+"/") || strings.Contains(p, "/"+d+"/") {
 			return true
 		}
 	}

@@ -740,7 +740,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 	tooDeep := false
 	var v verdict
 	facts := e.factsOf(t, ev, in, line)
-	e.callLabels(s, ev, f, facts)
+	e.callLabels(s, ev, f, facts, facts.net || hasPrefixIn(t.labels, "net:") || contains(t.labels, "tool:w"))
 	vars = f.vars
 	protected := e.protectedWrite(ev, facts, line)
 	switch {
@@ -813,7 +813,8 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 		d.Input = hostInput(f.input, ev.Input, cmdField)
 	}
 	if d.Outcome != Deny {
-		e.rememberWrites(s, ev, facts, f.labels)
+		named, _ := readLabels(s, facts, false)
+		e.rememberWrites(s, ev, facts, appendNew(append([]string(nil), f.labels...), named...))
 	}
 	c := Call{Seq: s.Seq, Name: ev.Tool, Decision: d.Outcome, Time: e.when(ev), CallID: ev.CallID}
 	if contains(t.labels, "cmd") {
@@ -992,7 +993,7 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 	}
 	outLabels := appendNew(append([]string(nil), t.returns...), srcFor(t, ev.Tool))
 	facts := e.factsOf(t, ev, in, line)
-	if extra, _ := readLabels(s, facts); len(extra) > 0 {
+	if extra, _ := readLabels(s, facts, false); len(extra) > 0 {
 		// What a call that read a secret file printed is secret.
 		outLabels = appendNew(outLabels, extra...)
 	}

@@ -109,7 +109,9 @@ func TestCheckCommand(t *testing.T) {
 		{"danger rm -rf", []any{"p", obj("locked", false)}, "rm -rf x", "Dangerous capability requires allow.danger", "capabilities.danger", "rm -rf x", []string{"p"}},
 		{"danger force push", []any{"p", obj()}, "git push origin main --force", "Dangerous capability requires allow.danger", "capabilities.danger", "git push origin main --force", []string{"p"}},
 		{"danger opted in", []any{"p", obj("danger", arr("cmd:git:push:*:--force"))}, "git push origin main --force", "", "", "", nil},
-		{"danger opted in by one layer only", []any{"a", obj("danger", arr("cmd:git:push:*:--force")), "b", obj()}, "git push origin main --force", "Dangerous capability requires allow.danger", "capabilities.danger", "git push origin main --force", []string{"b"}},
+		{"danger opted in by one layer only", []any{"a", obj("danger", arr("cmd:git:push:*:--force")), "b", obj("allow", arr("cmd:*"))}, "git push origin main --force", "Dangerous capability requires allow.danger", "capabilities.danger", "git push origin main --force", []string{"b"}},
+		{"danger opted in beside a label-only policy", []any{"a", obj("danger", arr("cmd:git:push:*:--force")), "b", obj()}, "git push origin main --force", "", "", "", nil},
+		{"danger opted in for another entry only", []any{"a", obj("danger", arr("cmd:rm:*:-rf")), "b", obj()}, "git push origin main --force", "Dangerous capability requires allow.danger", "capabilities.danger", "git push origin main --force", []string{"a", "b"}},
 		{"danger behind wrapper", []any{"p", obj()}, "nohup sudo reboot", "Dangerous capability requires allow.danger", "capabilities.danger", "nohup sudo reboot", []string{"p"}},
 		{"plain rm is not dangerous", []any{"p", obj()}, "rm x", "", "", "", nil},
 		{"chained: echo then rm", []any{"p", echoOnly}, "echo ok; rm x", "Command 'rm' denied by policy", "capabilities.allow.cmd", "rm x", []string{"p"}},
@@ -304,7 +306,7 @@ func TestCheckCommandParts(t *testing.T) {
 				return
 			}
 			require.NotNil(t, d)
-			require.Equal(t, tc.reason, d.Reason)
+			requireReason(t, tc.reason, d.Reason)
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/guardrun/guardrun/interp/value"
@@ -308,6 +309,30 @@ func (s *Set) layerNames(keep func(*Config) bool) []string {
 	return out
 }
 
+// dangerRefusers are the policies that refuse command v, which matches
+// danger list entry pat: with no opt-in anywhere, every policy; once some
+// policy opts in, the policies that have a say over commands (an allow
+// or deny list) and do not opt in themselves. A policy that only sets
+// label rules or only opts in to other danger entries does not refuse
+// what another policy of the same set opted in to: so an opt-in pasted
+// into a policy file beside other policies works, while a command allow
+// or deny list still has to name its own opt-ins.
+func (s *Set) dangerRefusers(v cmdView, pat string) []string {
+	some := false
+	for _, l := range s.layers {
+		if optedIn(l.cfg.Danger, v, pat) {
+			some = true
+			break
+		}
+	}
+	if !some {
+		return s.layerNames(func(*Config) bool { return true })
+	}
+	return s.layerNames(func(cfg *Config) bool {
+		return (cfg.Allow != nil || cfg.Deny != nil || cfg.DenyAll) && !optedIn(cfg.Danger, v, pat)
+	})
+}
+
 // CheckCommand decides whether shell text may run: a command line with
 // nothing interpolated, or the body of an sh block. Every simple command
 // in it must pass; the first that does not is reported. Capability
@@ -390,9 +415,9 @@ func (s *Set) checkSimple(c *simpleCmd) *Denial {
 			if !matchesTokens(v, danger[i], true) {
 				continue
 			}
-			names := s.layerNames(func(cfg *Config) bool { return !optedIn(cfg.Danger, v, pat) })
+			names := s.dangerRefusers(v, pat)
 			if len(names) > 0 {
-				return capDenial("capabilities.danger", "Dangerous capability requires allow.danger", pat, names)
+				return capDenial("capabilities.danger", dangerReason(c, inv, pat), pat, names)
 			}
 		}
 	}
@@ -449,20 +474,30 @@ func (s *Set) checkOpaque(c *simpleCmd, capDenial func(rule, reason, matched str
 			continue
 		}
 		name := c.raw[inv.start]
-		reason := "Command '" + name + "' cannot be checked by policy: " + why
+		reason := "Command '" + name + "' cannot be checked by policy: " + why +
+			"; to run such commands, opt in: policy @optIn = { danger: [\"cmd:" + strings.ToLower(c.tokens[inv.start]) + ":*\"] }"
 		if names := s.layerNames(func(cfg *Config) bool { return cfg.Deny != nil && len(cfg.Deny.Cmd) > 0 }); len(names) > 0 {
 			return capDenial("capabilities.deny.cmd", reason, name, names)
 		}
 		if names := s.layerNames(func(cfg *Config) bool { return cfg.Deny != nil && cfg.Deny.Sh }); len(names) > 0 {
 			return capDenial("capabilities.deny.sh", reason, name, names)
 		}
-		names := s.layerNames(func(cfg *Config) bool {
+		optsIn := func(cfg *Config) bool {
 			for _, p := range cfg.Danger {
 				if matchesCommand(c.view(inv), p, false) {
-					return false
+					return true
 				}
 			}
-			return true
+			return false
+		}
+		// As for the danger list (dangerRefusers): once some policy opts
+		// in, only policies with an allow or deny list of their own must.
+		some := false
+		for _, l := range s.layers {
+			some = some || optsIn(l.cfg)
+		}
+		names := s.layerNames(func(cfg *Config) bool {
+			return !some || (cfg.Allow != nil || cfg.Deny != nil || cfg.DenyAll) && !optsIn(cfg)
 		})
 		if len(names) > 0 {
 			return capDenial("capabilities.danger", reason, name, names)
@@ -475,6 +510,10 @@ func (s *Set) checkOpaque(c *simpleCmd, capDenial func(rule, reason, matched str
 // v: they name the pattern itself, or a pattern the command matches.
 func optedIn(optIns []string, v cmdView, pat string) bool {
 	if contains(optIns, pat) {
+		return true
+	}
+	if n, ok := normalizeCmdEntry(pat); ok && contains(optIns, n) {
+		// Opt-ins are stored normalized (flags lower-cased: -T is -t).
 		return true
 	}
 	for _, p := range optIns {
@@ -526,4 +565,19 @@ func (s *Set) CheckCode(lang string) *Denial {
 		}
 	}
 	return nil
+}
+
+// maxQuoted bounds the command text a denial quotes.
+const maxQuoted = 80
+
+// dangerReason says which part of a command matched which entry of the
+// danger list, and the opt-in that allows it: the policy line to add
+// (in the policy that refused it: for an agent, the user's policy).
+func dangerReason(c *simpleCmd, inv invocation, pat string) string {
+	part := strings.Join(c.raw[inv.start:inv.end], " ")
+	if len(part) > maxQuoted {
+		part = part[:maxQuoted] + "…"
+	}
+	return fmt.Sprintf("Dangerous capability requires allow.danger: `%s` matches the danger list entry %s; to allow it, opt in: policy @optIn = { danger: [%q] }",
+		part, pat, "cmd:"+pat)
 }
