@@ -24,10 +24,10 @@ type ModelUsage struct {
 	Calls  int64 `json:"calls"`
 	Input  int64 `json:"input"`
 	Output int64 `json:"output"`
-	// Counted is set when some of the tokens were counted from the
-	// request or response text (the host reported no usage for the call)
-	// rather than reported by the host.
-	Counted bool `json:"counted,omitempty"`
+	// Counted is how many of the tokens were counted from the request or
+	// response text (the host reported no usage for their call) rather
+	// than reported by the host.
+	Counted int64 `json:"counted,omitempty"`
 }
 
 // openCall is the model call the session's latest model events belong
@@ -94,7 +94,7 @@ func (a *Account) modelKey(name string) string {
 	return name
 }
 
-func (a *Account) add(model string, calls, in, out int64, counted bool) {
+func (a *Account) add(model string, calls, in, out, counted int64) {
 	if a.Models == nil {
 		a.Models = map[string]ModelUsage{}
 	}
@@ -102,7 +102,7 @@ func (a *Account) add(model string, calls, in, out int64, counted bool) {
 	u.Calls += calls
 	u.Input = max(0, u.Input+in)
 	u.Output = max(0, u.Output+out)
-	u.Counted = u.Counted || counted
+	u.Counted = max(0, u.Counted+counted)
 	a.Models[model] = u
 }
 
@@ -117,11 +117,11 @@ func (a *Account) add(model string, calls, in, out int64, counted bool) {
 func (a *Account) modelEvent(ev Event) {
 	if ev.Kind == ModelBefore || !a.Call.Open || (ev.Model != "" && a.modelKey(ev.Model) != a.Call.Model) {
 		a.Call = openCall{Model: a.modelKey(ev.Model), Open: true}
-		a.add(a.Call.Model, 1, 0, 0, false)
+		a.add(a.Call.Model, 1, 0, 0, 0)
 		if ev.Kind == ModelBefore && ev.Usage == nil {
 			n := countTokens(ev.Text)
 			a.Call.In = n
-			a.add(a.Call.Model, 0, n, 0, n > 0)
+			a.add(a.Call.Model, 0, n, 0, n)
 			return
 		}
 	}
@@ -130,16 +130,16 @@ func (a *Account) modelEvent(ev Event) {
 	case ev.Usage != nil:
 		if !c.Measured {
 			// The host's count replaces what its text was counted as.
-			a.add(c.Model, 0, -c.In, -c.Out, false)
+			a.add(c.Model, 0, -c.In, -c.Out, -(c.In + c.Out))
 			c.In, c.Out, c.Measured = 0, 0, true
 		}
 		in, out := max(c.In, ev.Usage.Input), max(c.Out, ev.Usage.Output)
-		a.add(c.Model, 0, in-c.In, out-c.Out, false)
+		a.add(c.Model, 0, in-c.In, out-c.Out, 0)
 		c.In, c.Out = in, out
 	case !c.Measured && ev.Kind == ModelAfter:
 		n := countTokens(ev.Text)
 		c.Out += n
-		a.add(c.Model, 0, 0, n, n > 0)
+		a.add(c.Model, 0, 0, n, n)
 	}
 }
 
@@ -267,7 +267,8 @@ func (e *Engine) turnContextCap() int {
 // reads it.
 //
 //	{ id, created, age (seconds), events,
-//	  modelCalls, tokens: { input, output, total, counted },
+//	  modelCalls, tokens: { input, output, total, counted (of them,
+//	    counted from text: the host reported no usage) },
 //	  models: { name: { calls, input, output, cost, priced, counted } },
 //	  cost (dollars, priced models only), unpriced: [model names],
 //	  toolCalls (all tools), tools: { name: { allow, ask, deny, total } },
@@ -286,19 +287,18 @@ func (e *Engine) sessionObject(s *Session, ev Event) *value.Object {
 	}
 	sort.Strings(names)
 	models := value.NewObject()
-	var calls, in, out int64
+	var calls, in, out, counted int64
 	var cost float64
-	counted := false
 	unpriced := []any{}
 	for _, k := range names {
 		u := a.Models[k]
 		calls, in, out = calls+u.Calls, in+u.Input, out+u.Output
-		counted = counted || u.Counted
+		counted += u.Counted
 		m := value.NewObject()
 		m.Set("calls", float64(u.Calls))
 		m.Set("input", float64(u.Input))
 		m.Set("output", float64(u.Output))
-		m.Set("counted", u.Counted)
+		m.Set("counted", float64(u.Counted))
 		p, ok := e.price(k)
 		c := (float64(u.Input)*p.Input + float64(u.Output)*p.Output) / 1e6
 		if !ok && u.Input+u.Output > 0 {
@@ -314,7 +314,7 @@ func (e *Engine) sessionObject(s *Session, ev Event) *value.Object {
 	tokens.Set("input", float64(in))
 	tokens.Set("output", float64(out))
 	tokens.Set("total", float64(in+out))
-	tokens.Set("counted", counted)
+	tokens.Set("counted", float64(counted))
 	o.Set("tokens", tokens)
 	o.Set("models", models)
 	// Rounded to a hundredth of a cent: a price per million tokens

@@ -565,7 +565,7 @@ func (e *enc) modelUsage(u ModelUsage) {
 	e.varint(u.Calls)
 	e.varint(u.Input)
 	e.varint(u.Output)
-	e.bool(u.Counted)
+	e.varint(u.Counted)
 }
 
 func (e *enc) call(c *Call) {
@@ -758,7 +758,7 @@ func (d *dec) account(a *Account) {
 }
 
 func (d *dec) modelUsage() ModelUsage {
-	return ModelUsage{Calls: d.varint(), Input: d.varint(), Output: d.varint(), Counted: d.bool()}
+	return ModelUsage{Calls: d.varint(), Input: d.varint(), Output: d.varint(), Counted: d.varint()}
 }
 
 func (d *dec) call() Call {
