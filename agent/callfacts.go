@@ -518,7 +518,7 @@ func (e *Engine) shellWrites(ctx context.Context, s *Session, ev Event, facts ca
 		opFor := func([]*value.Variable) *hooks.OperationContext {
 			return &hooks.OperationContext{Type: "exe", Name: ev.Tool, Labels: []string{"fs:w"}, Metadata: map[string]any{"params": params}}
 		}
-		v, _, _ := e.run(ctx, opFor, vars, nil, try, func() *value.Object { return e.toolsObject(s) }, e.workspaceOf(ev))
+		v, _, _ := e.run(ctx, opFor, vars, nil, try, func() *value.Object { return e.toolsObject(s) }, func() *value.Object { return e.sessionObject(s, ev) }, e.workspaceOf(ev))
 		if rankOf(v.Action) > rankOf(best.Action) {
 			v.Reason = "the command writes " + p + ": " + v.Reason
 			best = v

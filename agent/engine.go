@@ -82,6 +82,11 @@ type Config struct {
 	MaxEventBytes int
 	// MaxRetries is the retries a call shape gets (default 3).
 	MaxRetries int
+	// MaxTurnContext caps the context injected into the agent per turn
+	// (bytes; default DefaultTurnContext, a policy's `@contextBudget` may
+	// lower it): one event's injections are batched into one message
+	// with their sources, and what does not fit is dropped with a note.
+	MaxTurnContext int
 	// Hooks are Go and command hooks on the chain beside the guard
 	// scripts, which run at ScriptPriority (hooks with a lower priority
 	// run before them).
@@ -117,6 +122,8 @@ type layer struct {
 	mu    sync.Mutex
 	m     *guardrun.Machine
 	tools []toolDef
+	// budget is the policy's price table and context budget.
+	budget budget
 }
 
 // toolDef is one key of a tool collection.
@@ -189,6 +196,10 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 			return nil, err
 		}
 		l := &layer{name: p.Name, dir: cmp.Or(p.Dir, cfg.Dir), m: m}
+		if l.budget, err = readBudget(m.Var); err != nil {
+			m.Close()
+			return nil, fmt.Errorf("policy %s: %w", p.Name, err)
+		}
 		for _, tc := range m.Tools() {
 			for _, k := range tc.Value.Keys {
 				t, _ := tc.Value.Values[k].(*value.Object)
@@ -476,7 +487,7 @@ func rankOf(a guard.Action) int {
 // rewrite cannot turn a call they allowed into one they deny. Such a
 // rewrite is reported in verdict.rewrittenBy: the host is asked, never
 // told the call is allowed.
-func (e *Engine) run(ctx context.Context, opFor func([]*value.Variable) *hooks.OperationContext, inputs []*value.Variable, output *value.Variable, try int, tools func() *value.Object, ws string) (verdict, []*value.Variable, *value.Variable) {
+func (e *Engine) run(ctx context.Context, opFor func([]*value.Variable) *hooks.OperationContext, inputs []*value.Variable, output *value.Variable, try int, tools, session func() *value.Object, ws string) (verdict, []*value.Variable, *value.Variable) {
 	var best verdict
 	var notes []guard.Note
 	var warnings []string
@@ -491,7 +502,7 @@ func (e *Engine) run(ctx context.Context, opFor func([]*value.Variable) *hooks.O
 	}
 	op := opFor(inputs)
 	for i, l := range e.layers {
-		v := l.decide(ctx, interp.Operation{Op: op, Inputs: inputs, Try: try, Tools: tools, Workspace: ws}, output)
+		v := l.decide(ctx, interp.Operation{Op: op, Inputs: inputs, Try: try, Tools: tools, Session: session, Workspace: ws}, output)
 		consider(v, l.name)
 		if v.Action == guard.Deny {
 			break
@@ -505,7 +516,7 @@ func (e *Engine) run(ctx context.Context, opFor func([]*value.Variable) *hooks.O
 					// policies decide the new call as they would have.
 					op = opFor(next)
 					for _, prev := range e.layers[:i] {
-						pv := prev.decide(ctx, interp.Operation{Op: op, Inputs: next, Try: try, Tools: tools, Workspace: ws}, output)
+						pv := prev.decide(ctx, interp.Operation{Op: op, Inputs: next, Try: try, Tools: tools, Session: session, Workspace: ws}, output)
 						if pv.Inputs != nil && !sameData(labelOnly(next, pv.Inputs), next) {
 							pv.Action, pv.Class = guard.Deny, interp.ClassError
 							pv.Reason = "policy " + prev.name + " rewrote the call policy " + l.name + " rewrote: the rewrites do not settle"
@@ -619,8 +630,13 @@ func labelOnly(orig, rep []*value.Variable) []*value.Variable {
 }
 
 // decideIn decides ev against session s, recording what it must.
-func (e *Engine) decideIn(ctx context.Context, s *Session, ev Event) (Decision, Record) {
+func (e *Engine) decideIn(ctx context.Context, s *Session, ev Event) (d Decision, r Record) {
 	s.Seq++
+	if ev.Kind == PromptSubmit {
+		// A turn begins: its context budget is whole again.
+		s.Account.TurnContext = 0
+	}
+	defer func() { e.batchContext(s, &d) }()
 	switch ev.Kind {
 	case ToolBefore:
 		return e.toolBefore(ctx, s, ev)
@@ -1103,6 +1119,11 @@ func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision,
 	}
 	if ev.Kind == AgentStop {
 		in["stopActive"] = ev.StopActive
+	}
+	if ev.Kind == ModelBefore || ev.Kind == ModelAfter {
+		// Guards see the call counted (@mx.session): a budget crossed by
+		// this response is crossed now.
+		s.Account.modelEvent(ev)
 	}
 	f := &flow{input: in}
 	f.vars, f.params, f.labels, f.origins = e.inputs(s, in)

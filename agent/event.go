@@ -45,6 +45,11 @@ type Event struct {
 	// Source is session.start's source, session.end's reason or
 	// context.compress's trigger.
 	Source string `json:"source,omitempty"`
+	// Model and Usage describe a model call (model.before/after): the
+	// model's name and the tokens the host reported for the call so far,
+	// nil when it sent text only (the engine then counts the text).
+	Model string `json:"model,omitempty"`
+	Usage *Usage `json:"usage,omitempty"`
 	// StopActive is set on agent.stop when a stop hook already kept the
 	// agent working (a retry must not loop forever).
 	StopActive bool `json:"stop_active,omitempty"`

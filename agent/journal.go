@@ -19,7 +19,8 @@ import (
 //
 //	kind (1 snapshot, 2 delta) · id · created · updated · seq
 //	· origins · context · prints · calls   (slice edits)
-//	· approvals · retries · reads · counts (map edits)
+//	· approvals · retries · reads · counts · files (map edits)
+//	· [account: models (map edit) · open call · turn context]
 //
 // An origin is seq · event · tool · call id · labels · why; a count is
 // allow · ask · deny · total.
@@ -40,9 +41,12 @@ import (
 // be written by whoever cannot read the key (an agent's Write tool
 // choosing printable bytes, as against the unkeyed sum of version 3).
 //
-// Version 4 added the counts and an origin's why; journals of versions 2
-// and 3 are read (their calls then stand in for the counts) and rewritten
-// by the next update.
+// Version 4 added the counts and an origin's why, then the files, then
+// the account (model calls, tokens, the turn's context bytes): a record
+// ends with an account section only when the update changed the account,
+// so version-4 journals written before it are read as they are (an empty
+// account). Journals of versions 2 and 3 are read (their calls then
+// stand in for the counts) and rewritten by the next update.
 const journalMagic = "GRSJRNL4"
 
 // journalMagicV3 starts version-3 journals: no counts, no origin why,
@@ -110,6 +114,9 @@ func appendEditAs(buf []byte, before *Session, sp *spans, after *Session, key su
 	if !old {
 		putMap(e, before.Counts, after.Counts, (*enc).counter)
 		putMap(e, before.Files, after.Files, (*enc).str)
+		if !after.Account.equal(&before.Account) {
+			e.account(&before.Account, &after.Account)
+		}
 	}
 	payload := e.b[start+recHeader:]
 	binary.LittleEndian.PutUint32(e.b[start:], uint32(len(payload)))
@@ -375,7 +382,7 @@ func cloneRest(s *Session) *Session {
 	return &Session{ID: s.ID, Created: s.Created, Updated: s.Updated, Seq: s.Seq,
 		Context:   clip(s.Context),
 		Approvals: maps.Clone(s.Approvals), Retries: maps.Clone(s.Retries), Reads: maps.Clone(s.Reads),
-		Counts: maps.Clone(s.Counts), Files: maps.Clone(s.Files)}
+		Counts: maps.Clone(s.Counts), Files: maps.Clone(s.Files), Account: s.Account.clone()}
 }
 
 func clip[T any](s []T) []T {
@@ -538,6 +545,27 @@ func (e *enc) counter(c Count) {
 	e.varint(int64(c.Ask))
 	e.varint(int64(c.Deny))
 	e.varint(int64(c.Total))
+}
+
+// account writes the account section of a record, which follows the
+// files only when the account changed: the models as a map edit, then
+// the open call and the turn's context bytes.
+func (e *enc) account(before, after *Account) {
+	putMap(e, before.Models, after.Models, (*enc).modelUsage)
+	c := &after.Call
+	e.str(c.Model)
+	e.varint(c.In)
+	e.varint(c.Out)
+	e.bool(c.Measured)
+	e.bool(c.Open)
+	e.varint(int64(after.TurnContext))
+}
+
+func (e *enc) modelUsage(u ModelUsage) {
+	e.varint(u.Calls)
+	e.varint(u.Input)
+	e.varint(u.Output)
+	e.varint(u.Counted)
 }
 
 func (e *enc) call(c *Call) {
@@ -723,6 +751,16 @@ func (d *dec) counter() Count {
 	return Count{Allow: d.int(), Ask: d.int(), Deny: d.int(), Total: d.int()}
 }
 
+func (d *dec) account(a *Account) {
+	a.Models = getMap(d, a.Models, 4, (*dec).modelUsage)
+	a.Call = openCall{Model: d.str(), In: d.varint(), Out: d.varint(), Measured: d.bool(), Open: d.bool()}
+	a.TurnContext = d.int()
+}
+
+func (d *dec) modelUsage() ModelUsage {
+	return ModelUsage{Calls: d.varint(), Input: d.varint(), Output: d.varint(), Counted: d.varint()}
+}
+
 func (d *dec) call() Call {
 	return Call{Seq: d.int(), Name: d.str(), Decision: Outcome(d.str()), Time: d.time(),
 		CallID: d.str(), Command: d.str(), Outcome: d.str()}
@@ -763,6 +801,9 @@ func (d *dec) record(s *Session, first bool) {
 	if !d.old {
 		s.Counts = getMap(d, s.Counts, 4, (*dec).counter)
 		s.Files = getMap(d, s.Files, 1, (*dec).str)
+		if d.i < len(d.s) {
+			d.account(&s.Account)
+		}
 	}
 	if d.err == nil && d.i != len(d.s) {
 		d.fail("%d stray bytes", len(d.s)-d.i)

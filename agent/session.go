@@ -95,6 +95,9 @@ type Session struct {
 	// into), comma-separated, by absolute path: a later call naming the
 	// file reads those labels (a file named is a file read).
 	Files map[string]string `json:"files,omitempty"`
+	// Account is what the session spent: model calls and tokens by
+	// model, and the context injected this turn (`@mx.session`).
+	Account Account `json:"account,omitzero"`
 
 	index map[uint64][]int
 	// callsMx mirrors Calls as `@mx.tools.calls` objects, kept in step by

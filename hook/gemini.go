@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -61,8 +62,10 @@ func (a gemini) Decode(raw map[string]any) (*Call, error) {
 		ev.StopActive = boolean(raw, "stop_hook_active")
 	case "BeforeModel":
 		ev.Kind, ev.Text = agent.ModelBefore, flatten(raw["llm_request"])
+		modelCall(raw, &ev)
 	case "AfterModel":
 		ev.Kind, ev.Text = agent.ModelAfter, flatten(raw["llm_response"])
+		modelCall(raw, &ev)
 	case "SessionStart":
 		ev.Kind, ev.Source = agent.SessionStart, str(raw, "source")
 	case "SessionEnd":
@@ -131,6 +134,49 @@ func (a gemini) Answer(c *Call, d agent.Decision) Answer {
 // CLI denies on a non-zero exit with text.
 func (gemini) Fail(c *Call, reason string) Answer {
 	return Answer{Stderr: failText(reason) + "\n", Code: 2}
+}
+
+// modelCall reads a model event's model (llm_request.model) and the
+// tokens Gemini reported (llm_response.usageMetadata: promptTokenCount,
+// candidatesTokenCount), which the session's account prefers to
+// counting the text.
+func modelCall(raw map[string]any, ev *agent.Event) {
+	if req, ok := raw["llm_request"].(map[string]any); ok {
+		ev.Model = str(req, "model")
+	}
+	resp, _ := raw["llm_response"].(map[string]any)
+	um, ok := resp["usageMetadata"].(map[string]any)
+	if !ok {
+		return
+	}
+	in, okIn := tokenCount(um["promptTokenCount"])
+	out, okOut := tokenCount(um["candidatesTokenCount"])
+	if okIn || okOut {
+		ev.Usage = &agent.Usage{Input: in, Output: out}
+	}
+}
+
+// tokenCount reads a JSON token count; anything else is not one.
+func tokenCount(v any) (int64, bool) {
+	var f float64
+	switch t := v.(type) {
+	case float64:
+		f = t
+	case int64:
+		return max(t, 0), true
+	case json.Number:
+		n, err := t.Float64()
+		if err != nil {
+			return 0, false
+		}
+		f = n
+	default:
+		return 0, false
+	}
+	if f < 0 || f > 1e15 {
+		return 0, false
+	}
+	return int64(f), true
 }
 
 func outputText(v any) string {

@@ -61,6 +61,9 @@ type interp struct {
 	tools    []ToolCollection
 	mxTools  func() *value.Object
 	external bool
+	// mxSession is the `@mx.session` object a Machine sets per decision
+	// (Operation.Session), nil when the host keeps no session.
+	mxSession func() *value.Object
 	// toolCalls are the names of the exes called so far (toolcalls.go).
 	toolCalls []string
 	// userHooks are the run's hook directives (userhooks.go).

@@ -78,6 +78,11 @@ func (m *Machine) Close() { m.in.close() }
 // Tools returns the document's tool collections in definition order.
 func (m *Machine) Tools() []ToolCollection { return m.in.tools }
 
+// Var returns the document's top-level variable name (without the @), as
+// its top level left it: settings a host reads from the policy, such as
+// the agent engine's price table.
+func (m *Machine) Var(name string) (*value.Variable, bool) { return m.env.lookup(name) }
+
 // Output returns what the top level wrote (document, stderr) while it
 // loaded; decisions write nothing there.
 func (m *Machine) Output() (document, stderr string) {
@@ -96,6 +101,10 @@ type Operation struct {
 	// Tools, when set, gives `@mx.tools` while the operation is decided;
 	// it is called only when a guard reads it.
 	Tools func() *value.Object
+	// Session, when set, gives `@mx.session` (the agent session's
+	// account: model calls, tokens, cost, age) while the operation is
+	// decided; it is called only when a guard reads it.
+	Session func() *value.Object
 	// Workspace, when set, is the directory the workspace builtins
 	// (@readWorkspaceFile, @pathMatches) are confined to while the
 	// operation is decided: the project the agent works in, which need
@@ -226,6 +235,7 @@ func (m *Machine) begin(ctx context.Context, o Operation) {
 	}
 	m.in.ctx = ctx
 	m.in.mxTools = o.Tools
+	m.in.mxSession = o.Session
 	m.in.workspace = m.in.workspaceFiles(o.Workspace)
 }
 
@@ -233,6 +243,7 @@ func (m *Machine) begin(ctx context.Context, o Operation) {
 // a document nobody reads), so a long-lived Machine does not grow.
 func (m *Machine) end() {
 	m.in.mxTools = nil
+	m.in.mxSession = nil
 	m.in.workspace = nil
 	o := m.in.out
 	if o.stderr.Len() > 0 || o.stdout.Len() > 0 {

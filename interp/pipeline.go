@@ -208,6 +208,9 @@ func (e *env) mxObject() *value.Variable {
 		o.SetData("policy", e.in.policyObject())
 		e.in.mx.AddTo(o)
 		o.SetData("tools", e.in.toolsMx())
+		if e.in.mxSession != nil {
+			o.SetData("session", e.in.mxSession())
+		}
 		if h := e.in.hooksMx(); h != nil {
 			o.SetData("hooks", h)
 		}
@@ -234,6 +237,10 @@ func (e *env) mxMember(key string) (*value.Variable, bool) {
 		return value.New(e.in.policyObject()), true
 	case "tools":
 		return value.New(e.in.toolsMx()), true
+	case "session":
+		if e.in.mxSession != nil {
+			return value.New(e.in.mxSession()), true
+		}
 	case "hooks":
 		if h := e.in.hooksMx(); h != nil {
 			return value.New(h), true

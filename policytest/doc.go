@@ -70,7 +70,10 @@
 //
 // `event KIND [TOOL] [{ field: value, … }] [=> output] [error "text"]` (values as in
 // scripts, spanning lines if need be); other kinds take one string, the
-// prompt, message or source: `event prompt.submit "hi"`. `answer
+// prompt, message or source: `event prompt.submit "hi"`. Model events
+// may add the call after the text: `event model.after "text" { model:
+// "gemini-2.5-pro", input: 1200, output: 300 }` (the tokens the host
+// reported; without input and output the text is counted). `answer
 // once|always|deny` scripts the approver for that event's ask; without
 // it there is no approver and `ask` is the decision. Expectations:
 // `allow|deny|retry|ask`, `reason "text"|/re/`, `decider "text"` (the

@@ -307,10 +307,61 @@ func (s *scanner) event() (*Step, error) {
 		}
 		s.space()
 	}
+	if (kind == agent.ModelBefore || kind == agent.ModelAfter) && !s.eol() && s.peek() == '{' {
+		if err := s.modelCall(&st.Event); err != nil {
+			return nil, err
+		}
+	}
 	if !s.eol() {
 		return nil, s.errorf(eventHint, "unexpected %q in the event", s.rest())
 	}
 	return st, nil
+}
+
+// modelCallHint shows a model event's call object.
+const modelCallHint = `write the model call as { model: "gemini-2.5-pro", input: 1200, output: 300 } (input and output: the tokens the host reported; leave them out for a host that sends text only)`
+
+// modelCall reads a model event's `{ model, input, output }`: the
+// model's name and the tokens the host reported (Event.Usage, set when
+// input or output is given).
+func (s *scanner) modelCall(ev *agent.Event) error {
+	vcol := s.col
+	v, err := s.value()
+	if err != nil {
+		return err
+	}
+	m := v.(map[string]any)
+	bad := func(format string, args ...any) error {
+		s.col = vcol
+		return s.errorf(modelCallHint, format, args...)
+	}
+	for k, x := range m {
+		switch k {
+		case "model":
+			name, ok := x.(string)
+			if !ok {
+				return bad("a model's name is text")
+			}
+			ev.Model = name
+		case "input", "output":
+			n, ok := x.(float64)
+			if !ok || n < 0 {
+				return bad("%s is a number of tokens", k)
+			}
+			if ev.Usage == nil {
+				ev.Usage = &agent.Usage{}
+			}
+			if k == "input" {
+				ev.Usage.Input = int64(n)
+			} else {
+				ev.Usage.Output = int64(n)
+			}
+		default:
+			return bad("unknown field %q of a model call", k)
+		}
+	}
+	s.space()
+	return nil
 }
 
 const valueHint = `values are written as in scripts: "text", 'text', 12, true, null, [a, b], { field: value }`
