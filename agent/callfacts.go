@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/guardrun/guardrun/internal/credscan"
 	"github.com/guardrun/guardrun/internal/protect"
@@ -42,6 +44,15 @@ type callFacts struct {
 	// trees are the directories the line reads recursively (archivers,
 	// copiers, recursive searches), absolute.
 	trees []string
+	// inline: some command runs code given on its command line or only
+	// known when it runs (policy.CommandFacts.Opaque).
+	inline bool
+	// secretVar: the line reads an environment variable whose name
+	// says it holds a credential ($API_KEY, printenv GITHUB_TOKEN).
+	secretVar bool
+	// mentions are secret paths spelled inside inline code
+	// (open('.env')), absolute.
+	mentions []string
 	// envDump: the line prints its environment (`env`, `printenv`,
 	// `export -p` …), where credentials often live.
 	envDump bool
@@ -58,6 +69,15 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 		cf := policy.CommandLineFacts(line)
 		f.cmds, f.net, f.netWhy, f.unchecked = cf.Commands, cf.Network, cf.NetworkWhy, cf.Unchecked
 		f.opaque = cf.Opaque != ""
+		f.inline = cf.Opaque != ""
+		f.secretVar = (strings.Contains(line, "$") || strings.Contains(line, "printenv")) && secretVarRE().MatchString(line)
+		if f.inline {
+			for _, w := range strings.FieldsFunc(line, codeSeparator) {
+				if IsSecretPath(w) {
+					f.mentions = append(f.mentions, expandPath(w, firstNonEmpty(ev.Cwd, ws), ws, home)...)
+				}
+			}
+		}
 		readWords, writeWords = cf.Reads, cf.Writes
 		var sourcedWords []string
 		for _, c := range cf.Commands {
@@ -157,6 +177,18 @@ func expandFrom(w string, bases []string, ws, home string) []string {
 	return out
 }
 
+// secretVarRE matches a reference to an environment variable whose name
+// says it holds a credential: $API_KEY, ${GITHUB_TOKEN},
+// printenv DB_PASSWORD.
+var secretVarRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(\$\{?|printenv\s+)[A-Za-z0-9_]*(KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH)[A-Za-z0-9_]*`)
+})
+
+// codeSeparator splits inline code into the words a path may be.
+func codeSeparator(r rune) bool {
+	return strings.ContainsRune(" \t\n'\"()[]{},;=+`", r)
+}
+
 // onlyOptions reports whether args hold no operand (a program to run).
 func onlyOptions(args []string) bool {
 	for _, a := range args {
@@ -213,6 +245,10 @@ func netProgram(p string) bool {
 // labelled data into (Session.Files); with dirs, also `secret` for a
 // directory the line reads recursively that holds secrets.
 func readLabels(s *Session, f callFacts, dirs bool) (labels []string, why string) {
+	for _, p := range f.mentions {
+		labels = appendNew(labels, "secret")
+		why = p
+	}
 	if dirs {
 		for _, p := range f.trees {
 			if holdsSecrets(p) {
@@ -361,6 +397,19 @@ func findSparesProtected(args []string) bool {
 	return named
 }
 
+// onlyFound reports whether a command's operands are all find's `{}`.
+func onlyFound(args []string) bool {
+	n := 0
+	for _, a := range args {
+		if a == "{}" {
+			n++
+		} else if a == "" || !strings.HasPrefix(a, "-") && a != "+" && a != ";" {
+			return false
+		}
+	}
+	return n > 0
+}
+
 // interpreters run code given on their command line or in a file, whose
 // writes the analysis cannot see.
 func interpreter(p string) bool {
@@ -381,8 +430,17 @@ func interpreter(p string) bool {
 func (e *Engine) protectedWrite(ev Event, f callFacts, line string) string {
 	set := protect.ForAgent(os.Getenv, homeDir(), e.workspaceOf(ev))
 	covers := set.Inside
+	findSpares := false
 	for _, c := range f.cmds {
-		if removesTrees[c.Program] && !(c.Program == "find" && findSparesProtected(c.Args)) {
+		findSpares = findSpares || c.Program == "find" && findSparesProtected(c.Args)
+	}
+	for _, c := range f.cmds {
+		switch {
+		case !removesTrees[c.Program]:
+		case c.Program == "find" && findSparesProtected(c.Args):
+		case findSpares && onlyFound(c.Args):
+			// find … -exec rm -rf {} +: rm takes what find found.
+		default:
 			// A delete or move of a directory takes what it holds.
 			covers = set.Covers
 		}
@@ -467,16 +525,19 @@ func (e *Engine) callLabels(s *Session, ev Event, fl *flow, facts callFacts, sen
 // when it reaches the network, `cmd:opaque` when it runs code guardrun
 // cannot see into.
 func (f callFacts) mark(op *hooks.OperationContext) {
-	secretEnv := false
+	secretEnv := f.secretVar
 	for _, p := range f.sourced {
 		secretEnv = secretEnv || IsSecretPath(p)
 	}
-	if !f.net && !f.opaque && !secretEnv {
+	if !f.net && !f.opaque && !secretEnv && !f.inline {
 		return
 	}
 	labels := append([]string(nil), op.Labels...)
 	if secretEnv {
 		labels = append(labels, "cmd:secret-env")
+	}
+	if f.inline {
+		labels = append(labels, "cmd:inline-code")
 	}
 	if f.net && !contains(labels, "net:w") {
 		labels = append(labels, "net:w")

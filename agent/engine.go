@@ -756,7 +756,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 	tooDeep := false
 	var v verdict
 	facts := e.factsOf(t, ev, in, line)
-	e.callLabels(s, ev, f, facts, facts.net || hasPrefixIn(t.labels, "net:") || contains(t.labels, "tool:w"))
+	e.callLabels(s, ev, f, facts, facts.net || facts.inline || hasPrefixIn(t.labels, "net:") || contains(t.labels, "tool:w"))
 	vars = f.vars
 	protected := e.protectedWrite(ev, facts, line)
 	switch {
