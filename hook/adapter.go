@@ -136,7 +136,7 @@ func grantText(d agent.Decision) string {
 // unattendedReason is the denial an unattended run (--unattended) gives
 // for an ask: nobody is there to approve it.
 func unattendedReason(d agent.Decision) string {
-	return "approval required, and this run is unattended (guardrun hook --unattended): " + question(d) + " — " + grantText(d)
+	return "approval required, and this run is unattended (guardrun hook --unattended): " + question(d) + " — " + grantText(d) + "; do not retry this call"
 }
 
 // withContext appends a decision's context for the agent to a denial's

@@ -36,9 +36,10 @@ func (u unattended) Answer(c *Call, d agent.Decision) Answer {
 		d.Reason = unattendedReason(d)
 		d.Question = ""
 		if d.Denial != nil {
+			// The reason says it all, and asking again gets the same
+			// answer.
 			dn := *d.Denial
-			// Asking again gets the same answer: do not retry.
-			dn.Retryable = false
+			dn.Rule, dn.Guard, dn.Retryable = "", "", true
 			d.Denial = &dn
 		}
 	}
