@@ -74,6 +74,16 @@ func TestStopFailureLetsAgentStop(t *testing.T) {
 			})
 		}
 	}
+	t.Run("claude/Stop/oversized", func(t *testing.T) {
+		e := newEnv(t)
+		p := payload(t, "claude", "Stop")
+		// The message comes last: the event name is read before the cap.
+		p["zz_last_assistant_message"] = strings.Repeat("x", 5000)
+		r := e.run(t, mustJSON(t, p), "hook", "claude", "--policy", testPolicy(t), "--max-input", "4096")
+		if r.code != 0 || strings.Contains(r.stdout, `"decision"`) {
+			t.Errorf("got\n%s\nwant the agent let stop", r)
+		}
+	})
 	t.Run("cursor/stop", func(t *testing.T) {
 		e := newEnv(t)
 		p := payload(t, "cursor", "stop")

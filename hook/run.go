@@ -122,7 +122,7 @@ func run(o Options, callc chan<- *Call) Answer {
 	raw, err := readEvent(io.TeeReader(o.Stdin, &event), o.MaxInput)
 	if err != nil {
 		salvaged := salvage(event.Bytes())
-		return refuse(o, failed(o, nil, salvaged, err.Error()), undecidedCall(a, salvaged), err.Error())
+		return refuse(o, failed(o, stopCall(a, salvaged), salvaged, err.Error()), undecidedCall(a, salvaged), err.Error())
 	}
 	call, err := a.Decode(raw)
 	if err != nil {
@@ -407,4 +407,25 @@ func failed(o Options, call *Call, raw map[string]any, reason string) Answer {
 		_ = appendLog(path, r)
 	}
 	return o.Adapter.Fail(call, reason)
+}
+
+// stopCall is the call of an event refused before it was read whole
+// (over the size cap: a long last message) when what could be read of
+// it says it is a stop, whose refusal would keep the agent working; nil
+// otherwise.
+func stopCall(a Adapter, raw map[string]any) *Call {
+	if raw == nil {
+		return nil
+	}
+	strs := map[string]any{}
+	for k, v := range raw {
+		if s, ok := v.(string); ok {
+			strs[k] = s
+		}
+	}
+	c, err := a.Decode(strs)
+	if err != nil || len(c.Events) == 0 || c.Events[0].Kind != agent.AgentStop {
+		return nil
+	}
+	return c
 }
