@@ -39,6 +39,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./grammar
 	$(GO) test -run '^$$' -fuzz '^FuzzRun$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s .
 	$(GO) test -run '^$$' -fuzz '^FuzzFormat$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./format
+	$(GO) test -run '^$$' -fuzz '^FuzzClaude$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./hook
+	$(GO) test -run '^$$' -fuzz '^FuzzCodex$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./hook
+	$(GO) test -run '^$$' -fuzz '^FuzzGemini$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./hook
+	$(GO) test -run '^$$' -fuzz '^FuzzCursor$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./hook
 
 # Taint soundness property test over N random programs (issue 3). With -v
 # the test prints the final figures line (programs, outputs checked,

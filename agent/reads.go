@@ -21,25 +21,38 @@ var pathFields = []string{"file_path", "absolute_path", "path", "target_file", "
 
 // recordFile keeps, after an allowed, successful call of a file tool (fs:r or fs:w),
 // the SHA-256 of the file as it now is, by absolute path: what the session
-// last saw of it (`@mx.tools.reads`, for stale-write protection). Only
-// files inside the event's workspace or a policy's base directory are
-// hashed, so the engine touches nothing a guard could not read itself; a
-// file that cannot be read is forgotten (a later write has no hash to
-// compare with).
+// last saw of it (`@mx.tools.reads`, for stale-write protection). A call
+// without a path field (Codex's apply_patch) records the files its patch
+// names. Only files inside the event's workspace or a policy's base
+// directory are hashed, so the engine touches nothing a guard could not
+// read itself; a file that cannot be read is forgotten (a later write has
+// no hash to compare with).
 func (e *Engine) recordFile(s *Session, ev Event, t toolDef) {
 	if !hasPrefixIn(t.labels, "fs:") || ev.Error != "" {
 		return
 	}
-	var p string
+	var paths []string
 	for _, f := range pathFields {
 		if x, ok := ev.Input[f].(string); ok && x != "" {
-			p = x
+			paths = []string{x}
 			break
 		}
 	}
-	if p == "" {
-		return
+	if paths == nil {
+		for _, f := range patchFields {
+			if x, ok := ev.Input[f].(string); ok {
+				paths = append(paths, patchPaths(x)...)
+			}
+		}
 	}
+	for _, p := range paths {
+		e.recordPath(s, ev, p)
+	}
+}
+
+// recordPath keeps the SHA-256 of the file at p (relative to the
+// event's working directory) as what the session last saw of it.
+func (e *Engine) recordPath(s *Session, ev Event, p string) {
 	if !filepath.IsAbs(p) {
 		if ev.Cwd == "" {
 			return

@@ -99,13 +99,55 @@ func reason(d agent.Decision) string {
 	return cut("guardrun: " + r)
 }
 
-// askReason is the reason of an ask the host cannot put to its user.
+// askReason is the reason of an ask the host cannot put to its user:
+// what needs approval, and the two ways to grant it.
 func askReason(d agent.Decision) string {
-	q := d.Question
-	if q == "" {
-		q = d.Reason
+	return cut("guardrun: approval required, and this host cannot ask for it here: " + question(d) + " — " + grantText(d))
+}
+
+// askText is the question of an ask a host puts to its user. Claude
+// Code in -p mode turns it into the denial the model reads, with this
+// text alone: it also says how to grant the approval when nobody is
+// there to answer.
+func askText(d agent.Decision) string {
+	return cut("guardrun asks: " + question(d) + ". If nobody can answer here (a non-interactive run): " + grantText(d))
+}
+
+// question is what an ask asks, with the guard that asks it.
+func question(d agent.Decision) string {
+	q := strings.TrimRight(nonEmpty(d.Question, d.Reason), ". ")
+	if d.Asker != "" {
+		q += " (guard " + d.Asker + ")"
 	}
-	return cut("guardrun: approval required, and this host cannot ask for it here: " + q)
+	return q
+}
+
+// grantText says how an approval nobody could give is granted: in an
+// interactive session, or for good in the user's policy (with the
+// policy's own hint when the decision has one).
+func grantText(d agent.Decision) string {
+	t := "approve it in an interactive session, or allow it in your policy"
+	if dn := d.Denial; dn != nil && dn.Hint != "" {
+		t += ": " + dn.Hint
+	}
+	return t
+}
+
+// unattendedReason is the denial an unattended run (--unattended) gives
+// for an ask: nobody is there to approve it.
+func unattendedReason(d agent.Decision) string {
+	return "approval required, and this run is unattended (guardrun hook --unattended): " + question(d) + " — " + grantText(d) + "; do not retry this call"
+}
+
+// withContext appends a decision's context for the agent to a denial's
+// reason, for hosts (or events) that show the model a denial's reason
+// but drop its additional context: the details (a stale file's diff,
+// what to do next) must reach the model.
+func withContext(r, ctx string) string {
+	if ctx == "" {
+		return r
+	}
+	return cut(r + "\n" + ctx)
 }
 
 func joinInjections(list []agent.Injection) string {

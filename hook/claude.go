@@ -42,7 +42,9 @@ func (a claude) Decode(raw map[string]any) (*Call, error) {
 	c := &Call{Native: name, Cwd: str(raw, "cwd")}
 	ev := agent.Event{Session: str(raw, "session_id"), Cwd: c.Cwd}
 	switch name {
-	case "PreToolUse":
+	case "PreToolUse", "PermissionRequest":
+		// A permission request is the tool call the host is about to
+		// ask its user about: decided as the call it is.
 		ev.Kind = agent.ToolBefore
 		if err := toolEvent(raw, &ev); err != nil {
 			return nil, err
@@ -111,7 +113,7 @@ func (a claude) Answer(c *Call, d agent.Decision) Answer {
 		switch {
 		case d.Outcome == agent.Ask && !a.codex:
 			spec["permissionDecision"] = "ask"
-			spec["permissionDecisionReason"] = cut("guardrun: " + nonEmpty(d.Question, d.Reason))
+			spec["permissionDecisionReason"] = askText(d)
 			if d.Input != nil {
 				// The user is asked about the call in its final form.
 				spec["updatedInput"] = d.Input
@@ -119,6 +121,10 @@ func (a claude) Answer(c *Call, d agent.Decision) Answer {
 		case d.Outcome == agent.Ask:
 			spec["permissionDecision"] = "deny"
 			spec["permissionDecisionReason"] = askReason(d)
+		case blocked && a.codex:
+			// Codex drops a PreToolUse's additionalContext.
+			spec["permissionDecision"] = "deny"
+			spec["permissionDecisionReason"] = withContext(reason(d), ctx)
 		case blocked:
 			spec["permissionDecision"] = "deny"
 			spec["permissionDecisionReason"] = reason(d)
@@ -132,6 +138,11 @@ func (a claude) Answer(c *Call, d agent.Decision) Answer {
 		if ctx != "" && !a.codex {
 			spec["additionalContext"] = cut(ctx)
 		}
+	case "PermissionRequest":
+		if ans, ok := a.permission(d, ctx); ok {
+			return ans
+		}
+		return a.noObjection()
 	case "PostToolUse", "PostToolUseFailure":
 		switch {
 		case blocked:
@@ -179,20 +190,70 @@ func (a claude) Answer(c *Call, d agent.Decision) Answer {
 		out["systemMessage"] = cut(msg)
 	}
 	if len(out) == 0 {
-		if a.codex {
-			// Codex reads no output as no decision.
-			return Answer{}
-		}
-		// No objection: never an explicit allow, which would skip
-		// Claude's own permission prompt.
-		return Answer{Stdout: []byte("{}\n")}
+		return a.noObjection()
 	}
 	return Answer{Stdout: encode(out)}
 }
 
+// noObjection is the answer that leaves the call to the host's own
+// permission flow.
+func (a claude) noObjection() Answer {
+	if a.codex {
+		// Codex reads no output as no decision.
+		return Answer{}
+	}
+	// No objection: never an explicit allow, which would skip
+	// Claude's own permission prompt.
+	return Answer{Stdout: []byte("{}\n")}
+}
+
+// permission renders a decision about a PermissionRequest: the host is
+// about to ask its user whether the call may run. A denial is
+// hookSpecificOutput.decision {behavior: deny, message}; an ask is no
+// answer (the host's own prompt is the question); a rewrite is an allow
+// with updatedInput on Claude, which Codex cannot apply (a denial
+// there). ok is false for no objection.
+func (a claude) permission(d agent.Decision, ctx string) (Answer, bool) {
+	deny := func(msg string) (Answer, bool) {
+		spec := hso("PermissionRequest")
+		spec["decision"] = map[string]any{"behavior": "deny", "message": msg}
+		return Answer{Stdout: encode(map[string]any{"hookSpecificOutput": spec})}, true
+	}
+	switch {
+	case d.Outcome == agent.Ask:
+		return Answer{}, false
+	case d.Outcome != agent.Allow:
+		return deny(withContext(reason(d), ctx))
+	case d.Input != nil && a.codex:
+		return deny(failText("the policy rewrote the input, and Codex cannot apply a rewrite on PermissionRequest"))
+	case d.Input != nil:
+		spec := hso("PermissionRequest")
+		spec["decision"] = map[string]any{"behavior": "allow", "updatedInput": d.Input}
+		return Answer{Stdout: encode(map[string]any{"hookSpecificOutput": spec})}, true
+	}
+	return Answer{}, false
+}
+
 // Fail is exit 2 with the reason on stderr: Claude and Codex block a
-// blockable event on it, whatever stdout holds.
+// blockable event on it, whatever stdout holds. Two events differ. On
+// Stop and SubagentStop, blocking means "keep working": a failure must
+// let the agent stop, so it is no objection (the reason is in the
+// decision log). A PermissionRequest ignores exit 2: its denial is the
+// JSON decision.
 func (a claude) Fail(c *Call, reason string) Answer {
+	if c != nil {
+		switch c.Native {
+		case "Stop", "SubagentStop":
+			if a.codex {
+				return Answer{}
+			}
+			return Answer{Stdout: encode(map[string]any{"systemMessage": failText(reason) + " (on " + c.Native + ": the agent is let stop)"})}
+		case "PermissionRequest":
+			spec := hso("PermissionRequest")
+			spec["decision"] = map[string]any{"behavior": "deny", "message": failText(reason)}
+			return Answer{Stdout: encode(map[string]any{"hookSpecificOutput": spec}), Stderr: failText(reason) + "\n"}
+		}
+	}
 	return Answer{Stderr: failText(reason) + "\n", Code: 2}
 }
 

@@ -112,13 +112,15 @@ func (a cursor) Answer(c *Call, d agent.Decision) Answer {
 		}
 		switch {
 		case d.Outcome == agent.Ask && (c.Native == "beforeShellExecution" || c.Native == "beforeMCPExecution"):
-			q := cut("guardrun: " + nonEmpty(d.Question, d.Reason))
+			q := askText(d)
 			out["permission"], out["user_message"], out["agent_message"] = "ask", q, q
 		case d.Outcome == agent.Ask:
 			// Cursor does not enforce ask elsewhere.
 			deny(askReason(d))
 		case d.Outcome != agent.Allow:
 			deny(reason(d))
+			// agent_message is all the model reads of a denial.
+			out["agent_message"] = withContext(reason(d), ctx)
 		case d.Input != nil && c.Native != "preToolUse":
 			deny(cut("guardrun: the policy rewrote the input, and Cursor cannot apply a rewrite on " + c.Native))
 		default:
@@ -164,8 +166,14 @@ func (a cursor) Answer(c *Call, d agent.Decision) Answer {
 
 // Fail denies with the reason. Exit 2 also means deny to Cursor, so the
 // event is refused even if it does not read the JSON.
+//
+// On stop a failure lets the agent stop: a follow-up message would keep
+// it working.
 func (a cursor) Fail(c *Call, reason string) Answer {
 	r := failText(reason)
+	if c != nil && c.Native == "stop" {
+		return Answer{Stdout: []byte("{}\n"), Stderr: r + " (on stop: the agent is let stop)\n"}
+	}
 	if c != nil && c.Native == "beforeSubmitPrompt" {
 		return Answer{Stdout: encode(map[string]any{"continue": false, "user_message": r}), Stderr: r + "\n", Code: 2}
 	}

@@ -97,7 +97,7 @@ func (a gemini) Answer(c *Call, d agent.Decision) Answer {
 	case agent.Ask:
 		if c.Native == "BeforeTool" {
 			// Gemini CLI ≥ 0.36 asks its user on BeforeTool.
-			out["decision"], out["reason"] = "ask", cut("guardrun: "+nonEmpty(d.Question, d.Reason))
+			out["decision"], out["reason"] = "ask", askText(d)
 		} else {
 			out["decision"], out["reason"] = "deny", askReason(d)
 		}
@@ -120,6 +120,11 @@ func (a gemini) Answer(c *Call, d agent.Decision) Answer {
 	}
 	if ctx := joinInjections(d.Context); ctx != "" {
 		spec["additionalContext"] = cut(ctx)
+		if r, ok := out["reason"].(string); ok && out["decision"] == "deny" && c.Native == "BeforeTool" {
+			// Gemini CLI shows the model a BeforeTool denial's reason,
+			// not its additionalContext.
+			out["reason"] = withContext(r, ctx)
+		}
 	}
 	if len(spec) > 1 {
 		out["hookSpecificOutput"] = spec
@@ -131,8 +136,14 @@ func (a gemini) Answer(c *Call, d agent.Decision) Answer {
 }
 
 // Fail is exit 2 with the reason on stderr and nothing on stdout: Gemini
-// CLI denies on a non-zero exit with text.
+// CLI denies on a non-zero exit with text. On AfterAgent a denial means
+// "keep working, with the reason as the next prompt": a failure there
+// lets the agent stop (no objection; the reason is in the decision log
+// and shown to the user).
 func (gemini) Fail(c *Call, reason string) Answer {
+	if c != nil && c.Native == "AfterAgent" {
+		return Answer{Stdout: encode(map[string]any{"systemMessage": failText(reason) + " (on AfterAgent: the agent is let stop)"})}
+	}
 	return Answer{Stderr: failText(reason) + "\n", Code: 2}
 }
 

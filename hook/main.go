@@ -12,7 +12,7 @@ import (
 	"github.com/guardrun/guardrun/interp/code"
 )
 
-const usage = `usage: guardrun hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D] [--max-input BYTES]
+const usage = `usage: guardrun hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D] [--max-input BYTES] [--unattended]
    or: guardrun-hook claude|codex|gemini|cursor|generic [same flags]
 `
 
@@ -37,6 +37,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	policy := fs.String("policy", "", "decide with this policy only (no discovery, no trust check)")
 	deadline := fs.Duration("deadline", DefaultDeadline, "answer (deny) when no decision is reached within this time; keep it under the agent's hook timeout")
 	maxInput := fs.Int("max-input", DefaultMaxInput, "largest event accepted on stdin, in bytes")
+	unattendedRun := fs.Bool("unattended", false, "nobody answers the agent's questions (gemini -p, claude -p, codex exec): answer an ask as a denial saying what needs approval and how to grant it (also "+UnattendedEnv+"=1)")
 	var a Adapter
 	if len(args) > 0 {
 		a = Adapters[args[0]]
@@ -49,6 +50,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	pos, ok := cliflags.ParseInterspersed(fs, args[1:])
 	if !ok || len(pos) > 0 {
 		return emit(a.Fail(nil, "bad hook command line: "+strings.Join(args, " ")), stdout, stderr)
+	}
+	if *unattendedRun || unattendedFromEnv() {
+		a = Unattended(a)
 	}
 	// A hook process lives for one event: collecting garbage it will
 	// never reuse is wasted start-up time. The soft limit keeps a large

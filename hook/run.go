@@ -73,7 +73,7 @@ func Run(o Options) Answer {
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				done <- o.Adapter.Fail(nil, fmt.Sprintf("internal error: %v", r))
+				done <- failed(o, nil, nil, fmt.Sprintf("internal error: %v", r))
 			}
 		}()
 		presizeStack(0)
@@ -84,12 +84,12 @@ func Run(o Options) Answer {
 	for {
 		select {
 		case a := <-done:
-			return checked(o.Adapter, call, a)
+			return checked(o, call, a)
 		case call = <-callc:
 		case <-timer.C:
 			// The engine may be stuck in a guard: answer now; the process
 			// ends with the answer.
-			return o.Adapter.Fail(call, fmt.Sprintf("no decision within guardrun's deadline (%v); the call is denied", o.Deadline))
+			return failed(o, call, nil, fmt.Sprintf("no decision within guardrun's deadline (%v); the call is denied", o.Deadline))
 		}
 	}
 }
@@ -108,9 +108,9 @@ func presizeStack(i int) byte {
 }
 
 // checked enforces the output cap.
-func checked(a Adapter, c *Call, ans Answer) Answer {
+func checked(o Options, c *Call, ans Answer) Answer {
 	if len(ans.Stdout) > MaxAnswer {
-		return a.Fail(c, fmt.Sprintf("the answer is over the %d-byte output cap", MaxAnswer))
+		return failed(o, c, nil, fmt.Sprintf("the answer is over the %d-byte output cap", MaxAnswer))
 	}
 	return ans
 }
@@ -121,11 +121,12 @@ func run(o Options, callc chan<- *Call) Answer {
 	var event bytes.Buffer
 	raw, err := readEvent(io.TeeReader(o.Stdin, &event), o.MaxInput)
 	if err != nil {
-		return refuse(o, a.Fail(nil, err.Error()), undecidedCall(a, salvage(event.Bytes())), err.Error())
+		salvaged := salvage(event.Bytes())
+		return refuse(o, failed(o, stopCall(a, salvaged), salvaged, err.Error()), undecidedCall(a, salvaged), err.Error())
 	}
 	call, err := a.Decode(raw)
 	if err != nil {
-		return refuse(o, a.Fail(nil, err.Error()), undecidedCall(a, raw), err.Error())
+		return refuse(o, failed(o, nil, raw, err.Error()), undecidedCall(a, raw), err.Error())
 	}
 	callc <- call
 	logPath, err := LogPath()
@@ -137,17 +138,17 @@ func run(o Options, callc chan<- *Call) Answer {
 		// objection, but it is on the record.
 		if err := appendLog(logPath, agent.Record{Time: time.Now().UTC(), Session: nonEmpty(str(raw, "session_id"), str(raw, "conversation_id")),
 			Event: agent.Kind("host:" + call.Native), Decision: agent.Allow, Reason: "event not known to this guardrun: observed"}); err != nil {
-			return a.Fail(call, err.Error())
+			return failed(o, call, nil, err.Error())
 		}
 		return a.Answer(call, agent.Decision{Outcome: agent.Allow})
 	}
 	state, err := StateDir()
 	if err != nil {
-		return a.Fail(call, err.Error())
+		return failed(o, call, nil, err.Error())
 	}
 	pol, policies, gate, err := loadPolicies(o, call, state)
 	if err != nil {
-		return a.Fail(call, err.Error()+diagnose(err))
+		return failed(o, call, nil, err.Error()+diagnose(err))
 	}
 	if gate != nil {
 		guardrun.SetParseCache(gate)
@@ -157,11 +158,11 @@ func run(o Options, callc chan<- *Call) Answer {
 	}
 	store, err := agent.NewFileStore(filepath.Join(state, "sessions"))
 	if err != nil {
-		return a.Fail(call, err.Error())
+		return failed(o, call, nil, err.Error())
 	}
 	logf, err := openLog(logPath)
 	if err != nil {
-		return a.Fail(call, err.Error())
+		return failed(o, call, nil, err.Error())
 	}
 	defer logf.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), o.Deadline)
@@ -172,17 +173,17 @@ func run(o Options, callc chan<- *Call) Answer {
 		// the full command decides the event from scratch.
 		ans, derr := o.Delegate(ctx, event.Bytes())
 		if derr != nil {
-			return a.Fail(call, "policy: "+err.Error()+"; handing the event to the full guardrun failed: "+derr.Error())
+			return failed(o, call, nil, "policy: "+err.Error()+"; handing the event to the full guardrun failed: "+derr.Error())
 		}
 		return ans
 	}
 	if err != nil {
-		return a.Fail(call, "policy: "+err.Error())
+		return failed(o, call, nil, "policy: "+err.Error())
 	}
 	defer eng.Close()
 	if gate != nil {
 		if err := gate.Unloaded(); err != nil {
-			return a.Fail(call, "policy: "+err.Error())
+			return failed(o, call, nil, "policy: "+err.Error())
 		}
 	}
 	var first agent.Decision
@@ -190,6 +191,11 @@ func run(o Options, callc chan<- *Call) Answer {
 		d := eng.Decide(ctx, ev)
 		if i == 0 {
 			first = d
+		}
+		if ev.Kind == agent.AgentStop && d.Outcome != agent.Allow && d.Denial != nil && d.Denial.Class == agent.ClassError {
+			// A policy that fails on stop must not keep the agent
+			// working: refusing a stop means "continue" to every host.
+			return a.Fail(call, d.Reason)
 		}
 		if d.Outcome != agent.Allow {
 			return a.Answer(call, d)
@@ -369,4 +375,57 @@ func appendLog(path string, r agent.Record) error {
 		return errors.New("decision log: " + err.Error())
 	}
 	return nil
+}
+
+// failed is the adapter's denial of an event guardrun could not decide
+// (a broken or unapproved policy, the deadline, a malformed event), on
+// the decision log like every decision: on some hosts (Codex) the user
+// sees only that the call was blocked, so the log is the only place the
+// reason is. call is nil when the event could not be decoded; raw is
+// then what could be read of it. A failure on an event that ends the
+// agent's turn lets the agent stop (see the adapters' Fail): it is
+// logged as allowed.
+func failed(o Options, call *Call, raw map[string]any, reason string) Answer {
+	r := agent.Record{Time: time.Now().UTC(), Decision: agent.Deny, Class: agent.ClassError, Reason: "guardrun could not decide: " + reason}
+	switch {
+	case call != nil && len(call.Events) > 0:
+		ev := call.Events[0]
+		r.Session, r.Event, r.Tool, r.CallID = ev.Session, ev.Kind, ev.Tool, ev.CallID
+		if ev.Kind == agent.AgentStop {
+			r.Decision = agent.Allow
+			r.Reason += " (the agent is let stop)"
+		}
+	case call != nil:
+		r.Event = agent.Kind("host:" + call.Native)
+	default:
+		r.Session = nonEmpty(str(raw, "session_id"), str(raw, "conversation_id"))
+		r.Event = agent.Kind("host:" + nonEmpty(str(raw, "hook_event_name"), "unreadable event"))
+		r.Tool = str(raw, "tool_name")
+	}
+	if path, err := LogPath(); err == nil {
+		// Best effort: the denial stands whether or not it is logged.
+		_ = appendLog(path, r)
+	}
+	return o.Adapter.Fail(call, reason)
+}
+
+// stopCall is the call of an event refused before it was read whole
+// (over the size cap: a long last message) when what could be read of
+// it says it is a stop, whose refusal would keep the agent working; nil
+// otherwise.
+func stopCall(a Adapter, raw map[string]any) *Call {
+	if raw == nil {
+		return nil
+	}
+	strs := map[string]any{}
+	for k, v := range raw {
+		if s, ok := v.(string); ok {
+			strs[k] = s
+		}
+	}
+	c, err := a.Decode(strs)
+	if err != nil || len(c.Events) == 0 || c.Events[0].Kind != agent.AgentStop {
+		return nil
+	}
+	return c
 }

@@ -1,10 +1,14 @@
 package hook
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/tailscale/hujson"
 )
 
 // Host describes how `guardrun init` wires guardrun into one agent.
@@ -13,8 +17,8 @@ type Host struct {
 	Settings string
 	// Events are the host events guardrun is registered for.
 	Events []string
-	// handler is guardrun's hook entry for command.
-	handler func(command string) *jsonObject
+	// handler is guardrun's hook entry for command on event.
+	handler func(event, command string) *jsonObject
 	// cursor: entries are handlers directly under the event, and the file
 	// has a version.
 	flat bool
@@ -24,25 +28,30 @@ type Host struct {
 var Hosts = map[string]Host{
 	"claude": {Settings: ".claude/settings.json",
 		Events: []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop", "SubagentStop", "SessionStart", "SessionEnd", "PreCompact", "Notification"},
-		handler: func(cmd string) *jsonObject {
+		handler: func(_, cmd string) *jsonObject {
 			// onFailure "block" (Claude Code ≥ 2.1.295): a hook that cannot
 			// start or times out blocks instead of letting the call through.
 			return obj("type", "command", "command", cmd, "timeout", 30, "onFailure", "block")
 		}},
 	"codex": {Settings: ".codex/hooks.json",
 		Events: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SubagentStop", "PreCompact", "SessionEnd"},
-		handler: func(cmd string) *jsonObject {
+		handler: func(event, cmd string) *jsonObject {
+			if event == "SessionEnd" {
+				// Codex clamps a SessionEnd timeout to 3 s, and warns
+				// about a longer one on every run.
+				return obj("type", "command", "command", cmd, "timeout", codexSessionEndMax)
+			}
 			return obj("type", "command", "command", cmd, "timeout", 30)
 		}},
 	"gemini": {Settings: ".gemini/settings.json",
 		Events: []string{"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel", "SessionStart", "SessionEnd", "PreCompress", "Notification"},
-		handler: func(cmd string) *jsonObject {
+		handler: func(_, cmd string) *jsonObject {
 			// Gemini CLI's timeout is in milliseconds.
 			return obj("type", "command", "command", cmd, "name", "guardrun", "timeout", 10000)
 		}},
 	"cursor": {Settings: ".cursor/hooks.json", flat: true,
 		Events: []string{"beforeShellExecution", "beforeMCPExecution", "beforeReadFile", "beforeSubmitPrompt", "afterShellExecution", "afterMCPExecution", "afterFileEdit", "stop"},
-		handler: func(cmd string) *jsonObject {
+		handler: func(_, cmd string) *jsonObject {
 			// failClosed: a crash or timeout denies instead of allowing.
 			return obj("command", cmd, "timeout", 10, "failClosed", true)
 		}},
@@ -106,6 +115,9 @@ func MergeSettingsNotes(agent string, settings []byte, command string) ([]byte, 
 	if len(strings.TrimSpace(string(settings))) > 0 {
 		v, err := parseOrdered(settings)
 		if err != nil {
+			if merged, hnotes, herr := mergeCommented(agent, settings, command); herr == nil {
+				return merged, append(hnotes, notes...), nil
+			}
 			return nil, nil, fmt.Errorf("%s is not valid JSON (%v); fix it first, guardrun will not overwrite it", h.Settings, err)
 		}
 		o, ok := v.(*jsonObject)
@@ -129,7 +141,7 @@ func MergeSettingsNotes(agent string, settings []byte, command string) ([]byte, 
 		return nil, nil, errors.New(`"hooks" is not an jsonObject`)
 	}
 	for _, ev := range h.Events {
-		want := h.handler(command)
+		want := h.handler(ev, command)
 		list, _ := hooks.vals[ev].([]any)
 		if _, present := hooks.get(ev); present && list == nil {
 			return nil, nil, fmt.Errorf(`"hooks.%s" is not a list`, ev)
@@ -294,3 +306,103 @@ func lineDiff(a, b string) string {
 
 // Diff is lineDiff, exported for the init command.
 func Diff(old, new []byte) string { return lineDiff(string(old), string(new)) }
+
+// mergeCommented is MergeSettingsNotes for a settings file in JSON with
+// comments and trailing commas (Gemini CLI and Claude Code read such
+// files): the merge is made on the standard JSON, and only guardrun's
+// changes (its event lists under "hooks", Cursor's version) are patched
+// into the file, so comments elsewhere are kept. The file is then laid
+// out again by hujson's formatter (comments kept); comments inside an
+// event list that guardrun rewrites are lost, and a note says so.
+func mergeCommented(agent string, settings []byte, command string) ([]byte, []string, error) {
+	v, err := hujson.Parse(settings)
+	if err != nil {
+		return nil, nil, err
+	}
+	std := v.Clone()
+	std.Standardize()
+	if bytes.Equal(std.Pack(), settings) {
+		// Standard JSON already: its error is not about comments.
+		return nil, nil, errors.New("not JSON with comments")
+	}
+	merged, notes, err := MergeSettingsNotes(agent, std.Pack(), command)
+	if err != nil {
+		return nil, nil, err
+	}
+	var after, before map[string]json.RawMessage
+	if err := json.Unmarshal(merged, &after); err != nil {
+		return nil, nil, err
+	}
+	if err := json.Unmarshal(std.Pack(), &before); err != nil {
+		return nil, nil, err
+	}
+	type op struct {
+		Op    string          `json:"op"`
+		Path  string          `json:"path"`
+		Value json.RawMessage `json:"value"`
+	}
+	var ops []op
+	if _, ok := before["version"]; !ok && after["version"] != nil {
+		ops = append(ops, op{"add", "/version", after["version"]})
+	}
+	if _, ok := before["hooks"]; !ok {
+		ops = append(ops, op{"add", "/hooks", after["hooks"]})
+	} else {
+		var hooksAfter, hooksBefore map[string]json.RawMessage
+		if err := json.Unmarshal(after["hooks"], &hooksAfter); err != nil {
+			return nil, nil, err
+		}
+		_ = json.Unmarshal(before["hooks"], &hooksBefore)
+		for _, ev := range Hosts[agent].Events {
+			path := "/hooks/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(ev)
+			old, had := hooksBefore[ev]
+			switch {
+			case !had:
+				ops = append(ops, op{"add", path, hooksAfter[ev]})
+			case !jsonEqual(old, hooksAfter[ev]):
+				if x := v.Find(path); x != nil && hasComments(x.Pack(), std.Find(path).Pack()) {
+					notes = append(notes, fmt.Sprintf("%s: the comments inside hooks.%s are not kept (guardrun rewrote that list)", ev, ev))
+				}
+				ops = append(ops, op{"replace", path, hooksAfter[ev]})
+			}
+		}
+	}
+	if len(ops) == 0 {
+		return settings, notes, nil
+	}
+	patch, err := json.Marshal(ops)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := v.Patch(patch); err != nil {
+		return nil, nil, err
+	}
+	v.Format()
+	return v.Pack(), notes, nil
+}
+
+// jsonEqual reports whether two JSON texts hold the same value.
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return bytes.Equal(xb, yb)
+}
+
+// hasComments reports whether the JSON-with-comments text orig holds
+// comments: whether it differs from its standardized form std by more
+// than whitespace and (trailing) commas.
+func hasComments(orig, std []byte) bool {
+	strip := func(b []byte) []byte {
+		return bytes.Map(func(r rune) rune {
+			if r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r' {
+				return -1
+			}
+			return r
+		}, b)
+	}
+	return !bytes.Equal(strip(orig), strip(std))
+}

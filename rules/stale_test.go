@@ -95,3 +95,116 @@ func testStaleWrite(t *testing.T, dir, work, cwd string) {
 		t.Fatalf("write creating a file: got %s %q", d.Outcome, d.Reason)
 	}
 }
+
+// TestStaleWriteRelativePath: Codex and Gemini name files relative to
+// the working directory; the session keeps what it saw by absolute path,
+// and the rule finds it under the relative name.
+func TestStaleWriteRelativePath(t *testing.T) {
+	rules, repo := t.TempDir(), t.TempDir()
+	for _, d := range []string{".git", "src"} {
+		if err := os.MkdirAll(filepath.Join(repo, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, m := range []string{"tools.guard", "stale.guard"} {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(rules, m), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(repo, "src", "main.go")
+	write := func(s string) {
+		if err := os.WriteFile(file, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("package main\n")
+	src := "import { @agent } from \"./tools.guard\"\nimport guards from \"./stale.guard\"\n"
+	e, err := agent.New(context.Background(), agent.Config{Dir: rules, Store: agent.NewMemoryStore(),
+		Policies: []agent.Policy{{Name: filepath.Join(rules, "policy.guard"), Source: []byte(src)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	decide := func(kind agent.Kind, tool string, in map[string]any) agent.Decision {
+		return e.Decide(context.Background(), agent.Event{Kind: kind, Session: "s", Tool: tool, Input: in, Output: "ok", Cwd: repo})
+	}
+	for _, name := range []string{"src/main.go", "./src/main.go"} {
+		decide(agent.ToolAfter, "read_file", map[string]any{"file_path": "src/main.go"})
+		if d := decide(agent.ToolBefore, "replace", map[string]any{"file_path": name, "old_string": "main", "new_string": "app"}); d.Outcome != agent.Allow {
+			t.Fatalf("%s: edit of the file as read: got %s %q", name, d.Outcome, d.Reason)
+		}
+		write("package main\n\nfunc init() {}\n")
+		d := decide(agent.ToolBefore, "replace", map[string]any{"file_path": name, "old_string": "main", "new_string": "app"})
+		if d.Outcome != agent.Deny || !strings.HasPrefix(d.Reason, "STALE_FILE") {
+			t.Fatalf("%s: edit of a changed file: got %s %q, want STALE_FILE", name, d.Outcome, d.Reason)
+		}
+		if len(d.Context) != 1 || !strings.HasPrefix(d.Context[0].Text, "STALE_FILE "+file+": the session saw sha256 ") {
+			t.Fatalf("%s: the denial should name the file and both hashes: %+v", name, d.Context)
+		}
+		write("package main\n")
+	}
+}
+
+// TestStaleWritePatch: Codex's apply_patch names its files in the patch
+// text; a file it updates that changed since the session saw it is
+// refused as STALE_FILE, and the session's own patch is what it last saw.
+func TestStaleWritePatch(t *testing.T) {
+	rules, repo := t.TempDir(), t.TempDir()
+	for _, d := range []string{".git", "src"} {
+		if err := os.MkdirAll(filepath.Join(repo, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, m := range []string{"tools.guard", "stale.guard"} {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(rules, m), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(repo, "src", "main.go")
+	write := func(s string) {
+		if err := os.WriteFile(file, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("package main\n")
+	src := "import { @agent } from \"./tools.guard\"\nimport guards from \"./stale.guard\"\n"
+	e, err := agent.New(context.Background(), agent.Config{Dir: rules, Store: agent.NewMemoryStore(),
+		Policies: []agent.Policy{{Name: filepath.Join(rules, "policy.guard"), Source: []byte(src)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	decide := func(kind agent.Kind, tool string, in map[string]any) agent.Decision {
+		return e.Decide(context.Background(), agent.Event{Kind: kind, Session: "s", Tool: tool, Input: in, Output: "ok", Cwd: repo})
+	}
+	patch := map[string]any{"input": "*** Begin Patch\n*** Update File: src/main.go\n@@\n-package main\n+package app\n*** End Patch\n"}
+	decide(agent.ToolAfter, "Read", map[string]any{"file_path": file})
+	if d := decide(agent.ToolBefore, "apply_patch", patch); d.Outcome != agent.Allow {
+		t.Fatalf("patch of the file as read: got %s %q", d.Outcome, d.Reason)
+	}
+	write("package app\n") // the patch applied
+	decide(agent.ToolAfter, "apply_patch", patch)
+	if d := decide(agent.ToolBefore, "apply_patch", patch); d.Outcome != agent.Allow {
+		t.Fatalf("patch after the session's own patch: got %s %q", d.Outcome, d.Reason)
+	}
+	write("package other\n") // someone else edits it
+	d := decide(agent.ToolBefore, "apply_patch", patch)
+	if d.Outcome != agent.Deny || !strings.HasPrefix(d.Reason, "STALE_FILE") {
+		t.Fatalf("patch of a changed file: got %s %q, want STALE_FILE", d.Outcome, d.Reason)
+	}
+	if len(d.Context) != 1 || !strings.HasPrefix(d.Context[0].Text, "STALE_FILE "+file+": the session saw sha256 ") {
+		t.Fatalf("the denial should name the file and both hashes: %+v", d.Context)
+	}
+	// A patch that only adds a file has nothing to be stale against.
+	if d := decide(agent.ToolBefore, "apply_patch", map[string]any{"input": "*** Begin Patch\n*** Add File: src/new.go\n+package main\n*** End Patch\n"}); d.Outcome != agent.Allow {
+		t.Fatalf("patch adding a file: got %s %q", d.Outcome, d.Reason)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -18,7 +19,7 @@ import (
 	"github.com/guardrun/guardrun/rules"
 )
 
-const initUsage = `usage: guardrun init claude|codex|gemini|cursor [--dry-run] [--settings FILE] [--command CMD]
+const initUsage = `usage: guardrun init claude|codex|gemini|cursor [--dry-run] [--settings FILE] [--command CMD] [--unattended]
 `
 
 // runInit wires guardrun into an agent: it merges guardrun's hook
@@ -32,6 +33,7 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	dry := fset.Bool("dry-run", false, "print the changes instead of making them")
 	settings := fset.String("settings", "", "the agent's settings file (default: the user's, e.g. ~/.claude/settings.json)")
 	command := fset.String("command", "", "the hook command (default: guardrun-hook AGENT when guardrun-hook is installed beside guardrun, else guardrun hook AGENT; with the absolute path when it is not the one on PATH)")
+	unattended := fset.Bool("unattended", false, "the agent runs with nobody to answer its questions (gemini -p --yolo, claude -p, codex exec): the hook answers an ask as a denial that says what needs approval (guardrun hook AGENT --unattended)")
 	pos, ok := cliflags.ParseInterspersed(fset, args)
 	if !ok {
 		return exitUsage
@@ -53,11 +55,26 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 			return exitFail
 		}
 		*settings = filepath.Join(home, filepath.FromSlash(host.Settings))
+		if agent == "codex" {
+			if dir, err := hook.CodexHome(); err == nil {
+				*settings = filepath.Join(dir, "hooks.json")
+			}
+		}
 	}
 	if *command == "" {
 		*command = hookCommand(agent)
 	}
-	old, err := os.ReadFile(*settings)
+	if *unattended && !slices.Contains(strings.Fields(*command), "--unattended") {
+		*command += " --unattended"
+	}
+	// A symlinked settings file (a dotfile manager's) stays a symlink:
+	// its target is what is read and written.
+	target, err := settingsTarget(*settings)
+	if err != nil {
+		fmt.Fprintf(stderr, "guardrun init: %v\n", err)
+		return exitFail
+	}
+	old, err := os.ReadFile(target)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(stderr, "guardrun init: %v\n", err)
 		return exitFail
@@ -73,7 +90,7 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	case *dry:
 		fmt.Fprintf(stdout, "--- %s\n+++ %s (with guardrun)\n%s", *settings, *settings, hook.Diff(old, merged))
 	default:
-		if err := writeFileAtomic(*settings, merged); err != nil {
+		if err := writeFileAtomic(target, merged); err != nil {
 			fmt.Fprintf(stderr, "guardrun init: %v\n", err)
 			return exitFail
 		}
@@ -89,7 +106,80 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "%s: %s\n", *settings, n)
 	}
+	if target != *settings && !*dry {
+		fmt.Fprintf(stdout, "%s: a symlink; its target %s was written\n", *settings, target)
+	}
+	if agent == "codex" {
+		// Codex keys trust by the path it reads hooks.json at, not by
+		// a symlink's target.
+		if code := trustCodex(*settings, merged, *dry, stdout, stderr); code != exitOK {
+			return code
+		}
+	}
 	return writeStarter(*dry, stdout, stderr)
+}
+
+// settingsTarget is the file to read and write for the settings path
+// p: p itself, or the file a symlink at p points to (resolved through
+// every link, and also when it does not exist yet).
+func settingsTarget(p string) (string, error) {
+	for range 40 {
+		st, err := os.Lstat(p)
+		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			return p, nil
+		}
+		dest, err := os.Readlink(p)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(p), dest)
+		}
+		p = dest
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", p)
+}
+
+// trustCodex makes Codex run guardrun's hooks: Codex skips, in silence,
+// a user hook whose hash the user has not trusted (its /hooks review),
+// so `codex exec` would run unguarded. init writes the trust entries of
+// guardrun's handlers (and only those) into Codex's config.toml, as the
+// review does, and says how to check them.
+func trustCodex(hooksFile string, hooks []byte, dry bool, stdout, stderr io.Writer) int {
+	entries, err := hook.CodexTrustEntries(hooksFile, hooks)
+	if err != nil {
+		fmt.Fprintf(stderr, "guardrun init: %s: %v\n", hooksFile, err)
+		return exitFail
+	}
+	dir, err := hook.CodexHome()
+	if err != nil {
+		fmt.Fprintf(stderr, "guardrun init: %v\n", err)
+		return exitFail
+	}
+	config := filepath.Join(dir, "config.toml")
+	if target, err := settingsTarget(config); err == nil {
+		config = target
+	}
+	old, err := os.ReadFile(config)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(stderr, "guardrun init: %v\n", err)
+		return exitFail
+	}
+	trusted := hook.TrustCodexHooks(old, entries)
+	check := "check in codex with /hooks that guardrun's hooks are trusted; if Codex lists them as untrusted or modified (a Codex version that hashes hooks differently), trust them there, or run codex exec --dangerously-bypass-hook-trust"
+	switch {
+	case bytes.Equal(old, trusted):
+		fmt.Fprintf(stdout, "%s: guardrun's %d Codex hooks already trusted; %s\n", config, len(entries), check)
+	case dry:
+		fmt.Fprintf(stdout, "--- %s\n+++ %s (guardrun's hooks trusted)\n%s", config, config, hook.Diff(old, trusted))
+	default:
+		if err := writeFileAtomic(config, trusted); err != nil {
+			fmt.Fprintf(stderr, "guardrun init: %v\n", err)
+			return exitFail
+		}
+		fmt.Fprintf(stdout, "%s: guardrun's %d Codex hooks trusted ([hooks.state], as Codex's /hooks review writes it; Codex runs no untrusted hook); %s\n", config, len(entries), check)
+	}
+	return exitOK
 }
 
 // hookCommand is the command the agent runs: guardrun-hook AGENT when a
