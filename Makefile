@@ -6,7 +6,7 @@ FAIL_UNDER ?=
 FUZZTIME  ?= 30s
 GOTESTFLAGS ?= -timeout 5m
 
-.PHONY: all build test vet fmt-check lint conformance bench bench-hook fuzz soundness
+.PHONY: all build test vet fmt-check lint conformance agent-corpus bench bench-hook fuzz soundness
 
 all: build test
 
@@ -31,6 +31,15 @@ conformance:
 	else \
 		echo "conformance: $(CASES) not found, skipping"; \
 	fi
+
+# The agent corpus (../shared/agent-corpus): Claude Code hook cases of
+# everyday work and attacks against the starter policy as `guardrun init`
+# writes it; fails below 98% attacks blocked or 98% everyday work allowed.
+AGENT_CORPUS ?= ../shared/agent-corpus
+agent-corpus:
+	@if [ ! -d "$(AGENT_CORPUS)" ]; then echo "agent-corpus: $(AGENT_CORPUS) not found"; exit 1; fi
+	@bin=$$(mktemp -d) && $(GO) build -o "$$bin/guardrun" ./cmd/guardrun && $(GO) build -o "$$bin/guardrun-hook" ./cmd/guardrun-hook && \
+		AGENT_CORPUS_QUIET=1 sh $(AGENT_CORPUS)/run.sh "$$bin/guardrun-hook" "$$bin/guardrun"; rc=$$?; rm -rf "$$bin"; exit $$rc
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -447,7 +447,7 @@ func (e *Engine) protectedWrite(ev Event, f callFacts, line string) string {
 	}
 	for _, p := range f.writes {
 		if root, ok := covers(p, ev.Cwd); ok {
-			return "it would write " + p + " (protected: " + root + ")"
+			return "it would write or delete " + p + ", which is or holds " + root
 		}
 		if b := filepath.Base(p); b == "guardrun" || b == "guardrun-hook" {
 			return "it would write " + p + " (guardrun's program)"
@@ -485,14 +485,20 @@ const classProtected interp.Class = "protected"
 // credential-shaped value.
 func (e *Engine) callLabels(s *Session, ev Event, fl *flow, facts callFacts, sends bool) {
 	var named []string
+	why := ""
 	if sends {
 		// A file named is a file read, and a call that can send what it
 		// reads sends it. (A local program handed .env, `docker run
 		// --env-file .env`, is routine: its output is labelled when it
 		// comes back.)
-		named, _ = readLabels(s, facts, true)
+		var p string
+		named, p = readLabels(s, facts, true)
+		if p != "" {
+			why = "names " + p
+		}
 		if facts.envDump {
 			named = appendNew(named, "secret")
+			why = "prints the environment"
 		}
 	}
 	var added []string
@@ -506,6 +512,9 @@ func (e *Engine) callLabels(s *Session, ev Event, fl *flow, facts callFacts, sen
 			extra = named
 		} else if credscan.Has(value.Text(v.Data)) {
 			extra = []string{"secret"}
+			if why == "" {
+				why = "holds a credential-shaped value"
+			}
 		}
 		if len(extra) == 0 {
 			continue
@@ -517,7 +526,7 @@ func (e *Engine) callLabels(s *Session, ev Event, fl *flow, facts callFacts, sen
 	}
 	if len(added) > 0 {
 		fl.labels = appendNew(fl.labels, added...)
-		fl.origins = append(fl.origins, Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: added})
+		fl.origins = append(fl.origins, Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: added, Why: why})
 	}
 }
 

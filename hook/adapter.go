@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -66,6 +67,34 @@ func Names() []string {
 
 // reason is the text of a refusal for the agent: the reason (or hint,
 // or question), then what decided it, then whether retrying helps.
+// lineage says where a denial's labels came from: "secret from Read
+// (event 2), this call's input". At most three sources are named.
+func lineage(dn *agent.Denial) string {
+	if len(dn.Labels) == 0 || len(dn.Lineage) == 0 {
+		return ""
+	}
+	var from []string
+	for i, o := range dn.Lineage {
+		if i == 3 {
+			from = append(from, "…")
+			break
+		}
+		what := string(o.Event)
+		if o.Tool != "" {
+			what = o.Tool
+		}
+		if o.Event == agent.ToolBefore {
+			from = append(from, fmt.Sprintf("%s's input (event %d)", what, o.Seq))
+		} else {
+			from = append(from, fmt.Sprintf("%s (event %d)", what, o.Seq))
+		}
+		if o.Why != "" {
+			from[len(from)-1] += ": " + o.Why
+		}
+	}
+	return strings.Join(dn.Labels, ", ") + " from " + strings.Join(from, ", ")
+}
+
 func reason(d agent.Decision) string {
 	r := d.Reason
 	switch d.Outcome {
@@ -91,6 +120,9 @@ func reason(d agent.Decision) string {
 		}
 		if len(by) > 0 {
 			r += " (" + strings.Join(by, ", ") + ")"
+		}
+		if from := lineage(dn); from != "" {
+			r += "; " + from
 		}
 		if !dn.Retryable && d.Outcome == agent.Deny && dn.Class != agent.ClassError {
 			r += "; do not retry this call"
