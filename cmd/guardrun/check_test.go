@@ -36,3 +36,19 @@ func TestCheckCommand(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	require.Empty(t, out)
 }
+
+// An agent policy is strict: junk in a .guard file is a parse error with
+// its position, the offending line and a hint, for check and fmt alike
+// (both read it as prose before issue 31 and said nothing).
+func TestCheckAndFmtReadGuardStrict(t *testing.T) {
+	junk := filepath.Join(t.TempDir(), "junk.guard")
+	require.NoError(t, os.WriteFile(junk, []byte("this is not a policy {{{\n"), 0o644))
+	for _, cmd := range [][]string{{"check", junk}, {"fmt", junk}, {"fmt", "--check", junk}} {
+		code, _, stderr := runCLI(cmd...)
+		require.Equal(t, exitFail, code, cmd)
+		require.Contains(t, stderr, junk+":1:1: ", cmd)
+		require.Contains(t, stderr, "    this is not a policy {{{\n    ^\n", cmd)
+		require.Contains(t, stderr, "hint: ", cmd)
+		require.NotContains(t, stderr, ".mld.md", cmd)
+	}
+}
