@@ -177,6 +177,9 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := checkPolicy(p.Name, prg); err != nil {
+			return nil, err
+		}
 		opts := []guardrun.RunOption{}
 		if dir := cmp.Or(p.Dir, cfg.Dir); dir != "" {
 			opts = append(opts, guardrun.WithDir(dir))

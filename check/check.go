@@ -15,16 +15,35 @@ func Source(file string, src []byte, mode ast.Mode) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
+	if AgentPolicy(file) {
+		return AgentDocument(doc), nil
+	}
 	return Document(doc), nil
 }
 
 // Document checks a parsed script. Findings come sorted by position.
 func Document(doc *ast.Document) []Finding {
+	return document(doc, false)
+}
+
+// AgentDocument checks a parsed agent policy: as Document, in the world
+// of the agent hosts' tools (see AgentPolicy).
+func AgentDocument(doc *ast.Document) []Finding {
+	return document(doc, true)
+}
+
+func document(doc *ast.Document, agent bool) []Finding {
 	c := newChecker(doc)
+	c.agent = agent
 	c.declarations()
 	c.resolveAll()
 	c.guards()
-	c.flow()
+	if agent {
+		c.agentArgs()
+		c.agentLabels()
+	} else {
+		c.flow()
+	}
 	sort.SliceStable(c.findings, func(i, j int) bool {
 		a, b := c.findings[i].Pos, c.findings[j].Pos
 		if a.Line != b.Line {
@@ -46,7 +65,9 @@ func HasErrors(fs []Finding) bool {
 }
 
 type checker struct {
-	doc      *ast.Document
+	doc *ast.Document
+	// agent is set for an agent policy (AgentDocument).
+	agent    bool
 	findings []Finding
 	seen     map[string]bool
 

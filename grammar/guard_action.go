@@ -37,8 +37,8 @@ func (l *lowerer) checkGuardAction(action ast.Node) {
 		return
 	case *ast.LabelExpr:
 		for _, lb := range a.Labels {
-			word := strings.ToLower(strings.Trim(lb, "!"))
-			if meant := meantAction(word); meant != "" {
+			word := strings.Trim(lb, "!")
+			if meant := meantAction(strings.ToLower(word)); meant != "" && meant != word {
 				hint := "did you mean " + meant + "?"
 				if meant == "deny" {
 					hint = `did you mean deny "reason"? (ask "question" lets the user decide)`
@@ -70,7 +70,7 @@ func meantAction(word string) string {
 		return m
 	}
 	for _, act := range []string{"allow", "deny", "retry", "ask"} {
-		if word != act && editDistance(word, act) <= 1+len(act)/5 {
+		if editDistance(word, act) <= 1+len(act)/5 {
 			return act
 		}
 	}

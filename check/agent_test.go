@@ -1,0 +1,94 @@
+package check_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/guardrun/guardrun/agent"
+	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/check"
+	"github.com/guardrun/guardrun/interp"
+)
+
+// Every builtin the evaluator has is known to check, in a script and in
+// an agent policy's guard (issue 31: "unknown exe @pathMatches").
+func TestCheckKnowsEveryEvaluatorBuiltin(t *testing.T) {
+	for _, name := range interp.Builtins() {
+		for _, file := range []string{"s.mld", "p.guard"} {
+			src := "guard @g before op:cmd = when [\n  @" + name + "(@mx.args.command) == \"x\" => deny \"no\"\n  @" + name + " == \"y\" => deny \"no\"\n  * => allow\n]\n"
+			fs, err := check.Source(file, []byte(src), ast.Strict)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			for _, f := range fs {
+				if f.Kind == check.KindUnknownName {
+					t.Errorf("%s in %s: %v", name, file, f)
+				}
+			}
+		}
+	}
+}
+
+// The starter rules' world: the agent builtins, @mx.tools, the hosts'
+// tools and labels, agent operations. A correct policy has no error and
+// loads in the engine, which then stops what it should.
+func TestCheckAgentPolicyWorld(t *testing.T) {
+	src := toolsLine + `guard @push before op:cmd:git = when [
+  @mx.args.command?.includes("push") && @mx.tools.calls.length >= 0 => ask "Push to the remote?"
+  * => allow
+]
+guard @keys after @Read = when [
+  @mx.args.file_path.includes(".env") => allow with { addLabels: ["secret"] }
+  * => allow
+]
+guard @gem after @read_file = when [
+  @mx.args.absolute_path?.includes(".env") => allow with { addLabels: ["secret"] }
+  * => allow
+]
+guard @scope before fs:w = when [
+  !@pathMatches(@mx.args.file_path, ["src/**"]) => ask "outside src?"
+  * => allow
+]
+guard @stale before @Edit = when [
+  @sha256(@readWorkspaceFile(@mx.args.file_path)) == "" => deny "stale"
+  * => allow
+]
+guard @stop before op:stop = when [
+  @mx.args.stopActive => allow
+  * => allow
+]
+guard @mcp before @mcp__github__create_issue = when [
+  @mx.args.anything?.includes("x") => deny "no"
+  * => allow
+]
+`
+	fs, err := check.Source("policy.guard", []byte(src), ast.Strict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fs {
+		if f.Severity == check.Error {
+			t.Errorf("unexpected %v", f)
+		}
+	}
+	e, err := agent.New(context.Background(), agent.Config{Policies: []agent.Policy{{Name: "policy.guard", Source: []byte(src)}}, Store: agent.NewMemoryStore()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ev := gitPush
+	ev.Session = "s"
+	if d := e.Decide(context.Background(), ev); d.Outcome != agent.Ask {
+		t.Fatalf("git push: %s %q", d.Outcome, d.Reason)
+	}
+}
+
+// An engine refuses a policy with a mistake that fails open, naming it.
+func TestEngineRefusesFailOpenMistake(t *testing.T) {
+	src := guardOn("op:cmd:git", `@mx.args.comand?.includes("push") => ask "Push?"`)
+	_, err := agent.New(context.Background(), agent.Config{Policies: []agent.Policy{{Name: "policy.guard", Source: []byte(src)}}, Store: agent.NewMemoryStore()})
+	if err == nil || !strings.Contains(err.Error(), `policy.guard:3:12: error: @mx.args of a command tool has no field "comand"`) || !strings.Contains(err.Error(), "did you mean .command?") {
+		t.Fatalf("got %v", err)
+	}
+}
