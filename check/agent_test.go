@@ -88,7 +88,7 @@ guard @mcp before @mcp__github__create_issue = when [
 func TestEngineRefusesFailOpenMistake(t *testing.T) {
 	src := guardOn("op:cmd:git", `@mx.args.comand?.includes("push") => ask "Push?"`)
 	_, err := agent.New(context.Background(), agent.Config{Policies: []agent.Policy{{Name: "policy.guard", Source: []byte(src)}}, Store: agent.NewMemoryStore()})
-	if err == nil || !strings.Contains(err.Error(), `policy.guard:3:12: error: @mx.args of a command tool has no field "comand"`) || !strings.Contains(err.Error(), "did you mean .command?") {
+	if err == nil || !strings.Contains(err.Error(), `policy.guard:3:11: error: @mx.args of a command tool has no field "comand"`) || !strings.Contains(err.Error(), "did you mean .command?") {
 		t.Fatalf("got %v", err)
 	}
 }
