@@ -377,3 +377,10 @@ func editDistance(a, b string) int {
 	}
 	return d[len(a)][len(b)]
 }
+
+// Suggest returns the candidate a misspelt name most likely meant (within
+// two edits, or one it begins), or "": the did-you-mean of every check
+// finding, for other commands to share.
+func Suggest(name string, candidates []string) string {
+	return closest(name, append([]string(nil), candidates...))
+}
