@@ -46,9 +46,14 @@ func runEvents(ctx context.Context, f *File, t *Test, opts Options) Result {
 	if f.Use == "" {
 		return failf(`an events test needs the policy it runs against: add use "policy.guard" at the top of the file`)
 	}
-	src, err := os.ReadFile(f.Use)
-	if err != nil {
-		return failf("%v", err)
+	// The layers as the hook has them: each policy from its own folder.
+	var policies []agent.Policy
+	for _, l := range f.Layers {
+		src, err := os.ReadFile(l)
+		if err != nil {
+			return failf("%v", err)
+		}
+		policies = append(policies, agent.Policy{Name: l, Source: src, Dir: filepath.Dir(l)})
 	}
 	timeout := opts.Timeout
 	if timeout <= 0 {
@@ -58,7 +63,7 @@ func runEvents(ctx context.Context, f *File, t *Test, opts Options) Result {
 	defer cancel()
 	store := agent.NewMemoryStore()
 	cfg := agent.Config{
-		Policies:        []agent.Policy{{Name: f.Use, Source: src}},
+		Policies:        policies,
 		Dir:             filepath.Dir(f.Use),
 		Store:           store,
 		Now:             func() time.Time { return testClock },
