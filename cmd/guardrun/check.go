@@ -50,7 +50,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		findings, err := check.Source(file, src, format.ModeFor(file))
 		if err != nil {
-			fmt.Fprint(stderr, renderSourceError(err, src))
+			fmt.Fprint(stderr, renderSourceError(err, file, src))
 			status = exitFail
 			continue
 		}

@@ -97,10 +97,10 @@ var subjectFields = []string{"command", "cmd", "file_path", "absolute_path", "no
 // maxSubject bounds the command or path a log line shows.
 const maxSubject = 80
 
-// subject is what a decided call was about: its command or path as the
-// log has it (masked when it carried a confidentiality label), cut to
-// maxSubject characters, or "".
-func subject(input map[string]any) string {
+// subject is what a decided call was about: the input field and its
+// command or path as the log has it (masked when it carried a
+// confidentiality label), cut to maxSubject characters, or "".
+func subject(input map[string]any) (field, text string) {
 	for _, k := range subjectFields {
 		v, ok := input[k]
 		if !ok {
@@ -130,9 +130,9 @@ func subject(input map[string]any) string {
 		if r := []rune(s); len(r) > maxSubject {
 			s = string(r[:maxSubject-1]) + "…"
 		}
-		return s
+		return k, s
 	}
-	return ""
+	return "", ""
 }
 
 // readRotatedLog reads the decision log at path after the older records
@@ -170,9 +170,6 @@ func formatRecord(r agent.Record) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  %s  %-16s %-12s %-5s", r.Time.Local().Format("2006-01-02 15:04:05"), printable(short(r.Session)),
 		printable(string(r.Event)), printable(r.Tool), printable(string(r.Decision)))
-	if sub := subject(r.Input); sub != "" {
-		b.WriteString("  " + printable(sub))
-	}
 	if r.Reason != "" {
 		b.WriteString("  " + printable(r.Reason))
 	}
@@ -192,6 +189,9 @@ func formatRecord(r agent.Record) string {
 			labels[i] = printable(l)
 		}
 		b.WriteString("  [" + strings.Join(labels, " ") + "]")
+	}
+	if field, sub := subject(r.Input); sub != "" {
+		b.WriteString("  " + field + "=" + printable(sub))
 	}
 	return b.String()
 }

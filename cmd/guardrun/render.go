@@ -2,26 +2,19 @@ package main
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/guardrun/guardrun"
-	"github.com/guardrun/guardrun/grammar"
 )
 
-// renderSourceError renders a parse error of src the way a run renders
-// every error (guardrun.Error.Render): position, message, the offending
-// line with a caret, and the hint. Other errors print as they are.
-func renderSourceError(err error, src []byte) string {
-	var pe *grammar.Error
-	if !errors.As(err, &pe) {
-		return err.Error() + "\n"
+// renderSourceError renders err, the parse error check or fmt met in
+// file, the way a run renders every error (guardrun.Error.Render):
+// position, message, the offending line with a caret, and the hint.
+// The facade's compile gives the same error in that shape.
+func renderSourceError(err error, file string, src []byte) string {
+	_, cerr := guardrun.Compile(file, src, guardrun.WithMode(guardrun.ModeForName(file)))
+	var ge *guardrun.Error
+	if errors.As(cerr, &ge) && ge.Error() == err.Error() {
+		return ge.Render()
 	}
-	e := &guardrun.Error{Name: "ParseError", Message: pe.Message, Pos: pe.Pos, Hint: pe.Hint}
-	if n := pe.Pos.Line; n > 0 {
-		lines := strings.SplitAfter(string(src), "\n")
-		if n <= len(lines) {
-			e.SourceLine = lines[n-1]
-		}
-	}
-	return e.Render()
+	return err.Error() + "\n"
 }
