@@ -107,3 +107,20 @@ func TestScriptTestWithLayersIsRefused(t *testing.T) {
 	require.False(t, rs[0].Pass)
 	require.Contains(t, strings.Join(rs[0].Failures, "\n"), "a script test runs with one policy")
 }
+
+// A policy that does not load is reported as a run reports an error:
+// position, the offending line with a caret, and the hint (issue 31:
+// hints appeared in `guardrun x.mld` but not in test's messages).
+func TestUnloadablePolicyShowsHint(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"p.guard":    "guard @g before op:cmd:git = when [\n  * => block \"Push?\"\n]\n",
+		"a.test.mld": "use \"p.guard\"\ntest \"x\" events [\n  event tool.before Bash { command: \"git push\" }\n    expect ask\n]\n",
+	})
+	rs, err := policytest.Run(context.Background(), []string{dir}, policytest.Options{})
+	require.NoError(t, err)
+	require.Len(t, rs, 1)
+	require.False(t, rs[0].Pass)
+	f := rs[0].Failures[0]
+	require.Contains(t, f, "p.guard:2:8: Unknown guard action block")
+	require.Contains(t, f, "\n      * => block \"Push?\"\n           ^\nhint: did you mean deny")
+}

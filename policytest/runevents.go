@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/guardrun/guardrun"
 	"github.com/guardrun/guardrun/agent"
 	"github.com/guardrun/guardrun/conformance"
 )
@@ -74,7 +75,7 @@ func runEvents(ctx context.Context, f *File, t *Test, opts Options) Result {
 	}
 	plain, err := agent.New(ctx, cfg)
 	if err != nil {
-		return failf("the policy does not load: %v", err)
+		return failf("the policy does not load: %s", loadError(err))
 	}
 	defer plain.Close()
 	var answering *agent.Engine
@@ -93,7 +94,7 @@ func runEvents(ctx context.Context, f *File, t *Test, opts Options) Result {
 			return agent.DenyIt, nil
 		})
 		if answering, err = agent.New(ctx, cfg); err != nil {
-			return failf("the policy does not load: %v", err)
+			return failf("the policy does not load: %s", loadError(err))
 		}
 		defer answering.Close()
 		break
@@ -249,4 +250,14 @@ func guardOf(d *agent.Decision) string {
 		return d.Denial.Guard
 	}
 	return ""
+}
+
+// loadError renders why a policy does not load as a run renders an
+// error: position, message, the offending line and the hint.
+func loadError(err error) string {
+	var ge *guardrun.Error
+	if errors.As(err, &ge) {
+		return strings.TrimSuffix(ge.Render(), "\n")
+	}
+	return err.Error()
 }
