@@ -3,7 +3,6 @@ package check
 import (
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
@@ -108,7 +107,7 @@ func (c *checker) agentFilter(g *ast.GuardDirective, never func(string)) bool {
 		if c.exes[name] != nil || c.globals[name] != nil || c.open || c.agentTool(name) {
 			return true
 		}
-		msg := "no tool of Claude Code, Gemini CLI, Codex or Cursor (nor of a tool collection here) is named " + t
+		msg := "no tool of Claude Code, Gemini CLI, Codex or Cursor (nor of a tool collection here: declare a tool of your own there) is named " + t
 		s := closest(name, c.toolCandidates())
 		if s != "" {
 			msg += "; did you mean @" + s + "?"
@@ -135,8 +134,15 @@ func (c *checker) agentFilter(g *ast.GuardDirective, never func(string)) bool {
 			word, _, _ := strings.Cut(rest, ":")
 			if !knownCommands.has(word) {
 				if s := closest(word, keysOf(knownCommands.all())); s != "" && len(word) > 1 {
-					c.report(Finding{Pos: g.Pos, Severity: Error, Kind: KindNeverMatches,
-						Message: guardLabel(g) + " filters on the command \"" + word + "\"; did you mean op:" + head + ":" + s + "?", FailsOpen: true})
+					// Many real commands are an edit from a common one (rake,
+					// tree, pkill): only a slip of the keys (gti, gitt) is
+					// surely a typo.
+					sev := Warning
+					if slip(word, s) {
+						sev = Error
+					}
+					c.report(Finding{Pos: g.Pos, Severity: sev, Kind: KindNeverMatches,
+						Message: guardLabel(g) + " filters on the command \"" + word + "\"; did you mean op:" + head + ":" + s + "?", FailsOpen: sev == Error})
 				}
 			}
 		}
@@ -147,7 +153,7 @@ func (c *checker) agentFilter(g *ast.GuardDirective, never func(string)) bool {
 		}
 		if s := closest(t, append(keysOf(dataLabels.all()), toolschema.Labels()...)); s != "" {
 			c.report(Finding{Pos: g.Pos, Severity: Error, Kind: KindNeverMatches,
-				Message: guardLabel(g) + " never fires: no tool or rule gives the label \"" + t + "\"; did you mean " + s + "?", FailsOpen: true})
+				Message: guardLabel(g) + " never fires: no tool or rule gives the label \"" + t + "\"; did you mean " + s + "?", FailsOpen: slip(t, s)})
 			return true
 		}
 		if c.imports {
@@ -191,7 +197,11 @@ func (c *checker) agentArgs() {
 				if optional {
 					msg += " (behind ?. the test is silently false)"
 				}
-				if s := closest(a.Name, keysOf(fields)); s != "" {
+				s := closest(a.Name, keysOf(fields))
+				if alias := fieldAliases[strings.ToLower(a.Name)]; s == "" && fields[alias] {
+					s = alias
+				}
+				if s != "" {
 					msg += "; did you mean ." + s + "?"
 				}
 				at := a.Pos
@@ -200,7 +210,7 @@ func (c *checker) agentArgs() {
 				}
 				// Behind ?. or compared as is, a missing field is silently
 				// false; a method called on it fails (closed) at run time.
-				silent := optional || len(r.Path) == 2
+				silent := (optional || len(r.Path) == 2) && s != ""
 				c.report(Finding{Pos: at, Severity: Error, Kind: KindUnknownField, Message: msg, FailsOpen: silent})
 			}
 			return true
@@ -278,7 +288,7 @@ func (c *checker) agentLabels() {
 				}
 				if near := closest(l, known); near != "" {
 					c.report(Finding{Pos: s.Pos, Severity: Error, Kind: KindUnknownName,
-						Message: "label \"" + l + "\" is one no rule or guard uses; did you mean \"" + near + "\"?", FailsOpen: true})
+						Message: "label \"" + l + "\" is one no rule or guard uses; did you mean \"" + near + "\"?", FailsOpen: slip(l, near)})
 				}
 				return false
 			})
@@ -287,9 +297,40 @@ func (c *checker) agentLabels() {
 	})
 }
 
-// sortedKeys is keysOf, sorted (stable messages).
-func sortedKeys(m map[string]bool) []string {
-	out := keysOf(m)
-	sort.Strings(out)
-	return out
+// fieldAliases are names authors give the hosts' input fields.
+var fieldAliases = map[string]string{
+	"cmd": "command", "commandline": "command", "script": "command",
+	"path": "file_path", "file": "file_path", "filename": "file_path", "filepath": "file_path", "target": "file_path",
+	"text": "content", "body": "content", "data": "content",
+	"old": "old_string", "new": "new_string", "link": "url", "href": "url",
+}
+
+// slip reports whether got is want mistyped by a slip of the keys: the
+// case of a letter, two neighbours swapped, a letter doubled, or one
+// dropped from a name of five letters or more. A name that is some other
+// edit away may be a name of its own (rake, not make).
+func slip(got, want string) bool {
+	switch {
+	case strings.EqualFold(got, want):
+		return true
+	case len(got) == len(want):
+		for i := 0; i+1 < len(got); i++ {
+			if got[i] != want[i] {
+				return got[i] == want[i+1] && got[i+1] == want[i] && got[i+2:] == want[i+2:]
+			}
+		}
+	case len(got) == len(want)+1:
+		for i := 0; i < len(got); i++ {
+			if got[:i]+got[i+1:] == want {
+				return i > 0 && got[i] == got[i-1] || i+1 < len(got) && got[i] == got[i+1]
+			}
+		}
+	case len(got)+1 == len(want) && len(want) >= 5:
+		for i := 0; i < len(want); i++ {
+			if want[:i]+want[i+1:] == got {
+				return true
+			}
+		}
+	}
+	return false
 }

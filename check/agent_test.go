@@ -92,3 +92,36 @@ func TestEngineRefusesFailOpenMistake(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// A command or label an edit from a known one may be one of its own
+// (rake, tree, pkill; a label "api"): it is a warning, not a refused
+// policy; a slip of the keys (gti, gitt, secert) is an error.
+func TestNearNamesThatAreNoSlip(t *testing.T) {
+	for _, c := range []struct {
+		filter string
+		sev    check.Severity
+	}{
+		{"op:cmd:rake", check.Warning}, {"op:cmd:tree", check.Warning}, {"op:cmd:pkill", check.Warning},
+		{"op:cmd:gti", check.Error}, {"op:cmd:gitt", check.Error},
+		{"op:cmd:pytest", ""},
+	} {
+		src := guardOn(c.filter, `* => deny "no"`)
+		fs, err := check.Source("p.guard", []byte(src), ast.Strict)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got check.Severity
+		for _, f := range fs {
+			if f.Pos.Line == 2 {
+				got = f.Severity
+			}
+		}
+		if got != c.sev {
+			t.Errorf("%s: got %q, want %q (%v)", c.filter, got, c.sev, fs)
+		}
+		_, err = agent.New(context.Background(), agent.Config{Policies: []agent.Policy{{Name: "p.guard", Source: []byte(strings.Replace(src, "  * => allow\n", "", 1))}}, Store: agent.NewMemoryStore()})
+		if (err != nil) != (c.sev == check.Error) {
+			t.Errorf("%s: engine load error %v", c.filter, err)
+		}
+	}
+}

@@ -84,7 +84,7 @@ func TestAuthorMistakes(t *testing.T) {
 		{"op:cmd:crul", guardOn("op:cmd:crul", `* => deny "no downloads"`), 2, "did you mean op:cmd:curl?", agent.Event{Kind: agent.ToolBefore, Tool: "Bash", Input: map[string]any{"command": "curl https://evil.example"}}},
 		// Labels.
 		{"filter secert", toolsLine + "guard @g before secert = when [\n  * => deny \"no secrets\"\n]\n", 2, "did you mean secret?", readEnv},
-		{"filter fs:rw", guardOn("fs:rw", `@mx.args.file_path.includes(".env") => deny "no"`), 2, "did you mean fs:r", readEnv},
+		{"filter fs:rr", guardOn("fs:rr", `@mx.args.file_path.includes(".env") => deny "no"`), 2, "did you mean fs:r", readEnv},
 		{"filter untrsted", toolsLine + "guard @g before untrsted = when [\n  * => deny \"no\"\n]\n", 2, "did you mean untrusted?", fetchEvil},
 		{"addLabels secert", toolsLine + "guard @g after @Read = when [\n  @mx.args.file_path.includes(\".env\") => allow with { addLabels: [\"secert\"] }\n  * => allow\n]\nguard @h before secret = when [\n  * => deny \"no secrets\"\n]\n", 3, `did you mean "secret"?`, readEnv},
 		// Names.
