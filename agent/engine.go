@@ -177,9 +177,6 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := checkPolicy(p.Name, prg); err != nil {
-			return nil, err
-		}
 		opts := []guardrun.RunOption{}
 		if dir := cmp.Or(p.Dir, cfg.Dir); dir != "" {
 			opts = append(opts, guardrun.WithDir(dir))
@@ -202,6 +199,10 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 			e.strict = true
 		}
 		e.layers = append(e.layers, l)
+		if err := checkPolicy(p.Name, prg, e.toolPatterns()); err != nil {
+			e.Close()
+			return nil, err
+		}
 		fmt.Fprintf(h, "%s\x00%d\x00", p.Name, len(p.Source))
 		h.Write(p.Source)
 	}

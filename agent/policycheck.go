@@ -28,14 +28,16 @@ func (e *PolicyCheckError) Error() string {
 	return b.String()
 }
 
-// checkPolicy runs check on an agent policy (`.guard`) and returns the
-// errors that fail open; other findings and other files pass.
-func checkPolicy(name string, prg *guardrun.Program) error {
+// checkPolicy runs check on an agent policy (`.guard`), with the tool
+// collections in scope (its modules' and the earlier layers'), and
+// returns the errors that fail open; other findings and other files
+// pass.
+func checkPolicy(name string, prg *guardrun.Program, tools []string) error {
 	if !check.AgentPolicy(name) || prg.Document() == nil {
 		return nil
 	}
 	var errs []check.Finding
-	for _, f := range check.AgentDocument(prg.Document()) {
+	for _, f := range check.AgentDocument(prg.Document(), tools...) {
 		if f.Severity == check.Error && f.FailsOpen {
 			errs = append(errs, f)
 		}
@@ -44,4 +46,15 @@ func checkPolicy(name string, prg *guardrun.Program) error {
 		return nil
 	}
 	return &PolicyCheckError{Policy: name, Findings: errs}
+}
+
+// toolPatterns are the tool collection keys of the layers loaded so far.
+func (e *Engine) toolPatterns() []string {
+	var out []string
+	for _, l := range e.layers {
+		for _, t := range l.tools {
+			out = append(out, t.pattern)
+		}
+	}
+	return out
 }

@@ -1,11 +1,13 @@
 package check
 
 import (
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/grammar"
 	"github.com/guardrun/guardrun/interp"
 	"github.com/guardrun/guardrun/toolschema"
 )
@@ -37,10 +39,11 @@ func evalBuiltin(name string) bool {
 	return false
 }
 
-// collectionKeys are the tool-name patterns of the tool collections the
-// document declares (`var tools @agent = { "{Bash,Shell}": … }`).
+// collectionKeys are the tool-name patterns of the tool collections in
+// scope: the document's (`var tools @agent = { "{Bash,Shell}": … }`) and
+// the ones AgentDocument was given.
 func (c *checker) collectionKeys() []string {
-	var out []string
+	out := append([]string(nil), c.scopeTools...)
 	for _, n := range c.doc.Body {
 		v, ok := n.(*ast.VarDirective)
 		if !ok || !v.Tools {
@@ -53,6 +56,48 @@ func (c *checker) collectionKeys() []string {
 		for _, e := range o.Entries {
 			out = append(out, expandBraces(e.Key)...)
 		}
+	}
+	return out
+}
+
+// ToolPatterns are the tool collection keys an agent policy file declares
+// and those of the local modules it imports, read without running
+// anything: the tools in scope of the policy, and of a workspace policy
+// layered under it (pass them to AgentDocument). Files that cannot be
+// read or parsed add nothing.
+func ToolPatterns(file string) []string {
+	return toolPatterns(file, map[string]bool{})
+}
+
+func toolPatterns(file string, seen map[string]bool) []string {
+	file = filepath.Clean(file)
+	if seen[file] || len(seen) > 64 {
+		return nil
+	}
+	seen[file] = true
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	mode := ast.Markdown
+	if ext := filepath.Ext(file); ext == ".guard" || ext == ".mld" {
+		mode = ast.Strict
+	}
+	doc, err := grammar.Parse(file, src, mode)
+	if err != nil {
+		return nil
+	}
+	out := (&checker{doc: doc}).collectionKeys()
+	for _, n := range doc.Body {
+		im, ok := n.(*ast.ImportDirective)
+		if !ok || im.Path == "" || strings.HasPrefix(im.Path, "@") || strings.Contains(im.Path, "://") {
+			continue
+		}
+		p := im.Path
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(file), p)
+		}
+		out = append(out, toolPatterns(p, seen)...)
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/guardrun/guardrun/agent"
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/check"
+	"github.com/guardrun/guardrun/grammar"
 	"github.com/guardrun/guardrun/interp"
 )
 
@@ -124,4 +125,37 @@ func TestNearNamesThatAreNoSlip(t *testing.T) {
 			t.Errorf("%s: engine load error %v", c.filter, err)
 		}
 	}
+}
+
+// A tool of one's own near a host's (Grip, Grep) is no typo when a tool
+// collection in scope declares it: the policy's own, an imported
+// module's, or the user policy's a workspace policy is layered under.
+func TestOwnToolsInScope(t *testing.T) {
+	ws := "guard @g before @Grip = when [\n  @mx.args.q?.includes(\"x\") => deny \"no\"\n  * => allow\n]\n"
+	fs, _ := check.Source("ws.guard", []byte(ws), ast.Strict)
+	if !check.HasErrors(fs) {
+		t.Fatalf("alone, @Grip is a typo of @Grep: %v", fs)
+	}
+	doc := mustParse(t, ws)
+	if fs := check.AgentDocument(doc, "{Grip,Grap}"); check.HasErrors(fs) {
+		t.Fatalf("declared in scope: %v", fs)
+	}
+	user := "var tools @agent = { Grip: { labels: [\"fs:r\"] } }\n"
+	e, err := agent.New(context.Background(), agent.Config{Policies: []agent.Policy{{Name: "user.guard", Source: []byte(user)}, {Name: "ws.guard", Source: []byte(ws)}}, Store: agent.NewMemoryStore()})
+	if err != nil {
+		t.Fatalf("layered under the user's collection: %v", err)
+	}
+	e.Close()
+	if _, err := agent.New(context.Background(), agent.Config{Policies: []agent.Policy{{Name: "ws.guard", Source: []byte(ws)}}, Store: agent.NewMemoryStore()}); err == nil {
+		t.Fatal("alone, the engine loads a guard on @Grip")
+	}
+}
+
+func mustParse(t *testing.T, src string) *ast.Document {
+	t.Helper()
+	doc, err := grammar.Parse("ws.guard", []byte(src), ast.Strict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }

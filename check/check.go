@@ -16,7 +16,7 @@ func Source(file string, src []byte, mode ast.Mode) ([]Finding, error) {
 		return nil, err
 	}
 	if AgentPolicy(file) {
-		return AgentDocument(doc), nil
+		return AgentDocument(doc, ToolPatterns(file)...), nil
 	}
 	return Document(doc), nil
 }
@@ -27,14 +27,20 @@ func Document(doc *ast.Document) []Finding {
 }
 
 // AgentDocument checks a parsed agent policy: as Document, in the world
-// of the agent hosts' tools (see AgentPolicy).
-func AgentDocument(doc *ast.Document) []Finding {
-	return document(doc, true)
+// of the agent hosts' tools (see AgentPolicy). tools are the keys of the
+// tool collections in scope besides the document's own: those of the
+// modules it imports and of the policies it is layered under (the
+// user's, for a workspace policy), patterns such as "{Deploy,Ship}".
+func AgentDocument(doc *ast.Document, tools ...string) []Finding {
+	return document(doc, true, tools...)
 }
 
-func document(doc *ast.Document, agent bool) []Finding {
+func document(doc *ast.Document, agent bool, tools ...string) []Finding {
 	c := newChecker(doc)
 	c.agent = agent
+	for _, t := range tools {
+		c.scopeTools = append(c.scopeTools, expandBraces(t)...)
+	}
 	c.declarations()
 	c.resolveAll()
 	c.guards()
@@ -66,8 +72,10 @@ func HasErrors(fs []Finding) bool {
 
 type checker struct {
 	doc *ast.Document
-	// agent is set for an agent policy (AgentDocument).
-	agent    bool
+	// agent is set for an agent policy (AgentDocument); scopeTools are
+	// the tool patterns of collections in scope outside the document.
+	agent      bool
+	scopeTools []string
 	findings []Finding
 	seen     map[string]bool
 

@@ -52,3 +52,21 @@ func TestCheckAndFmtReadGuardStrict(t *testing.T) {
 		require.NotContains(t, stderr, ".mld.md", cmd)
 	}
 }
+
+// check --user: a workspace policy is checked with the user policy's
+// tool collections (and its modules') in scope, as the hook layers them.
+func TestCheckWorkspaceUnderUserPolicy(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "user", "policy.guard")
+	require.NoError(t, os.MkdirAll(filepath.Dir(user), 0o755))
+	require.NoError(t, os.WriteFile(user, []byte("import { @agent } from \"./tools.guard\"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "user", "tools.guard"), []byte("var tools @agent = { Grip: { labels: [\"fs:r\"] } }\nexport { @agent }\n"), 0o644))
+	ws := filepath.Join(dir, "ws.guard")
+	require.NoError(t, os.WriteFile(ws, []byte("guard @g before @Grip = when [\n  * => deny \"no\"\n]\n"), 0o644))
+	code, out, _ := runCLI("check", ws)
+	require.Equal(t, exitFail, code)
+	require.Contains(t, out, "did you mean @Grep?")
+	code, out, stderr := runCLI("check", "--user", user, ws)
+	require.Equal(t, exitOK, code, out+stderr)
+	require.Empty(t, out)
+}
