@@ -76,8 +76,8 @@ type checker struct {
 	// the tool patterns of collections in scope outside the document.
 	agent      bool
 	scopeTools []string
-	findings []Finding
-	seen     map[string]bool
+	findings   []Finding
+	seen       map[string]bool
 
 	globals map[string]ast.Node
 	exes    map[string]*ast.ExeDirective
