@@ -47,6 +47,7 @@ var tools = []Tool{
 	{Host: Claude, Name: "Bash", Fields: []string{"command", "description", "timeout", "run_in_background", "dangerouslyDisableSandbox"}, Labels: cmd},
 	{Host: Claude, Name: "BashOutput", Fields: []string{"bash_id", "filter"}},
 	{Host: Claude, Name: "KillShell", Fields: []string{"shell_id"}},
+	{Host: Claude, Name: "KillBash", Fields: []string{"shell_id"}},
 	{Host: Claude, Name: "Read", Fields: []string{"file_path", "offset", "limit"}, Labels: fsR},
 	{Host: Claude, Name: "NotebookRead", Fields: []string{"notebook_path", "cell_id"}, Labels: fsR},
 	{Host: Claude, Name: "Write", Fields: []string{"file_path", "content"}, Labels: fsW},
@@ -63,6 +64,9 @@ var tools = []Tool{
 	{Host: Claude, Name: "ExitPlanMode", Fields: []string{"plan"}},
 	{Host: Claude, Name: "AskUserQuestion", Fields: []string{"questions"}},
 	{Host: Claude, Name: "SlashCommand", Fields: []string{"command"}},
+	{Host: Claude, Name: "Skill", Fields: []string{"command", "skill"}},
+	{Host: Claude, Name: "ListMcpResourcesTool", Fields: []string{"server"}},
+	{Host: Claude, Name: "ReadMcpResourceTool", Fields: []string{"server", "uri"}},
 	// Gemini CLI.
 	{Host: Gemini, Name: "run_shell_command", Fields: []string{"command", "description", "directory", "dir_path", "is_background"}, Labels: cmd},
 	{Host: Gemini, Name: "read_file", Fields: []string{"absolute_path", "file_path", "offset", "limit"}, Labels: fsR},
@@ -80,6 +84,8 @@ var tools = []Tool{
 	{Host: Codex, Name: "shell", Fields: []string{"command", "workdir", "timeout", "timeout_ms", "with_escalated_permissions", "justification"}, Labels: cmd},
 	{Host: Codex, Name: "exec_command", Fields: []string{"cmd", "command", "workdir", "timeout_ms", "yield_time_ms", "shell"}, Labels: cmd},
 	{Host: Codex, Name: "apply_patch", Fields: []string{"input", "patch"}, Labels: fsW},
+	{Host: Codex, Name: "update_plan", Fields: []string{"plan", "explanation"}},
+	{Host: Codex, Name: "view_image", Fields: []string{"path"}},
 	// Cursor (hook adapters give Shell its command and cwd).
 	{Host: Cursor, Name: "Shell", Fields: []string{"command", "cwd"}, Labels: cmd},
 	{Host: Cursor, Name: "Delete", Fields: []string{"file_path"}, Labels: fsW},
