@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/guardrun/guardrun"
 	"github.com/guardrun/guardrun/check"
 	"github.com/guardrun/guardrun/format"
 	"github.com/guardrun/guardrun/internal/cliflags"
+	"github.com/guardrun/guardrun/policytest"
 )
 
 const checkUsage = `usage: guardrun check [--json] [--user POLICY] FILE...
@@ -48,6 +50,15 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			fmt.Fprintf(stderr, "guardrun check: %v\n", err)
 			status = exitFail
+			continue
+		}
+		if strings.HasSuffix(file, policytest.TestSuffix) {
+			// A policy test file is no script: check its form (guardrun
+			// test runs it).
+			if _, err := policytest.Parse(file, src); err != nil {
+				fmt.Fprintf(stderr, "%v\n", err)
+				status = exitFail
+			}
 			continue
 		}
 		var findings []check.Finding

@@ -70,3 +70,16 @@ func TestCheckWorkspaceUnderUserPolicy(t *testing.T) {
 	require.Equal(t, exitOK, code, out+stderr)
 	require.Empty(t, out)
 }
+
+// A policy test file (*.test.mld) is checked as one, not as a script.
+func TestCheckPolicyTestFile(t *testing.T) {
+	code, out, stderr := runCLI("check", "../../examples/policy-tests/agent.test.mld", "../../examples/policy-tests/agent-session.test.mld")
+	require.Equal(t, exitOK, code, stderr)
+	require.Empty(t, out)
+	bad := filepath.Join(t.TempDir(), "b.test.mld")
+	require.NoError(t, os.WriteFile(bad, []byte("use \"x.guard\"\nbogus\n"), 0o644))
+	code, _, stderr = runCLI("check", bad)
+	require.Equal(t, exitFail, code)
+	require.Contains(t, stderr, bad+":2:1: expected use")
+	require.Contains(t, stderr, "hint: ")
+}
