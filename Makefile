@@ -6,14 +6,14 @@ FAIL_UNDER ?=
 FUZZTIME  ?= 30s
 GOTESTFLAGS ?= -timeout 5m
 
-.PHONY: all build test vet fmt-check lint conformance agent-corpus bench bench-hook fuzz soundness
+.PHONY: all build test vet fmt-check lint policies conformance agent-corpus bench bench-hook fuzz soundness
 
 all: build test
 
 build:
 	$(GO) build ./...
 
-test: fmt-check vet
+test: fmt-check vet policies
 	$(GO) test $(GOTESTFLAGS) ./...
 
 vet:
@@ -23,7 +23,16 @@ fmt-check:
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then \
 		echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 
-lint: fmt-check vet
+lint: fmt-check vet policies
+
+# The starter rules and the examples pass `guardrun check` and are in the
+# layout `guardrun fmt` gives (policy test files, *.test.mld, are not
+# scripts; examples/policy-tests/failing fail on purpose).
+POLICIES = $(wildcard rules/*.guard) $(wildcard examples/*.mld examples/*.md) \
+	$(filter-out %.test.mld,$(wildcard examples/policy-tests/*.guard examples/policy-tests/*.mld examples/policy-tests/cases/*/example.mld examples/policy-tests/cases/*/tools.mld))
+policies:
+	$(GO) run ./cmd/guardrun check $(POLICIES)
+	$(GO) run ./cmd/guardrun fmt --check $(POLICIES)
 
 conformance:
 	@if [ -d "$(CASES)" ]; then \

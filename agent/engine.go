@@ -210,6 +210,10 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 			e.strict = true
 		}
 		e.layers = append(e.layers, l)
+		if err := checkPolicy(p.Name, prg, e.toolPatterns()); err != nil {
+			e.Close()
+			return nil, err
+		}
 		fmt.Fprintf(h, "%s\x00%d\x00", p.Name, len(p.Source))
 		h.Write(p.Source)
 	}

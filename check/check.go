@@ -15,16 +15,41 @@ func Source(file string, src []byte, mode ast.Mode) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
+	if AgentPolicy(file) {
+		return AgentDocument(doc, ToolPatterns(file)...), nil
+	}
 	return Document(doc), nil
 }
 
 // Document checks a parsed script. Findings come sorted by position.
 func Document(doc *ast.Document) []Finding {
+	return document(doc, false)
+}
+
+// AgentDocument checks a parsed agent policy: as Document, in the world
+// of the agent hosts' tools (see AgentPolicy). tools are the keys of the
+// tool collections in scope besides the document's own: those of the
+// modules it imports and of the policies it is layered under (the
+// user's, for a workspace policy), patterns such as "{Deploy,Ship}".
+func AgentDocument(doc *ast.Document, tools ...string) []Finding {
+	return document(doc, true, tools...)
+}
+
+func document(doc *ast.Document, agent bool, tools ...string) []Finding {
 	c := newChecker(doc)
+	c.agent = agent
+	for _, t := range tools {
+		c.scopeTools = append(c.scopeTools, expandBraces(t)...)
+	}
 	c.declarations()
 	c.resolveAll()
 	c.guards()
-	c.flow()
+	if agent {
+		c.agentArgs()
+		c.agentLabels()
+	} else {
+		c.flow()
+	}
 	sort.SliceStable(c.findings, func(i, j int) bool {
 		a, b := c.findings[i].Pos, c.findings[j].Pos
 		if a.Line != b.Line {
@@ -46,9 +71,13 @@ func HasErrors(fs []Finding) bool {
 }
 
 type checker struct {
-	doc      *ast.Document
-	findings []Finding
-	seen     map[string]bool
+	doc *ast.Document
+	// agent is set for an agent policy (AgentDocument); scopeTools are
+	// the tool patterns of collections in scope outside the document.
+	agent      bool
+	scopeTools []string
+	findings   []Finding
+	seen       map[string]bool
 
 	globals map[string]ast.Node
 	exes    map[string]*ast.ExeDirective

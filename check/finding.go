@@ -35,6 +35,11 @@ type Finding struct {
 	// Path is, for a label-flow finding, the chain from the labelled
 	// source to the sink.
 	Path []string `json:"path,omitempty"`
+	// FailsOpen marks an agent policy's mistake that lets through what
+	// the author meant to stop, silently (a misspelt tool, field behind
+	// ?., command or label; a rule that never runs): the agent engine
+	// refuses to load a policy with one, so the hook fails closed.
+	FailsOpen bool `json:"fails_open,omitempty"`
 }
 
 // String renders the finding as file:line:col: severity: message.

@@ -59,6 +59,9 @@ func (c *checker) filter(g *ast.GuardDirective) {
 	never := func(msg string) {
 		c.report(Finding{Pos: g.Pos, Severity: Warning, Kind: KindNeverMatches, Message: guardLabel(g) + " never fires: " + msg})
 	}
+	if c.agent && c.agentFilter(g, never) {
+		return
+	}
 	switch {
 	case strings.HasPrefix(t, "op:"):
 		v := strings.ToLower(t[3:])
@@ -99,8 +102,14 @@ func (c *checker) afterStar(w *ast.WhenExpr) {
 			continue
 		}
 		if star {
-			c.report(Finding{Pos: arm.Pos, Severity: Warning, Kind: KindUnreachable,
-				Message: "this arm never runs: an earlier * arm always matches first"})
+			sev := Warning
+			if c.agent {
+				// A rule of an agent policy that never runs is a rule the
+				// author believes protects them.
+				sev = Error
+			}
+			c.report(Finding{Pos: arm.Pos, Severity: sev, Kind: KindUnreachable,
+				Message: "this arm never runs: an earlier * arm always matches first", FailsOpen: c.agent})
 			return
 		}
 		star = arm.Kind == ast.ArmWildcard

@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/guardrun/guardrun/ast"
-	"github.com/guardrun/guardrun/interp/policy"
+	"github.com/guardrun/guardrun/interp"
 )
 
 // context says where a name is used: in a guard or policy an unknown name
@@ -43,7 +43,7 @@ var builtins = &lazySet{names: []string{
 // mxFields are the fields of @mx, in guards, exes and pipelines.
 var mxFields = &lazySet{names: []string{"op", "operation", "labels", "taint", "sources", "tokens", "args", "guard",
 	"try", "tries", "hint", "hints", "input", "errors", "guards", "isPipeline", "lastOutput",
-	"pipe", "policy", "stage", "text", "metadata"}}
+	"pipe", "policy", "stage", "text", "metadata", "tools", "hooks", "session"}}
 
 // valueMxFields are the fields of any value's `.mx` metadata.
 var valueMxFields = &lazySet{names: []string{"labels", "taint", "sources", "text", "data", "type", "tokens", "tokest", "length"}}
@@ -266,7 +266,7 @@ func (c *checker) ref(r *ast.Ref, sc *scope, x context) {
 
 // name checks that a name exists; it reports whether it does.
 func (c *checker) name(name string, at ast.Pos, call bool, sc *scope, x context) bool {
-	if sc.has(name) || c.globals[name] != nil || builtins.has(name) || c.guardNames[name] || c.open {
+	if sc.has(name) || c.globals[name] != nil || builtins.has(name) || evalBuiltin(name) || c.guardNames[name] || c.open {
 		return true
 	}
 	what := "variable"
@@ -295,7 +295,9 @@ func (c *checker) unknownField(r *ast.Ref, i int, on, f string, known map[string
 	if at.Line == 0 {
 		at = r.Pos
 	}
-	c.report(Finding{Pos: at, Severity: x.severity(), Kind: KindUnknownField, Message: msg})
+	// In an agent policy's guard, @mx.tool.calls and kin are silently
+	// empty: the rule never fires.
+	c.report(Finding{Pos: at, Severity: x.severity(), Kind: KindUnknownField, Message: msg, FailsOpen: c.agent && x == inGuard && on == "@mx"})
 }
 
 func (c *checker) suggest(name string, sc *scope) string {
@@ -311,6 +313,7 @@ func (c *checker) suggest(name string, sc *scope) string {
 	for n := range builtins.all() {
 		cands = append(cands, n)
 	}
+	cands = append(cands, interp.Builtins()...)
 	return closest(name, cands)
 }
 
@@ -322,9 +325,62 @@ func keysOf(m map[string]bool) []string {
 	return out
 }
 
-// closest returns the candidate within edit distance 2 of name (the
-// nearest, then the first in sorted order), or "".
+// closest returns the candidate nearest to name: within two edits (a
+// swap of neighbours is one, gti → git), ties going to the one sharing
+// the first letter and then to sorted order; else one that name begins
+// (new_str → new_string) or that begins name. "" when none is near.
 func closest(name string, cands []string) string {
 	sort.Strings(cands)
-	return policy.Closest(name, cands)
+	best, bestD := "", 3
+	for _, c := range cands {
+		if c == name {
+			continue
+		}
+		d := editDistance(strings.ToLower(name), strings.ToLower(c))
+		if d < bestD || d == bestD && best != "" && best[0] != name[0] && c[0] == name[0] {
+			best, bestD = c, d
+		}
+	}
+	if best != "" || len(name) < 3 {
+		return best
+	}
+	for _, c := range cands {
+		if strings.HasPrefix(c, name) || len(c) >= 3 && strings.HasPrefix(name, c) {
+			return c
+		}
+	}
+	return ""
+}
+
+// editDistance counts the edits from a to b (insert, delete, replace, or
+// swap two neighbours).
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}
+
+// Suggest returns the candidate a misspelt name most likely meant (within
+// two edits, or one it begins), or "": the did-you-mean of every check
+// finding, for other commands to share.
+func Suggest(name string, candidates []string) string {
+	return closest(name, append([]string(nil), candidates...))
 }

@@ -212,10 +212,12 @@ func printDirective(d ast.Directive, mode ast.Mode, comments map[int][]string, w
 	return text, true
 }
 
-// ModeFor returns the mode a file name implies: `.mld` is strict,
-// anything else markdown (as guardrun.ModeForName).
+// ModeFor returns the mode a file name implies: `.mld` and `.guard` (an
+// agent policy, which the hook reads strict) are strict, anything else
+// markdown (as guardrun.ModeForName).
 func ModeFor(name string) ast.Mode {
-	if filepath.Ext(name) == ".mld" {
+	switch filepath.Ext(name) {
+	case ".mld", ".guard":
 		return ast.Strict
 	}
 	return ast.Markdown

@@ -86,3 +86,11 @@ func TestParseErrorReturned(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "p.mld:1")
 }
+
+func TestModeForGuardIsStrict(t *testing.T) {
+	for name, want := range map[string]ast.Mode{"p.guard": ast.Strict, "p.mld": ast.Strict, "p.md": ast.Markdown, "p.mld.md": ast.Markdown} {
+		if got := format.ModeFor(name); got != want {
+			t.Errorf("ModeFor(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

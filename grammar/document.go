@@ -243,6 +243,11 @@ func (p *docParser) strict(pos int) error {
 				return &Error{Pos: p.src.posAt(start), Message: fmt.Sprintf("Unknown directive /%s", kw), Found: firstWords(trimmed),
 					Hint: "directives are " + knownDirectiveList + "; in a .md file a line that is not a directive is prose"}
 			}
+			if strings.HasSuffix(p.src.file, ".guard") {
+				// An agent policy is never prose: renaming it is no way out.
+				return &Error{Pos: p.src.posAt(start), Message: "Text content not allowed in an agent policy (.guard is strict)", Found: firstWords(trimmed),
+					Hint: "start the line with a directive (guard, var, exe, import, policy) or `>>` for a comment"}
+			}
 			return &Error{Pos: p.src.posAt(start), Message: "Text content not allowed in strict mode (.mld). Use .mld.md for prose.", Found: firstWords(trimmed), Hint: "start the line with a directive such as var, show or exe, or rename the file to .mld.md"}
 		}
 		dirEnd, err := p.directive(start, body)

@@ -481,6 +481,9 @@ func (l *lowerer) guard(g *guardStmt, p ast.Pos) *ast.GuardDirective {
 		l.failCont(outer, "Syntax error: unexpected text after the guard's block")
 	}
 	for _, arm := range d.Body.Arms {
+		if !arm.Let {
+			l.checkGuardAction(arm.Action)
+		}
 		a := arm.Action
 		if s, ok := a.(*ast.ExprStmt); ok {
 			a = s.Value

@@ -319,13 +319,14 @@ func (in *interp) guardAction(ge *env, ev *guard.Evaluation, base *value.Variabl
 		if err != nil {
 			return guard.Outcome{}, err
 		}
+		changed := !value.Equal(base.Data, v.Data)
 		rep := replacementOf(base, v, ev)
 		d, err := applyLabelMods(rep.Security, a.Labels, labelAuthority{privileged: ev.Guard.Privileged, who: who, policy: &in.policy})
 		if err != nil {
 			return guard.Outcome{}, err
 		}
 		rep.Security = d
-		return guard.Outcome{Action: guard.Allow, Matched: true, Replacement: rep}, nil
+		return guard.Outcome{Action: guard.Allow, Matched: true, Replacement: rep, Relabel: changed}, nil
 	}
 	return guard.Outcome{}, newError(KindGuard, action.Position(), "end each rule with allow, allow @value, deny \"reason\" or retry \"hint\"",
 		"guard %s: a rule's action must be allow, deny, retry or a label change", who)

@@ -177,6 +177,12 @@ func (m *Machine) Before(ctx context.Context, o Operation) (v Verdict) {
 	if v.Action == guard.Allow || v.Action == guard.Ask {
 		v.Inputs = d.Inputs
 	}
+	if gd.relabelled != "" && v.Action == guard.Allow && v.Inputs != nil {
+		// Only `allow @value` approves a rewritten call: a label change
+		// that also changed the value is shown to the human.
+		v.Action, v.Class, v.Guard = guard.Ask, ClassGuard, gd.relabelled
+		v.Reason = "guard " + gd.relabelled + " changed the call with a label change (only allow @value rewrites a call); run the changed call?"
+	}
 	return v
 }
 
@@ -217,6 +223,9 @@ func (m *Machine) After(ctx context.Context, o Operation, output *value.Variable
 type guardNotes struct {
 	notes    []guard.Note
 	warnings []string
+	// relabelled names a guard whose label change (not allow @value)
+	// changed an input's value.
+	relabelled string
 }
 
 // call builds the hooked call of o; gd receives the notes and warnings of
@@ -225,6 +234,11 @@ func (m *Machine) call(o Operation, gd *guardNotes) *hooks.Call {
 	gc := &guardCall{opts: guard.Options{External: true, Attempt: o.Try}}
 	gc.record = func(_ string, _ *hooks.OperationContext, _ taint.Descriptor, d guard.Decision) {
 		gd.notes, gd.warnings = d.Notes, d.Warnings
+		for _, r := range d.Results {
+			if r.Action == guard.Allow && r.Relabel && r.Replacement != nil {
+				gd.relabelled = r.Guard.Label()
+			}
+		}
 	}
 	return &hooks.Call{Inputs: o.Inputs, Env: m.env, Op: o.Op, Extra: gc}
 }

@@ -9,16 +9,27 @@ import (
 	"github.com/guardrun/guardrun/interp/value"
 )
 
-// builtinNames reports whether name is a builtin reachable as `@name`: a
-// transformer, a builtin function (builtins.go) or a workspace builtin
-// (builtins_workspace.go). A switch, not a map built at every start.
+// builtinList are the builtins reachable as `@name`: the transformers,
+// the builtin functions (builtins.go) and the workspace builtins
+// (builtins_workspace.go).
+var builtinList = [...]string{
+	"json", "JSON", "parse", "trim", "upper", "lower",
+	"pretty", "sort", "xml", "csv", "md",
+	"typeof", "exists",
+	"sha256", "readWorkspaceFile", "pathMatches",
+}
+
+// Builtins returns the names of the builtins every script can use as
+// `@name` without declaring them (`guardrun check` knows them from here).
+func Builtins() []string { return append([]string(nil), builtinList[:]...) }
+
+// builtinNames reports whether name is a builtin reachable as `@name`. A
+// scan of a short array, not a map built at every start.
 func builtinNames(name string) bool {
-	switch name {
-	case "json", "JSON", "parse", "trim", "upper", "lower",
-		"pretty", "sort", "xml", "csv", "md",
-		"typeof", "exists",
-		"sha256", "readWorkspaceFile", "pathMatches":
-		return true
+	for _, b := range builtinList {
+		if b == name {
+			return true
+		}
 	}
 	return false
 }

@@ -41,11 +41,19 @@ func posKey(p ast.Pos) string {
 	return filepath.Clean(p.File) + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Col)
 }
 
-// AddFile records the guards and when arms of a script file. A file that
-// does not parse has no points (its tests report the error).
+// AddFile records the guards and when arms of a script file and of the
+// modules it imports (local paths). A file that does not parse has no
+// points (its tests report the error).
 func (c *Coverage) AddFile(path string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.addFileLocked(path)
+}
+
+// addFileLocked is AddFile with c.mu held; it adds the modules path
+// imports too.
+func (c *Coverage) addFileLocked(path string) {
+	path = filepath.Clean(path)
 	if c.files[path] {
 		return
 	}
@@ -67,8 +75,18 @@ func (c *Coverage) AddFile(path string) {
 		c.points = append(c.points, pt)
 		c.byKey[posKey(p)] = pt
 	}
+	var imports []string
 	ast.Inspect(doc, func(n ast.Node) bool {
 		switch n := n.(type) {
+		case *ast.ImportDirective:
+			// A module's guards and arms decide too (the starter policy is
+			// all imports): count them.
+			if p := n.Path; p != "" && !strings.HasPrefix(p, "@") && !strings.Contains(p, "://") {
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(filepath.Dir(path), p)
+				}
+				imports = append(imports, p)
+			}
 		case *ast.GuardDirective:
 			label := "guard " + n.Timing + " " + n.Trigger
 			if n.Name != "" {
@@ -82,6 +100,9 @@ func (c *Coverage) AddFile(path string) {
 		}
 		return true
 	})
+	for _, p := range imports {
+		c.addFileLocked(p)
+	}
 }
 
 // armLabel is the arm's first source line, shortened.

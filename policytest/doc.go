@@ -29,9 +29,12 @@
 //	expect output "notified: build finished"
 //	expect @r.mx.labels excludes "secret"
 //
-// `use` names the policy file the tests run with (one per file, relative
-// to the test file); a test's body is written in that file's mode and
-// runs after it, in a fresh run. Expectations, each on its own line after
+// `use` names the policy file the tests run with (relative to the test
+// file); a test's body is written in that file's mode and runs after it,
+// in a fresh run. Several `use` lines layer policies as the hook does —
+// the user's policy first, then the workspace's, each importing from its
+// own folder, a later one restricting what an earlier allows — for
+// events tests (a script test runs with one policy). Expectations, each on its own line after
 // the test:
 //
 //	expect allow | deny | retry        the decision: deny or retry when a
@@ -86,5 +89,6 @@
 // expectation, so its result lists every decision.
 //
 // Coverage (Coverage) lists every guard and every when arm of the files
-// under test and whether any test reached it.
+// under test and of the modules they import, and whether any test
+// reached it.
 package policytest

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,9 +17,14 @@ const TestSuffix = ".test.mld"
 type File struct {
 	Path string
 	// Use is the policy file the tests run with, relative to the working
-	// directory ("" when the file has no use line).
-	Use   string
-	Tests []*Test
+	// directory ("" when the file has no use line): the first of Layers.
+	Use string
+	// Layers are the policies of every use line, in order. Several layer
+	// as the hook layers them (the user's policy first, then the
+	// workspace's, each from its own folder): events tests run with all
+	// of them, script tests with one.
+	Layers []string
+	Tests  []*Test
 }
 
 // Test is one decision test.
@@ -132,10 +138,17 @@ func Parse(path string, src []byte) (*File, error) {
 		switch {
 		case line == "" || strings.HasPrefix(line, ">>"):
 		case useRe().MatchString(line):
-			if f.Use != "" {
-				return nil, fail(i, "a test file uses one policy file; %q is already used", f.Use)
+			p := useRe().FindStringSubmatch(line)[1]
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(filepath.Dir(path), p)
 			}
-			f.Use = filepath.Join(filepath.Dir(path), useRe().FindStringSubmatch(line)[1])
+			if slices.Contains(f.Layers, p) {
+				return nil, fail(i, "%q is already used", p)
+			}
+			if f.Use == "" {
+				f.Use = p
+			}
+			f.Layers = append(f.Layers, p)
 		case testRe().MatchString(line):
 			name, err := strconv.Unquote(`"` + testRe().FindStringSubmatch(line)[1] + `"`)
 			if err != nil {

@@ -135,8 +135,10 @@ func runFile(ctx context.Context, path string, opts Options) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.Use != "" && opts.Coverage != nil {
-		opts.Coverage.AddFile(f.Use)
+	if opts.Coverage != nil {
+		for _, l := range f.Layers {
+			opts.Coverage.AddFile(l)
+		}
 	}
 	var out []Result
 	for _, t := range f.Tests {
@@ -187,6 +189,11 @@ func runBody(ctx context.Context, f *File, t *Test, opts Options) (obs observed,
 	obs.labels = map[string][]string{}
 	var policy []byte
 	name, mode, dir := f.Path, guardrun.Strict, filepath.Dir(f.Path)
+	if len(f.Layers) > 1 {
+		obs.err = &guardrun.Error{Name: "TestError", Message: "a script test runs with one policy; several use lines (layered policies) are for events tests",
+			Hint: "move this test to a file that uses one policy, or write it as test \"…\" events [ … ]"}
+		return obs, 0, name
+	}
 	if f.Use != "" {
 		var err error
 		if policy, err = os.ReadFile(f.Use); err != nil {

@@ -63,7 +63,7 @@ func TestParseErrors(t *testing.T) {
 		"expect allow\n":                     "t.test.mld:1:1: expect before any test",
 		"test \"x\" [\n  show 1\n":           "no closing ]",
 		"test \"x\" [\n]\nexpect maybe\n":    "unknown expectation",
-		"use \"a.mld\"\nuse \"b.mld\"\n":     "uses one policy file",
+		"use \"a.mld\"\nuse \"a.mld\"\n":     "is already used",
 		"show 1\n":                           "expected use",
 		"test \"x\" [\n]\nexpect output 1\n": "wants a quoted string",
 	} {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/guardrun/guardrun"
 	"github.com/guardrun/guardrun/agent"
 	"github.com/guardrun/guardrun/conformance"
 )
@@ -46,9 +47,14 @@ func runEvents(ctx context.Context, f *File, t *Test, opts Options) Result {
 	if f.Use == "" {
 		return failf(`an events test needs the policy it runs against: add use "policy.guard" at the top of the file`)
 	}
-	src, err := os.ReadFile(f.Use)
-	if err != nil {
-		return failf("%v", err)
+	// The layers as the hook has them: each policy from its own folder.
+	var policies []agent.Policy
+	for _, l := range f.Layers {
+		src, err := os.ReadFile(l)
+		if err != nil {
+			return failf("%v", err)
+		}
+		policies = append(policies, agent.Policy{Name: l, Source: src, Dir: filepath.Dir(l)})
 	}
 	timeout := opts.Timeout
 	if timeout <= 0 {
@@ -58,7 +64,7 @@ func runEvents(ctx context.Context, f *File, t *Test, opts Options) Result {
 	defer cancel()
 	store := agent.NewMemoryStore()
 	cfg := agent.Config{
-		Policies:        []agent.Policy{{Name: f.Use, Source: src}},
+		Policies:        policies,
 		Dir:             filepath.Dir(f.Use),
 		Store:           store,
 		Now:             func() time.Time { return testClock },
@@ -69,7 +75,7 @@ func runEvents(ctx context.Context, f *File, t *Test, opts Options) Result {
 	}
 	plain, err := agent.New(ctx, cfg)
 	if err != nil {
-		return failf("the policy does not load: %v", err)
+		return failf("the policy does not load: %s", loadError(err))
 	}
 	defer plain.Close()
 	var answering *agent.Engine
@@ -88,7 +94,7 @@ func runEvents(ctx context.Context, f *File, t *Test, opts Options) Result {
 			return agent.DenyIt, nil
 		})
 		if answering, err = agent.New(ctx, cfg); err != nil {
-			return failf("the policy does not load: %v", err)
+			return failf("the policy does not load: %s", loadError(err))
 		}
 		defer answering.Close()
 		break
@@ -244,4 +250,14 @@ func guardOf(d *agent.Decision) string {
 		return d.Denial.Guard
 	}
 	return ""
+}
+
+// loadError renders why a policy does not load as a run renders an
+// error: position, message, the offending line and the hint.
+func loadError(err error) string {
+	var ge *guardrun.Error
+	if errors.As(err, &ge) {
+		return strings.TrimSuffix(ge.Render(), "\n")
+	}
+	return err.Error()
 }

@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
+	"github.com/guardrun/guardrun"
 	"github.com/guardrun/guardrun/check"
 	"github.com/guardrun/guardrun/format"
 	"github.com/guardrun/guardrun/internal/cliflags"
+	"github.com/guardrun/guardrun/policytest"
 )
 
-const checkUsage = `usage: guardrun check [--json] FILE...
+const checkUsage = `usage: guardrun check [--json] [--user POLICY] FILE...
 `
 
 // checkJSON is one finding in `guardrun check --json` output.
@@ -30,6 +33,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, checkUsage); fs.PrintDefaults() }
 	asJSON := fs.Bool("json", false, "print the findings as one JSON array")
+	user := fs.String("user", "", "check agent policies (.guard) as workspace policies layered under this user policy: its tool collections (and its modules') are in scope")
 	files, ok := cliflags.ParseInterspersed(fs, args)
 	if !ok {
 		return exitUsage
@@ -48,9 +52,23 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			status = exitFail
 			continue
 		}
-		findings, err := check.Source(file, src, format.ModeFor(file))
+		if strings.HasSuffix(file, policytest.TestSuffix) {
+			// A policy test file is no script: check its form (guardrun
+			// test runs it).
+			if _, err := policytest.Parse(file, src); err != nil {
+				fmt.Fprintf(stderr, "%v\n", err)
+				status = exitFail
+			}
+			continue
+		}
+		var findings []check.Finding
+		if *user != "" && check.AgentPolicy(file) {
+			findings, err = checkLayered(file, src, *user)
+		} else {
+			findings, err = check.Source(file, src, format.ModeFor(file))
+		}
 		if err != nil {
-			fmt.Fprintf(stderr, "%v\n", err)
+			fmt.Fprint(stderr, renderSourceError(err, file, src))
 			status = exitFail
 			continue
 		}
@@ -75,4 +93,15 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return status
+}
+
+// checkLayered checks a workspace policy with the tool collections of the
+// user policy it is layered under in scope.
+func checkLayered(file string, src []byte, user string) ([]check.Finding, error) {
+	prg, err := guardrun.Compile(file, src, guardrun.WithMode(guardrun.Strict))
+	if err != nil {
+		return nil, err
+	}
+	tools := append(check.ToolPatterns(user), check.ToolPatterns(file)...)
+	return check.AgentDocument(prg.Document(), tools...), nil
 }

@@ -36,3 +36,50 @@ func TestCheckCommand(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	require.Empty(t, out)
 }
+
+// An agent policy is strict: junk in a .guard file is a parse error with
+// its position, the offending line and a hint, for check and fmt alike
+// (both read it as prose before issue 31 and said nothing).
+func TestCheckAndFmtReadGuardStrict(t *testing.T) {
+	junk := filepath.Join(t.TempDir(), "junk.guard")
+	require.NoError(t, os.WriteFile(junk, []byte("this is not a policy {{{\n"), 0o644))
+	for _, cmd := range [][]string{{"check", junk}, {"fmt", junk}, {"fmt", "--check", junk}} {
+		code, _, stderr := runCLI(cmd...)
+		require.Equal(t, exitFail, code, cmd)
+		require.Contains(t, stderr, junk+":1:1: ", cmd)
+		require.Contains(t, stderr, "    this is not a policy {{{\n    ^\n", cmd)
+		require.Contains(t, stderr, "hint: ", cmd)
+		require.NotContains(t, stderr, ".mld.md", cmd)
+	}
+}
+
+// check --user: a workspace policy is checked with the user policy's
+// tool collections (and its modules') in scope, as the hook layers them.
+func TestCheckWorkspaceUnderUserPolicy(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "user", "policy.guard")
+	require.NoError(t, os.MkdirAll(filepath.Dir(user), 0o755))
+	require.NoError(t, os.WriteFile(user, []byte("import { @agent } from \"./tools.guard\"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "user", "tools.guard"), []byte("var tools @agent = { Grip: { labels: [\"fs:r\"] } }\nexport { @agent }\n"), 0o644))
+	ws := filepath.Join(dir, "ws.guard")
+	require.NoError(t, os.WriteFile(ws, []byte("guard @g before @Grip = when [\n  * => deny \"no\"\n]\n"), 0o644))
+	code, out, _ := runCLI("check", ws)
+	require.Equal(t, exitFail, code)
+	require.Contains(t, out, "did you mean @Grep?")
+	code, out, stderr := runCLI("check", "--user", user, ws)
+	require.Equal(t, exitOK, code, out+stderr)
+	require.Empty(t, out)
+}
+
+// A policy test file (*.test.mld) is checked as one, not as a script.
+func TestCheckPolicyTestFile(t *testing.T) {
+	code, out, stderr := runCLI("check", "../../examples/policy-tests/agent.test.mld", "../../examples/policy-tests/agent-session.test.mld")
+	require.Equal(t, exitOK, code, stderr)
+	require.Empty(t, out)
+	bad := filepath.Join(t.TempDir(), "b.test.mld")
+	require.NoError(t, os.WriteFile(bad, []byte("use \"x.guard\"\nbogus\n"), 0o644))
+	code, _, stderr = runCLI("check", bad)
+	require.Equal(t, exitFail, code)
+	require.Contains(t, stderr, bad+":2:1: expected use")
+	require.Contains(t, stderr, "hint: ")
+}

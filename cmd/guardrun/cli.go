@@ -24,47 +24,32 @@ const (
 	exitUsage = 2
 )
 
-const usage = `usage:
-  guardrun [--json] [--explain] [--dir DIR] [--timeout D] [--command-timeout D] [--memory-limit N] [--no-code] [--allow-protected-write PATH]... FILE
-  guardrun fmt [-w | -d | --check] FILE...
-  guardrun check [--json] FILE...
-  guardrun test [--run PATTERN] [-v] [--json] [--coverage] [--timeout D] [PATH...]
-  guardrun conform [--manifest FILE] [--filter SUBSTR] [-v] [--fail-under PCT] [--strict-errors] [--files DIR] [--jobs N] [--timeout D] CASES_DIR
-  guardrun hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D] [--max-input BYTES]
-  guardrun trust [FILE] | --list | --revoke [FILE]
-  guardrun init claude|codex|gemini|cursor [--dry-run] [--settings FILE] [--command CMD]
-  guardrun log [--session ID | --all] [--log FILE] | --replay LOG --policy NEW
-`
-
 // run is main without os.Exit, so tests can drive the whole command.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
-		case "conform":
-			return runConform(args[1:], stdout, stderr)
-		case "fmt":
-			return runFmt(args[1:], stdout, stderr)
-		case "check":
-			return runCheck(args[1:], stdout, stderr)
-		case "test":
-			return runTest(args[1:], stdout, stderr)
+		case "help":
+			return runHelp(args[1:], stdout, stderr)
+		case "version":
+			if wantsHelp(args[1:]) {
+				return runHelp([]string{"version"}, stdout, stderr)
+			}
+			return runVersion(stdout)
 		}
-	}
-	if len(args) > 0 && args[0] == "hook" {
-		return runHook(args[1:], stdinReader, stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "trust" {
-		return runTrust(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "init" {
-		return runInit(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "log" {
-		return runLog(args[1:], stdout, stderr)
+		if c, ok := lookupCommand(args[0]); ok {
+			if wantsHelp(args[1:]) {
+				return commandHelp(c, stdout)
+			}
+			return c.run(args[1:], stdout, stderr)
+		}
+		if looksLikeCommand(args[0]) {
+			unknownCommand(args[0], stderr)
+			return exitUsage
+		}
 	}
 	fs := flag.NewFlagSet("guardrun", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, topUsage()+"\nflags of running a script:\n"); fs.PrintDefaults() }
 	asJSON := fs.Bool("json", false, "print one JSON object with document, stdout, stderr and error")
 	timeout := fs.Duration("timeout", 0, "abort the run after this long (0 = no limit)")
 	cmdTimeout := fs.Duration("command-timeout", 0, "limit for one command or code block (0 = the default, 30s)")
@@ -79,6 +64,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return err
 	})
 	explain := fs.Bool("explain", false, "print, for each denied operation, the policy rule or guard that decided it and the labels that triggered it (stderr; with --json, an \"explain\" list)")
+	if wantsHelp(args) {
+		fmt.Fprint(stdout, topUsage()+"\nflags of running a script:\n")
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return exitOK
+	}
 	file, ok := oneArgument(fs, args, stderr, "guardrun: expected exactly one script file")
 	if !ok {
 		return exitUsage

@@ -10,10 +10,13 @@ import (
 	"github.com/guardrun/guardrun/conformance"
 )
 
+const conformUsage = `usage: guardrun conform [--manifest FILE] [--filter SUBSTR] [-v] [--fail-under PCT] [--strict-errors] [--files DIR] [--jobs N] [--timeout D] CASES_DIR
+`
+
 func runConform(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("guardrun conform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(stderr, conformUsage); fs.PrintDefaults() }
 	manifest := fs.String("manifest", "", "manifest.tsv listing the cases (default CASES_DIR/../manifest.tsv, else discovery)")
 	filter := fs.String("filter", "", "run only cases whose path contains this")
 	verbose := fs.Bool("v", false, "show a diff under each failure")

@@ -43,7 +43,7 @@ func runFmt(args []string, stdout, stderr io.Writer) int {
 		}
 		res, err := format.Source(file, src, format.ModeFor(file))
 		if err != nil {
-			fmt.Fprintf(stderr, "%v\n", err)
+			fmt.Fprint(stderr, renderSourceError(err, file, src))
 			status = exitFail
 			continue
 		}

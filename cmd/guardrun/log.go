@@ -67,13 +67,72 @@ func runLog(args []string, stdout, stderr io.Writer) int {
 	if *session == "" && !*all {
 		*session = recs[len(recs)-1].Session
 	}
+	shown := 0
 	for _, r := range recs {
-		if !*all && r.Session != *session {
+		if !*all && !sameSession(r.Session, *session) {
 			continue
 		}
 		fmt.Fprintln(stdout, formatRecord(r))
+		shown++
+	}
+	if shown == 0 && !*all {
+		fmt.Fprintf(stderr, "guardrun log: no session %s in %s (guardrun log --all lists every session)\n", printable(*session), path)
+		return exitFail
 	}
 	return exitOK
+}
+
+// sameSession reports whether a record's session is the one asked for:
+// its id, or the start of it that the log's lines show (at least four
+// characters).
+func sameSession(id, asked string) bool {
+	return id == asked || len(asked) >= 4 && strings.HasPrefix(id, asked)
+}
+
+// subjectFields are the input fields that say what a call does, in the
+// order looked for: a command, else a path, else an address or a query.
+var subjectFields = []string{"command", "cmd", "file_path", "absolute_path", "notebook_path", "target_file", "path", "paths",
+	"dir_path", "url", "pattern", "query", "prompt", "message", "source"}
+
+// maxSubject bounds the command or path a log line shows.
+const maxSubject = 80
+
+// subject is what a decided call was about: the input field and its
+// command or path as the log has it (masked when it carried a
+// confidentiality label), cut to maxSubject characters, or "".
+func subject(input map[string]any) (field, text string) {
+	for _, k := range subjectFields {
+		v, ok := input[k]
+		if !ok {
+			continue
+		}
+		var s string
+		switch v := v.(type) {
+		case string:
+			s = v
+		case map[string]any:
+			// A masked value: {"text": "[masked]", "bytes": n, "sha256": …}.
+			if t, ok := v["text"].(string); ok && t == agent.Masked {
+				s = agent.Masked
+			}
+		case []any:
+			var parts []string
+			for _, x := range v {
+				if t, ok := x.(string); ok {
+					parts = append(parts, t)
+				}
+			}
+			s = strings.Join(parts, " ")
+		}
+		if s == "" {
+			continue
+		}
+		if r := []rune(s); len(r) > maxSubject {
+			s = string(r[:maxSubject-1]) + "…"
+		}
+		return k, s
+	}
+	return "", ""
 }
 
 // readRotatedLog reads the decision log at path after the older records
@@ -131,6 +190,9 @@ func formatRecord(r agent.Record) string {
 		}
 		b.WriteString("  [" + strings.Join(labels, " ") + "]")
 	}
+	if field, sub := subject(r.Input); sub != "" {
+		b.WriteString("  " + field + "=" + printable(sub))
+	}
 	return b.String()
 }
 
@@ -165,6 +227,12 @@ func replayLog(path string, files []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "guardrun log: %v\n", err)
 		return exitFail
+	}
+	for i := range pols {
+		// Each policy imports from its own folder, as the hook has it
+		// (the user's and the workspace's are in different trees).
+		abs, _ := filepath.Abs(files[i])
+		pols[i].Dir = filepath.Dir(abs)
 	}
 	abs, _ := filepath.Abs(files[0])
 	changes, err := hook.Replay(context.Background(), recs, pols, filepath.Dir(abs))

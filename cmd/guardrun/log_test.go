@@ -64,3 +64,81 @@ func TestLogReadsRotatedLog(t *testing.T) {
 	require.Contains(t, lines[0], "Read")
 	require.Contains(t, lines[1], "Bash")
 }
+
+// Each line names what was decided: the call's command or path, as the
+// log has it (masked when it carried a secret), escaped and cut.
+func TestLogShowsCommandOrPath(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "decisions.jsonl")
+	t0 := time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)
+	writeLog(t, path,
+		agent.Record{Time: t0, Session: "sess-1", Event: agent.ToolBefore, Tool: "Bash", Decision: agent.Ask, Input: map[string]any{"command": "git push origin main", "description": "push"}},
+		agent.Record{Time: t0, Session: "sess-1", Event: agent.ToolBefore, Tool: "Read", Decision: agent.Allow, Input: map[string]any{"file_path": "/p/.env"}},
+		agent.Record{Time: t0, Session: "sess-1", Event: agent.ToolBefore, Tool: "read_file", Decision: agent.Allow, Input: map[string]any{"absolute_path": "/p/src/a.go"}},
+		agent.Record{Time: t0, Session: "sess-1", Event: agent.ToolBefore, Tool: "Bash", Decision: agent.Deny, Input: map[string]any{"command": map[string]any{"text": agent.Masked, "bytes": 40, "sha256": "ab"}}},
+		agent.Record{Time: t0, Session: "sess-1", Event: agent.ToolBefore, Tool: "Bash", Decision: agent.Deny, Input: map[string]any{"command": "echo \x1b[2K" + strings.Repeat("x", 200)}},
+	)
+	code, stdout, stderr := runCLI("log", "--log", path)
+	require.Equal(t, exitOK, code, stderr)
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	require.Len(t, lines, 5, stdout)
+	require.True(t, strings.HasSuffix(lines[0], "ask    command=git push origin main"), lines[0])
+	require.True(t, strings.HasSuffix(lines[1], "file_path=/p/.env"), lines[1])
+	require.True(t, strings.HasSuffix(lines[2], "absolute_path=/p/src/a.go"), lines[2])
+	require.True(t, strings.HasSuffix(lines[3], "command="+agent.Masked), lines[3])
+	require.Contains(t, lines[4], `command="echo \x1b[2K`)
+	require.Contains(t, lines[4], "x…")
+	require.NotContains(t, lines[4], strings.Repeat("x", 100))
+}
+
+// --session names a session the log has (its id, or the start of it the
+// lines show); an unknown one is said so, exit 1.
+func TestLogUnknownSession(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "decisions.jsonl")
+	t0 := time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)
+	writeLog(t, path, agent.Record{Time: t0, Session: "0123456789abcdef", Event: agent.ToolBefore, Tool: "Bash", Decision: agent.Allow})
+	code, stdout, stderr := runCLI("log", "--log", path, "--session", "nosuch")
+	require.Equal(t, exitFail, code)
+	require.Empty(t, stdout)
+	require.Contains(t, stderr, "no session nosuch in "+path)
+	code, stdout, _ = runCLI("log", "--log", path, "--session", "0123456789ab")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, stdout, "Bash")
+}
+
+// --replay with the user and the workspace policies, each in its own
+// folder and importing from it, as the hook layers them: the unchanged
+// policies change no decision; a changed workspace policy changes
+// exactly the decisions it decides otherwise.
+func TestLogReplayLayeredPolicies(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		return p
+	}
+	user := write("user/policy.guard", "import { @agent } from \"./tools.guard\"\n")
+	write("user/tools.guard", "var tools @agent = { Bash: { labels: [\"cmd\"] } }\nexport { @agent }\n")
+	ws := write("ws/.guardrun/policy.guard", "import guards from \"./git.guard\"\n")
+	git := "guard @push before op:cmd:git = when [\n  @mx.args.command.includes(\"push\") => ask \"Push?\"\n  * => allow\n]\n"
+	write("ws/.guardrun/git.guard", git)
+
+	t0 := time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)
+	bash := func(cmd string, d agent.Outcome) agent.Record {
+		return agent.Record{Time: t0, Session: "s", Event: agent.ToolBefore, Tool: "Bash", Decision: d, Input: map[string]any{"command": cmd}}
+	}
+	logPath := filepath.Join(dir, "decisions.jsonl")
+	writeLog(t, logPath, bash("git push", agent.Ask), bash("git status", agent.Allow), bash("git fetch", agent.Allow))
+
+	code, stdout, stderr := runCLI("log", "--replay", logPath, "--policy", user, "--policy", ws)
+	require.Equal(t, exitOK, code, stdout+stderr)
+	require.Contains(t, stdout, "3 decisions replayed: 0 changed, 0 skipped")
+
+	write("ws/.guardrun/git.guard", strings.Replace(git, `includes("push")`, `includes("push") || @mx.args.command.includes("fetch")`, 1))
+	code, stdout, _ = runCLI("log", "--replay", logPath, "--policy", user, "--policy", ws)
+	require.Equal(t, exitFail, code)
+	require.Contains(t, stdout, "changed  #3 s tool.before Bash: allow → ask")
+	require.Contains(t, stdout, "3 decisions replayed: 1 changed, 0 skipped")
+	require.NotContains(t, stdout, "#1 ")
+	require.NotContains(t, stdout, "#2 ")
+}

@@ -63,6 +63,11 @@ type Outcome struct {
 	// Replacement is the value of `allow @value` or of a label change; its
 	// descriptor is final (the evaluator applies label changes).
 	Replacement *value.Variable
+	// Relabel is set when the rule was a label change (`=> pii @v`)
+	// whose value is not the guarded one: a rewrite the author did not
+	// write as `allow @value`, which a host never takes as an approved
+	// rewrite (issue 31).
+	Relabel bool
 	// Warning is the `allow with { warning }` text.
 	Warning string
 	// Question is the text of `ask "question"`.
