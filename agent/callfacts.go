@@ -397,6 +397,17 @@ func findSparesProtected(args []string) bool {
 	return named
 }
 
+// protectedSet is the protected path set for workspace ws, built once
+// per engine and workspace.
+func (e *Engine) protectedSet(ws string) protect.Set {
+	if v, ok := e.protected.Load(ws); ok {
+		return v.(protect.Set)
+	}
+	set := protect.ForAgent(os.Getenv, homeDir(), ws)
+	e.protected.Store(ws, set)
+	return set
+}
+
 // onlyFound reports whether a command's operands are all find's `{}`.
 func onlyFound(args []string) bool {
 	n := 0
@@ -428,7 +439,7 @@ func interpreter(p string) bool {
 // or it runs code whose writes cannot be seen while spelling a
 // protected path.
 func (e *Engine) protectedWrite(ev Event, f callFacts, line string) string {
-	set := protect.ForAgent(os.Getenv, homeDir(), e.workspaceOf(ev))
+	set := e.protectedSet(e.workspaceOf(ev))
 	covers := set.Inside
 	findSpares := false
 	for _, c := range f.cmds {

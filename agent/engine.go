@@ -113,6 +113,9 @@ type Engine struct {
 	// ws caches workspaceOf by working directory.
 	wsMu sync.Mutex
 	ws   map[string]string
+	// protected caches the protected path set of each workspace
+	// (protect.ForAgent stats and resolves its roots: not per call).
+	protected sync.Map
 }
 
 // layer is one loaded policy.

@@ -46,7 +46,7 @@ var mxFields = &lazySet{names: []string{"op", "operation", "labels", "taint", "s
 	"pipe", "policy", "stage", "text", "metadata", "tools", "hooks", "session"}}
 
 // valueMxFields are the fields of any value's `.mx` metadata.
-var valueMxFields = &lazySet{names: []string{"labels", "taint", "sources", "text", "data", "type", "tokens", "tokest", "length"}}
+var valueMxFields = &lazySet{names: []string{"labels", "taint", "sources", "text", "data", "type", "tokens", "tokest", "length", "keys", "values", "entries"}}
 
 // opFields are the fields of @mx.op.
 var opFields = &lazySet{names: []string{"type", "subtype", "name", "labels", "opLabels", "command", "target", "metadata"}}
