@@ -592,7 +592,7 @@ func (e *Engine) shellWrites(ctx context.Context, s *Session, ev Event, facts ca
 		}
 		if n++; n > maxShellWrites {
 			return verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
-				Reason: fmt.Sprintf("the command writes more than %d files; split it so each write can be checked", maxShellWrites)}}, true
+				Reason: fmt.Sprintf("the call writes more than %d files; split it so each write can be checked", maxShellWrites)}}, true
 		}
 		in := map[string]any{"file_path": p}
 		vars, params, _, _ := e.inputs(s, in)
@@ -601,7 +601,7 @@ func (e *Engine) shellWrites(ctx context.Context, s *Session, ev Event, facts ca
 		}
 		v, _, _ := e.run(ctx, opFor, vars, nil, try, func() *value.Object { return e.toolsObject(s) }, func() *value.Object { return e.sessionObject(s, ev) }, e.workspaceOf(ev))
 		if rankOf(v.Action) > rankOf(best.Action) {
-			v.Reason = "the command writes " + p + ": " + v.Reason
+			v.Reason = "the call writes " + p + ": " + v.Reason
 			best = v
 		}
 		if v.Action == guard.Deny {

@@ -804,7 +804,9 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 					Reason: "the rewritten command cannot be checked: " + fx.unchecked}}
 			}
 		}
-		if !contains(t.labels, "cmd") || v.Action == guard.Deny {
+		if !contains(t.labels, "cmd") && !isPatchTool(f.input) || v.Action == guard.Deny {
+			// A command line's writes, and a patch's files (no file_path
+			// field), are decided one by one as writes below.
 			break
 		}
 		if w, ok := e.shellWrites(ctx, s, ev, facts, try); ok && v.Action != guard.Deny && rankOf(w.Action) > rankOf(v.Action) {
