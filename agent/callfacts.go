@@ -610,3 +610,34 @@ func (e *Engine) shellWrites(ctx context.Context, s *Session, ev Event, facts ca
 	}
 	return best, best.Action != guard.Allow
 }
+
+// shellReaders print the files they are given: what the agent saw of
+// each is what the file now holds.
+var shellReaders = map[string]bool{"cat": true, "tac": true, "nl": true, "head": true, "tail": true, "less": true,
+	"more": true, "bat": true, "batcat": true}
+
+// recordShellReads keeps, after a shell command that printed files
+// (`cat src/a.go`, Codex's way of reading), the SHA-256 of each as it now
+// is, as a Read tool's call would (stale-write protection).
+func (e *Engine) recordShellReads(s *Session, ev Event, f callFacts) {
+	base := firstNonEmpty(ev.Cwd, e.workspaceOf(ev))
+	for _, c := range f.cmds {
+		if !shellReaders[c.Program] {
+			continue
+		}
+		for _, a := range c.Args {
+			if a == "" || strings.HasPrefix(a, "-") || strings.ContainsAny(a, "*?[") {
+				continue
+			}
+			if fi, err := os.Stat(filepath.Join(base, a)); err != nil || !fi.Mode().IsRegular() {
+				if !filepath.IsAbs(a) {
+					continue
+				}
+				if fi, err := os.Stat(a); err != nil || !fi.Mode().IsRegular() {
+					continue
+				}
+			}
+			e.recordPath(s, Event{Cwd: base, Session: ev.Session, Kind: ev.Kind, Tool: ev.Tool}, a)
+		}
+	}
+}

@@ -1057,6 +1057,9 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 		}
 	}
 	e.recordFile(s, ev, t)
+	if ev.Error == "" {
+		e.recordShellReads(s, ev, facts)
+	}
 	return d, e.record(ev, &d, vars, params)
 }
 

@@ -208,3 +208,47 @@ func TestStaleWritePatch(t *testing.T) {
 		t.Fatalf("patch adding a file: got %s %q", d.Outcome, d.Reason)
 	}
 }
+
+// TestStaleWriteAfterShellRead: a file the agent printed with the shell
+// (`cat`, Codex's way of reading) counts as read: changed on disk since,
+// its edit is STALE_FILE; unchanged, the edit goes through.
+func TestStaleWriteAfterShellRead(t *testing.T) {
+	dir, repo := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"tools.guard", "stale.guard"} {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, m), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(repo, "main.go")
+	if err := os.WriteFile(file, []byte("package main\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := "import { @agent } from \"./tools.guard\"\nimport guards from \"./stale.guard\"\n"
+	e, err := agent.New(context.Background(), agent.Config{Dir: dir, Store: agent.NewMemoryStore(),
+		Policies: []agent.Policy{{Name: filepath.Join(dir, "policy.guard"), Source: []byte(src)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	ev := func(kind agent.Kind, tool string, in map[string]any) agent.Decision {
+		return e.Decide(ctx, agent.Event{Kind: kind, Session: "s", Tool: tool, Cwd: repo, Input: in, Output: map[string]any{"stdout": "package main\n"}})
+	}
+	ev(agent.ToolAfter, "Bash", map[string]any{"command": "cat main.go"})
+	if d := ev(agent.ToolBefore, "Edit", map[string]any{"file_path": file, "old_string": "main", "new_string": "x"}); d.Outcome != agent.Allow {
+		t.Fatalf("unchanged: %s %s", d.Outcome, d.Reason)
+	}
+	if err := os.WriteFile(file, []byte("package other\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if d := ev(agent.ToolBefore, "Edit", map[string]any{"file_path": file, "old_string": "main", "new_string": "x"}); d.Outcome != agent.Deny || !strings.Contains(d.Reason, "STALE_FILE") {
+		t.Fatalf("changed since the shell read: %s %s", d.Outcome, d.Reason)
+	}
+}
