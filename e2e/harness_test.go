@@ -110,6 +110,9 @@ type world struct {
 	env       []string
 	// hookCommand overrides the command `guardrun init` writes.
 	hookCommand string
+	// untrustedCodex leaves Codex's hooks as `guardrun init` left them
+	// (not trusted in Codex's hook review).
+	untrustedCodex bool
 }
 
 // secret is the fake key in the workspace's .env.

@@ -153,14 +153,18 @@ var codex = &host{
 	pkg:  "@openai/codex",
 	setup: func(w *world) {
 		w.initHooks("codex")
+		if !w.untrustedCodex {
+			trustCodexHooks(w)
+		}
 	},
 	run: func(w *world, prompt, resume string) runResult {
 		cfg := filepath.Join(w.home, ".codex", "config.toml")
-		if !w.exists(cfg) || !strings.Contains(w.read(cfg), "[model_providers.fake]") {
-			f, err := os.OpenFile(cfg, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-			must(w.t, err)
-			fmt.Fprintf(f, "\nmodel = \"gpt-5-codex\"\nmodel_provider = \"fake\"\n\n[model_providers.fake]\nname = \"fake\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"FAKE_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\n", w.model.URL+"/v1")
-			f.Close()
+		if old := w.read(cfg); !strings.Contains(old, "[model_providers.fake]") {
+			// Top-level keys go before the tables the hook review wrote.
+			conf := "model = \"gpt-5-codex\"\nmodel_provider = \"fake\"\n\n" + old +
+				fmt.Sprintf("\n[model_providers.fake]\nname = \"fake\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"FAKE_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\nsupports_websockets = false\n", w.model.URL+"/v1")
+			must(w.t, os.MkdirAll(filepath.Dir(cfg), 0o700))
+			must(w.t, os.WriteFile(cfg, []byte(conf), 0o600))
 		}
 		args := []string{"exec", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", "--json"}
 		if resume != "" {
