@@ -47,6 +47,7 @@ func TestMain(m *testing.M) {
 	}
 	binDir = dir
 	code := m.Run()
+	fmt.Print(summary())
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -113,6 +114,11 @@ type world struct {
 	// untrustedCodex leaves Codex's hooks as `guardrun init` left them
 	// (not trusted in Codex's hook review).
 	untrustedCodex bool
+	// postInit runs right after `guardrun init` (before Codex's hook
+	// review): a user's edit of what init wrote.
+	postInit func()
+	// limit bounds each host run.
+	limit time.Duration
 }
 
 // secret is the fake key in the workspace's .env.
@@ -121,7 +127,7 @@ const secret = "sk-e2e-7f3a9c1d5b"
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	root := t.TempDir()
-	w := &world{t: t, home: filepath.Join(root, "home"), work: filepath.Join(root, "home", "project")}
+	w := &world{t: t, limit: hostLimit, home: filepath.Join(root, "home"), work: filepath.Join(root, "home", "project")}
 	must(t, os.MkdirAll(w.work, 0o755))
 	must(t, os.WriteFile(filepath.Join(w.home, "canary.txt"), []byte("still here\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(w.work, ".env"), []byte("API_KEY="+secret+"\n"), 0o600))
@@ -255,3 +261,5 @@ func containsAny(s string, subs ...string) bool {
 	}
 	return false
 }
+
+func splitLines(s string) []string { return strings.Split(s, "\n") }

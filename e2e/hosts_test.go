@@ -42,9 +42,13 @@ const hostLimit = 60 * time.Second
 func (w *world) initHooks(agent string) string {
 	args := []string{"init", agent}
 	if w.hookCommand != "" {
-		args = append(args, "--command", w.hookCommand)
+		args = append(args, "--command", strings.ReplaceAll(w.hookCommand, "HOST", agent))
 	}
-	return w.guardrun(args...)
+	out := w.guardrun(args...)
+	if w.postInit != nil {
+		w.postInit()
+	}
+	return out
 }
 
 func writeJSONFile(w *world, path string, v any) {
@@ -74,7 +78,7 @@ var claude = &host{
 		if isRoot() {
 			env = append(env, "IS_SANDBOX=1")
 		}
-		return w.run(hostLimit, env, hostBin(w.t, "@anthropic-ai/claude-code", "claude"), args...)
+		return w.run(w.limit, env, hostBin(w.t, "@anthropic-ai/claude-code", "claude"), args...)
 	},
 	sessionID: func(w *world, r runResult) string {
 		var v struct {
@@ -123,7 +127,7 @@ var gemini = &host{
 			args = append(args, "--resume", resume)
 		}
 		env := []string{"GOOGLE_GEMINI_BASE_URL=" + w.model.URL, "GEMINI_API_KEY=dummy", "GEMINI_CLI_NO_RELAUNCH=1"}
-		return w.run(hostLimit, env, hostBin(w.t, "@google/gemini-cli", "gemini"), args...)
+		return w.run(w.limit, env, hostBin(w.t, "@google/gemini-cli", "gemini"), args...)
 	},
 	sessionID: func(w *world, r runResult) string {
 		var v struct {
@@ -172,7 +176,7 @@ var codex = &host{
 		}
 		args = append(args, prompt)
 		env := []string{"FAKE_KEY=dummy", "CODEX_HOME=" + filepath.Join(w.home, ".codex")}
-		return w.run(hostLimit, env, hostBin(w.t, "@openai/codex", "codex"), args...)
+		return w.run(w.limit, env, hostBin(w.t, "@openai/codex", "codex"), args...)
 	},
 	sessionID: func(w *world, r runResult) string {
 		var v struct {
