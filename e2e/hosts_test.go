@@ -165,7 +165,7 @@ var codex = &host{
 		cfg := filepath.Join(w.home, ".codex", "config.toml")
 		if old := w.read(cfg); !strings.Contains(old, "[model_providers.fake]") {
 			// Top-level keys go before the tables the hook review wrote.
-			conf := "model = \"gpt-5-codex\"\nmodel_provider = \"fake\"\n\n" + old +
+			conf := "model = \"gpt-5.5\"\nmodel_provider = \"fake\"\n\n" + old +
 				fmt.Sprintf("\n[model_providers.fake]\nname = \"fake\"\nbase_url = %q\nwire_api = \"responses\"\nenv_key = \"FAKE_KEY\"\nrequest_max_retries = 0\nstream_max_retries = 0\nsupports_websockets = false\n", w.model.URL+"/v1")
 			must(w.t, os.MkdirAll(filepath.Dir(cfg), 0o700))
 			must(w.t, os.WriteFile(cfg, []byte(conf), 0o600))

@@ -37,10 +37,21 @@ type scenario struct {
 	// the run stays green; a known scenario that passes fails, so the
 	// entry is removed when the problem is fixed.
 	known map[string]string
+	// aspects are further checks of the same run, each reported (and
+	// known) on its own row.
+	aspects []aspect
 	// only lists the hosts the scenario applies to (all when empty);
 	// why says why the others are left out.
 	only []string
 	why  string
+}
+
+// aspect is a further check of a scenario's run with its own known
+// problems.
+type aspect struct {
+	name  string
+	check func(c *checker, h *host, w *world, r runResult)
+	known map[string]string
 }
 
 // checker collects a scenario's failures so a known problem can be
@@ -122,9 +133,20 @@ func runScenario(t *testing.T, h *host, sc scenario) {
 	}
 	w.limit = limit
 	r := h.run(w, prompt, "")
+	if os.Getenv("GUARDRUN_E2E_VERBOSE") != "" {
+		t.Logf("host output:\n%s\nrequests: %d, transcript:\n%s", r.Out, len(w.model.Requests()), tail(w.model.Transcript(), 4000))
+		if reqs := w.model.Requests(); len(reqs) > 0 && os.Getenv("GUARDRUN_E2E_VERBOSE") == "2" {
+			t.Logf("first request: %s", reqs[0].Body)
+		}
+	}
 	c := &checker{}
 	sc.check(c, h, w, r)
 	finish(t, h.name, sc.name, c, sc.known[h.name], r, w)
+	for _, a := range sc.aspects {
+		c := &checker{}
+		a.check(c, h, w, r)
+		finish(t, h.name, sc.name+"/"+a.name, c, a.known[h.name], r, w)
+	}
 }
 
 // finish records a case's outcome: a failure fails the test unless it
@@ -148,6 +170,7 @@ func finish(t *testing.T, hostName, name string, c *checker, known string, r run
 	if len(c.failures) > 0 {
 		t.Logf("host output:\n%s", tail(r.Out, 3000))
 		t.Logf("last tool results the model saw:\n%s", tail(w.model.LastToolResults(), 2000))
+		t.Logf("guardrun log --all:\n%s", tail(w.decisionLog(), 3000))
 	}
 }
 
@@ -247,5 +270,19 @@ func toldOrShown(c *checker, w *world, r runResult, subs ...string) {
 func fewTurns(c *checker, w *world) {
 	if n := w.model.MainTurns(); n > 3 {
 		c.Errorf("the blocked session kept the model working: %d model turns", n)
+	}
+}
+
+// decisionLog is what `guardrun log --all` shows in the world.
+func (w *world) decisionLog() string {
+	out, _ := w.cmd(filepath.Join(binDir, "guardrun"), "log", "--all").CombinedOutput()
+	return string(out)
+}
+
+// loggedBlock asserts the fail-closed answer is in guardrun's decision
+// log (on Codex the only place its reason is).
+func loggedBlock(c *checker, w *world) {
+	if l := w.decisionLog(); !containsAny(l, "deny", "block") {
+		c.Errorf("the decision log has no denial: %s", tail(l, 300))
 	}
 }
