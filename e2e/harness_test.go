@@ -5,6 +5,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -48,19 +49,46 @@ func TestMain(m *testing.M) {
 	binDir = dir
 	code := m.Run()
 	fmt.Print(summary())
+	if p := os.Getenv("GUARDRUN_E2E_SUMMARY"); p != "" {
+		os.WriteFile(p, []byte(summary()), 0o644)
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
 // hostBin is the installed host's executable; the test fails (never
-// skips) when it is missing: `make e2e` installs it.
+// skips) when it is missing or not the version e2e/versions.txt pins:
+// `make e2e` installs it.
 func hostBin(t *testing.T, pkg, name string) string {
 	t.Helper()
-	p := filepath.Join(cacheDir(), name, "node_modules", ".bin", name)
+	dir := filepath.Join(cacheDir(), name)
+	p := filepath.Join(dir, "node_modules", ".bin", name)
 	if _, err := os.Stat(p); err != nil {
 		t.Fatalf("%s is not installed at %s (run `make e2e`, which installs %s from npm): %v", name, p, pkg, err)
 	}
+	want := pinned(t)[pkg]
+	var meta struct{ Version string }
+	b, err := os.ReadFile(filepath.Join(dir, "node_modules", filepath.FromSlash(pkg), "package.json"))
+	if err != nil || json.Unmarshal(b, &meta) != nil || meta.Version != want {
+		t.Fatalf("%s in %s is version %q, e2e/versions.txt pins %q (run `make e2e`)", pkg, dir, meta.Version, want)
+	}
 	return p
+}
+
+// pinned reads e2e/versions.txt: npm package -> version.
+func pinned(t *testing.T) map[string]string {
+	b, err := os.ReadFile("versions.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 3 && !strings.HasPrefix(f[0], "#") {
+			m[f[1]] = f[2]
+		}
+	}
+	return m
 }
 
 // collector is a local HTTP server standing for an attacker's endpoint:

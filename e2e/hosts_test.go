@@ -41,14 +41,36 @@ const hostLimit = 60 * time.Second
 // hook command override when set.
 func (w *world) initHooks(agent string) string {
 	args := []string{"init", agent}
-	if w.hookCommand != "" {
+	switch {
+	case w.hookCommand != "":
 		args = append(args, "--command", strings.ReplaceAll(w.hookCommand, "HOST", agent))
+	case os.Getenv("GUARDRUN_E2E_TRACE") != "":
+		args = append(args, "--command", writeTraceHook(w)+" "+agent)
 	}
 	out := w.guardrun(args...)
 	if w.postInit != nil {
 		w.postInit()
 	}
 	return out
+}
+
+// writeTraceHook writes a hook command that runs guardrun-hook and
+// appends each event the host sent and guardrun's answer (exit status,
+// stdout) to ~/hook-trace.log (GUARDRUN_E2E_TRACE=1; the log is shown
+// with a failing case's output).
+func writeTraceHook(w *world) string {
+	p := filepath.Join(w.home, "trace-hook.sh")
+	script := `#!/bin/sh
+in="$(cat)"
+printf '<= %s\n' "$in" >>"$HOME/hook-trace.log"
+out="$(printf '%s' "$in" | guardrun-hook "$@")"
+code=$?
+printf '=> exit %s: %s\n' "$code" "$out" >>"$HOME/hook-trace.log"
+printf '%s' "$out"
+exit $code
+`
+	must(w.t, os.WriteFile(p, []byte(script), 0o755))
+	return p
 }
 
 func writeJSONFile(w *world, path string, v any) {

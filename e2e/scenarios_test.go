@@ -171,6 +171,9 @@ func finish(t *testing.T, hostName, name string, c *checker, known string, r run
 		t.Logf("host output:\n%s", tail(r.Out, 3000))
 		t.Logf("last tool results the model saw:\n%s", tail(w.model.LastToolResults(), 2000))
 		t.Logf("guardrun log --all:\n%s", tail(w.decisionLog(), 3000))
+		if tr := w.read(filepath.Join(w.home, "hook-trace.log")); tr != "" {
+			t.Logf("hook trace:\n%s", tail(tr, 6000))
+		}
 	}
 }
 
