@@ -150,7 +150,7 @@ type world struct {
 }
 
 // secret is the fake key in the workspace's .env.
-const secret = "sk-e2e-7f3a9c1d5b"
+const secret = "canary-7f3a9c1d5b"
 
 func newWorld(t *testing.T) *world {
 	t.Helper()

@@ -135,6 +135,7 @@ func runScenario(t *testing.T, h *host, sc scenario) {
 	r := h.run(w, prompt, "")
 	if os.Getenv("GUARDRUN_E2E_VERBOSE") != "" {
 		t.Logf("host output:\n%s\nrequests: %d, transcript:\n%s", r.Out, len(w.model.Requests()), tail(w.model.Transcript(), 4000))
+		t.Logf("hook trace:\n%s", w.read(filepath.Join(w.home, "hook-trace.log")))
 		if reqs := w.model.Requests(); len(reqs) > 0 && os.Getenv("GUARDRUN_E2E_VERBOSE") == "2" {
 			t.Logf("first request: %s", reqs[0].Body)
 		}
