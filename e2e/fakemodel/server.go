@@ -104,11 +104,23 @@ func (s *Server) MainTurns() int {
 	return n
 }
 
-// Told reports whether any conversation request after the first carried
-// text containing sub: what the host passed back to the model (a tool
-// result, a hook's reason). Strings are compared after JSON decoding.
+// Told reports whether any conversation request carried text containing
+// sub: what the host passed to the model (a tool result, a hook's
+// reason). Strings are compared after JSON decoding.
 func (s *Server) Told(sub string) bool {
 	return strings.Contains(s.Transcript(), sub)
+}
+
+// ToldAt reports whether the conversation request answered with script
+// step turn carried text containing sub (a tool result of the turn
+// before it, for instance).
+func (s *Server) ToldAt(turn int, sub string) bool {
+	for _, r := range s.Requests() {
+		if r.Main && r.Turn == turn && strings.Contains(requestText(r.Body), sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // Transcript is every string in the conversation requests, decoded and
@@ -117,16 +129,22 @@ func (s *Server) Told(sub string) bool {
 func (s *Server) Transcript() string {
 	var b strings.Builder
 	for _, r := range s.Requests() {
-		if !r.Main {
-			continue
+		if r.Main {
+			b.WriteString(requestText(r.Body))
 		}
-		var v map[string]any
-		if json.Unmarshal(r.Body, &v) != nil {
-			continue
-		}
-		for _, k := range []string{"messages", "contents", "input"} {
-			collectStrings(v[k], &b)
-		}
+	}
+	return b.String()
+}
+
+// requestText is the strings of a request's conversation, one a line.
+func requestText(body []byte) string {
+	var b strings.Builder
+	var v map[string]any
+	if json.Unmarshal(body, &v) != nil {
+		return ""
+	}
+	for _, k := range []string{"messages", "contents", "input"} {
+		collectStrings(v[k], &b)
 	}
 	return b.String()
 }
