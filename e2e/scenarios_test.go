@@ -203,14 +203,14 @@ func steps(calls ...fakemodel.Call) []fakemodel.Step {
 	return append(s, fakemodel.Step{Text: "Done."})
 }
 
-// ran asserts the allowed command's effect.
+// ranHello asserts the allowed command's effect.
 func ranHello(c *checker, w *world) {
 	if got := w.read(w.path("ran.txt")); got != "hello\n" {
 		c.Errorf("allowed command did not run: ran.txt = %q", got)
 	}
 }
 
-// blocked asserts the command did not run.
+// notRan asserts the command did not run.
 func notRan(c *checker, w *world, what string) {
 	if w.exists(w.path("ran.txt")) {
 		c.Errorf("%s: the command ran (ran.txt exists)", what)
