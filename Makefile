@@ -6,7 +6,7 @@ FAIL_UNDER ?=
 FUZZTIME  ?= 30s
 GOTESTFLAGS ?= -timeout 5m
 
-.PHONY: all build test vet fmt-check lint policies conformance agent-corpus bench bench-hook fuzz soundness
+.PHONY: all build test vet fmt-check lint policies conformance agent-corpus bench bench-hook fuzz soundness e2e
 
 all: build test
 
@@ -18,6 +18,7 @@ test: fmt-check vet policies
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags e2e ./e2e/...
 
 fmt-check:
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then \
@@ -75,3 +76,14 @@ soundness:
 HOOK_ROUNDS ?= 200
 bench-hook:
 	GUARDRUN_BENCH_HOOK=$(HOOK_ROUNDS) $(GO) test -count=1 -run '^TestStartupFigures$$' -v ./hook
+
+# Real-agent end-to-end suite (issue 28): installs the pinned Claude Code,
+# Gemini CLI and Codex CLI of e2e/versions.txt from npm into E2E_CACHE,
+# then runs each against the scripted model server on localhost (see
+# e2e/README.md). Fails, never skips, when a host cannot be installed.
+E2E_CACHE ?= .cache/e2e
+e2e:
+	sh e2e/install.sh $(E2E_CACHE)
+	@status=0; GUARDRUN_E2E_CACHE="$(abspath $(E2E_CACHE))" GUARDRUN_E2E_SUMMARY="$(abspath $(E2E_CACHE))/summary.txt" \
+		$(GO) test -tags e2e -count=1 -timeout 12m ./e2e/... || status=$$?; \
+		cat "$(E2E_CACHE)/summary.txt" 2>/dev/null; exit $$status

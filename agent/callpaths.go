@@ -13,8 +13,9 @@ const maxGlobMatches = 256
 // path, or a list of paths or globs (Gemini's read_many_files).
 var toolPathFields = []string{"file_path", "absolute_path", "path", "target_file", "notebook_path", "paths", "include", "glob", "dir_path"}
 
-// patchFields hold a patch's text (Codex's apply_patch).
-var patchFields = []string{"input", "patch"}
+// patchFields hold a patch's text: Codex's apply_patch sends it to hooks
+// as `command` (a file tool's `command` is never a command line).
+var patchFields = []string{"input", "patch", "command"}
 
 // toolPaths are the paths a non-command tool call names, as written:
 // its path fields, and the files a patch adds, updates, deletes or

@@ -1,0 +1,45 @@
+#!/bin/sh
+# Installs the pinned agent CLIs of e2e/versions.txt from the npm registry
+# into CACHE/<name> (default .cache/e2e), each only when the installed
+# version differs. Fails with a clear message when npm or the registry is
+# unreachable: the suite never skips a host.
+set -eu
+cd "$(dirname "$0")/.."
+cache="${1:-.cache/e2e}"
+if ! command -v npm >/dev/null 2>&1; then
+	echo "e2e: npm is not installed; the suite needs Node.js and npm to install the hosts" >&2
+	exit 1
+fi
+grep -v '^#' e2e/versions.txt | while read -r name pkg version; do
+	[ -n "$name" ] || continue
+	dir="$cache/$name"
+	have="$(node -p "require('./$dir/node_modules/$pkg/package.json').version" 2>/dev/null || true)"
+	if [ "$have" = "$version" ]; then
+		echo "e2e: $pkg@$version already installed in $dir"
+		continue
+	fi
+	echo "e2e: installing $pkg@$version into $dir"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	# Install scripts are not run (Gemini's node-pty would build native
+	# code it does not need headless), except Claude Code's own, which
+	# puts its native binary in place of bin/claude.exe.
+	if ! (cd "$dir" && npm install --prefix . --no-audit --no-fund --ignore-scripts --loglevel=error "$pkg@$version" >install.log 2>&1); then
+		cat "$dir/install.log" >&2
+		echo "e2e: FAILED to install $pkg@$version from the npm registry (is it reachable?); the suite cannot run without it" >&2
+		exit 1
+	fi
+	if [ -f "$dir/node_modules/$pkg/install.cjs" ]; then
+		(cd "$dir/node_modules/$pkg" && node install.cjs) >>"$dir/install.log" 2>&1 || {
+			cat "$dir/install.log" >&2
+			echo "e2e: FAILED to set up $pkg@$version (its install.cjs)" >&2
+			exit 1
+		}
+	fi
+	if ! out="$("$dir/node_modules/.bin/$name" --version 2>&1)"; then
+		echo "$out" >&2
+		echo "e2e: $name $version was installed but does not run" >&2
+		exit 1
+	fi
+	echo "e2e: $name --version: $out"
+done
