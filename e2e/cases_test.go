@@ -253,7 +253,6 @@ var scenarios = []scenario{
 // codexNoReason is the known problem of a blocked prompt on Codex.
 const codexNoReason = "on Codex a broken or unapproved policy blocks the prompt (guardrun exits 2 on SessionStart and UserPromptSubmit, reason on stderr) and `codex exec` prints no reason at all (stdout ends at turn.started, exit 0)"
 
-
 // codexInitGuards: after `guardrun init codex` alone (no /hooks review),
 // an exfiltration by file name must still be stopped.
 var codexInitGuards = scenario{
