@@ -150,21 +150,87 @@ func TestAgentExamples(t *testing.T) {
 }
 
 // TestDocLinks checks that every relative link of the pages names a file
-// that exists, so the README's map leads somewhere.
+// that exists and, when it has a #fragment into a markdown page, a
+// heading of that page (GitHub's anchors), so the README's map leads
+// somewhere.
 func TestDocLinks(t *testing.T) {
-	link := regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
+	link := regexp.MustCompile(`\]\(([^)#\s]*)(#[^)\s]*)?\)`)
 	for _, page := range docPages(t) {
 		src, err := os.ReadFile(page)
 		require.NoError(t, err)
-		for _, m := range link.FindAllStringSubmatch(string(src), -1) {
-			target := m[1]
+		for _, m := range link.FindAllStringSubmatch(withoutCode(string(src)), -1) {
+			target, frag := m[1], strings.TrimPrefix(m[2], "#")
 			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
 				continue
 			}
-			path := filepath.Join(filepath.Dir(page), filepath.FromSlash(target))
+			path := page
+			if target != "" {
+				path = filepath.Join(filepath.Dir(page), filepath.FromSlash(target))
+			}
 			if _, err := os.Stat(path); err != nil {
-				t.Errorf("%s: link %s: %v", page, target, err)
+				t.Errorf("%s: link %s: %v", page, m[0], err)
+				continue
+			}
+			if frag == "" || !strings.HasSuffix(path, ".md") {
+				continue
+			}
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			if !headingAnchors(string(b))[frag] {
+				t.Errorf("%s: link %s: %s has no heading with anchor #%s", page, m[0], path, frag)
 			}
 		}
 	}
+}
+
+// withoutCode blanks fenced blocks and inline code spans, where a
+// bracket-paren is not a link.
+func withoutCode(md string) string {
+	return withoutFences(md, true)
+}
+
+// withoutFences blanks fenced blocks and, with spans, inline code spans.
+func withoutFences(md string, spans bool) string {
+	var b strings.Builder
+	fence := false
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fence = !fence
+			b.WriteByte('\n')
+			continue
+		}
+		if fence {
+			b.WriteByte('\n')
+			continue
+		}
+		if spans {
+			line = regexp.MustCompile("`[^`]*`").ReplaceAllString(line, "``")
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// headingAnchors are the anchors GitHub gives a page's headings:
+// lower case, punctuation dropped, spaces to hyphens, -1, -2… for
+// repeats.
+func headingAnchors(md string) map[string]bool {
+	out := map[string]bool{}
+	seen := map[string]int{}
+	drop := regexp.MustCompile(`[^\p{L}\p{N} _-]`)
+	for _, line := range strings.Split(withoutFences(md, false), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			continue
+		}
+		text := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		a := strings.ReplaceAll(drop.ReplaceAllString(strings.ToLower(text), ""), " ", "-")
+		if n := seen[a]; n > 0 {
+			out[fmt.Sprintf("%s-%d", a, n)] = true
+		} else {
+			out[a] = true
+		}
+		seen[a]++
+	}
+	return out
 }
