@@ -70,38 +70,6 @@ func TestFixtures(t *testing.T) {
 	}
 }
 
-// TestReadmeTour runs the examples of README.md: every fenced block tagged
-// mld-example (strict mode; "mld-example md" for markdown mode) must be
-// followed by a block tagged output holding the expected document. A README
-// without examples passes; an example without its output block fails.
-func TestReadmeTour(t *testing.T) {
-	src, err := os.ReadFile("README.md")
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skip("no README.md")
-	}
-	require.NoError(t, err)
-	examples, problems := readmeExamples(string(src))
-	for _, p := range problems {
-		t.Error(p)
-	}
-	if len(examples) == 0 {
-		t.Log("README.md has no mld-example blocks")
-	}
-	for _, ex := range examples {
-		t.Run(fmt.Sprintf("README.md:%d", ex.line), func(t *testing.T) {
-			t.Parallel()
-			work := t.TempDir()
-			res, err := runScript(t, filepath.Join(work, ex.script), []byte(ex.source), work)
-			if err != nil {
-				t.Fatalf("README.md:%d: example failed:\n%s", ex.line, renderError(err))
-			}
-			if diff := cmp.Diff(normalizeDocument(ex.output), normalizeDocument(res.Document)); diff != "" {
-				t.Errorf("README.md:%d: output mismatch (-want +got):\n%s", ex.line, diff)
-			}
-		})
-	}
-}
-
 // readmeExample is one mld-example block and the output block after it.
 type readmeExample struct {
 	line   int    // line of the opening fence
@@ -120,6 +88,11 @@ type fencedBlock struct {
 // readmeExamples pairs each mld-example block with the block that follows it
 // and reports, as messages, examples that have no output block.
 func readmeExamples(md string) ([]readmeExample, []string) {
+	return docExamples("README.md", md)
+}
+
+// docExamples is readmeExamples for the page named name (used in messages).
+func docExamples(name, md string) ([]readmeExample, []string) {
 	blocks := fencedBlocks(md)
 	var examples []readmeExample
 	var problems []string
@@ -128,7 +101,7 @@ func readmeExamples(md string) ([]readmeExample, []string) {
 			continue
 		}
 		if i+1 >= len(blocks) || len(blocks[i+1].info) == 0 || blocks[i+1].info[0] != "output" {
-			problems = append(problems, fmt.Sprintf("README.md:%d: mld-example block is not followed by an output block", b.line))
+			problems = append(problems, fmt.Sprintf("%s:%d: mld-example block is not followed by an output block", name, b.line))
 			continue
 		}
 		script := "example.mld"
@@ -386,8 +359,7 @@ func fileExists(path string) bool {
 	return err == nil && !info.IsDir()
 }
 
-// TestReadmeExamplesPairing pins how TestReadmeTour reads README.md before the
-// README has any examples: blocks pair in order, the info string selects the
+// TestReadmeExamplesPairing pins how TestDocs reads a page's examples: blocks pair in order, the info string selects the
 // mode, and an example without an output block is reported, not skipped.
 func TestReadmeExamplesPairing(t *testing.T) {
 	md := strings.Join([]string{

@@ -50,6 +50,8 @@ var standIns = map[string]string{
 	"sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c": "hook/session_test.go, agent/example_test.go: the secret a session reads",
 	"sk-live-4f9a8b7c6d5e4f3a2b1c":             "README.md, policytest/doc.go: `KEY=…` in a .env and `curl -d 'key=…'`, the README's exfiltration example",
 	"sk-live-VERYSECRET-0123456789abcdef":      "agent/store_test.go: the secret whose bytes must never reach the store",
+	"q8Zr2Lm5Tx7Vb1Nc4Hd9Kp3Wf6Gy0Js":          "rules/readgaps_test.go: the key in a secret file each reader must label",
+	"canary-0b8d2e6f4a":                        "e2e/README.md: a key-shaped value in `curl -d key=…`, the example of a credential shape found in a command's own text",
 }
 
 // TestRepositoryFalsePositives scans every Go and Markdown file of the
