@@ -439,6 +439,21 @@ func interpreter(p string) bool {
 // or it runs code whose writes cannot be seen while spelling a
 // protected path.
 func (e *Engine) protectedWrite(ev Event, f callFacts, line string) string {
+	if what, ok := selfCommand(f.cmds); ok {
+		return "it runs `" + what + "`, which only the user may run"
+	}
+	unseen := line != "" && (f.unchecked != "" || f.opaque || f.movedBlind)
+	for _, c := range f.cmds {
+		if c.Program == "" || interpreter(c.Program) {
+			unseen = line != ""
+		}
+	}
+	if len(f.writes) == 0 && !unseen {
+		// Nothing written that the analysis sees, and nothing it cannot
+		// see: the protected set (built once, with file system look-ups)
+		// is not needed.
+		return ""
+	}
 	set := e.protectedSet(e.workspaceOf(ev))
 	covers := set.Inside
 	findSpares := false
@@ -462,18 +477,6 @@ func (e *Engine) protectedWrite(ev Event, f callFacts, line string) string {
 		}
 		if b := filepath.Base(p); b == "guardrun" || b == "guardrun-hook" {
 			return "it would write " + p + " (guardrun's program)"
-		}
-	}
-	if what, ok := selfCommand(f.cmds); ok {
-		return "it runs `" + what + "`, which only the user may run"
-	}
-	if line == "" {
-		return ""
-	}
-	unseen := f.unchecked != "" || f.opaque || f.movedBlind
-	for _, c := range f.cmds {
-		if c.Program == "" || interpreter(c.Program) {
-			unseen = true
 		}
 	}
 	if unseen {
