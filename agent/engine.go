@@ -1189,7 +1189,7 @@ func (e *Engine) record(ev Event, d *Decision, vars []*value.Variable, params []
 	if e.log == nil {
 		return Record{}
 	}
-	r := Record{Session: ev.Session, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Decision: d.Outcome,
+	r := Record{Session: ev.Session, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Cwd: ev.Cwd, Decision: d.Outcome,
 		Reason: d.Reason, Labels: d.Labels}
 	if d.Denial != nil {
 		r.Rule, r.Guard, r.Class = d.Denial.Rule, d.Denial.Guard, d.Denial.Class
@@ -1253,7 +1253,7 @@ func (e *Engine) logDecision(ev Event, d *Decision, r Record) {
 		// The event failed before it was decided: log what is safe to.
 		// Which of its values carry a label is not known, so the
 		// reason may quote none of them.
-		r = Record{Session: ev.Session, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Decision: d.Outcome, Reason: d.Reason, Class: ClassError}
+		r = Record{Session: ev.Session, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Cwd: ev.Cwd, Decision: d.Outcome, Reason: d.Reason, Class: ClassError}
 		r.masks = appendTexts(appendTexts(nil, ev.Text), ev.Input)
 	}
 	r.Time = e.when(ev)

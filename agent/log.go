@@ -18,11 +18,14 @@ import (
 
 // Record is one decision-log line (AGENT.md §6).
 type Record struct {
-	Time     time.Time      `json:"time"`
-	Session  string         `json:"session"`
-	Event    Kind           `json:"event"`
-	Tool     string         `json:"tool,omitempty"`
-	CallID   string         `json:"call_id,omitempty"`
+	Time    time.Time `json:"time"`
+	Session string    `json:"session"`
+	Event   Kind      `json:"event"`
+	Tool    string    `json:"tool,omitempty"`
+	CallID  string    `json:"call_id,omitempty"`
+	// Cwd is the event's working directory (replay decides the event
+	// in it again).
+	Cwd      string         `json:"cwd,omitempty"`
 	Decision Outcome        `json:"decision"`
 	Reason   string         `json:"reason,omitempty"`
 	Rule     string         `json:"rule,omitempty"`

@@ -23,6 +23,7 @@ func (r *Record) AppendJSON(b []byte) []byte {
 	b = appendString(b, string(r.Event))
 	b = appendField(b, "tool", r.Tool)
 	b = appendField(b, "call_id", r.CallID)
+	b = appendField(b, "cwd", r.Cwd)
 	b = append(b, `,"decision":`...)
 	b = appendString(b, string(r.Decision))
 	b = appendField(b, "reason", r.Reason)

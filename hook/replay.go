@@ -64,7 +64,7 @@ func Replay(ctx context.Context, records []agent.Record, policies []agent.Policy
 			out = append(out, Change{Index: i, Record: r, Skipped: "input masked in the log"})
 			continue
 		}
-		ev := agent.Event{Kind: r.Event, Session: r.Session, Time: r.Time, Tool: r.Tool, CallID: r.CallID}
+		ev := agent.Event{Kind: r.Event, Session: r.Session, Time: r.Time, Tool: r.Tool, CallID: r.CallID, Cwd: r.Cwd}
 		switch r.Event {
 		case agent.ToolBefore, agent.ToolAfter:
 			ev.Input = r.Input

@@ -390,7 +390,7 @@ func failed(o Options, call *Call, raw map[string]any, reason string) Answer {
 	switch {
 	case call != nil && len(call.Events) > 0:
 		ev := call.Events[0]
-		r.Session, r.Event, r.Tool, r.CallID = ev.Session, ev.Kind, ev.Tool, ev.CallID
+		r.Session, r.Event, r.Tool, r.CallID, r.Cwd = ev.Session, ev.Kind, ev.Tool, ev.CallID, ev.Cwd
 		if ev.Kind == agent.AgentStop {
 			r.Decision = agent.Allow
 			r.Reason += " (the agent is let stop)"
