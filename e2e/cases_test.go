@@ -140,6 +140,33 @@ var scenarios = []scenario{
 		},
 	},
 	{
+		// The documented way for runs nobody watches (Gemini headless
+		// cannot answer an ask): `guardrun init AGENT --unattended`
+		// answers every ask as a denial that says what needs approval.
+		name: "git-push-unattended",
+		beforeInit: func(h *host, w *world) {
+			w.initFlags = []string{"--unattended"}
+			remote := filepath.Join(filepath.Dir(w.home), "remote.git")
+			w.git("init", "-q", "--bare", remote)
+			w.git("remote", "add", "origin", remote)
+		},
+		script: func(h *host, w *world) []fakemodel.Step {
+			return steps(h.shell("git push origin main"), h.shell("echo hello > ran.txt"))
+		},
+		limit: 40 * time.Second,
+		check: func(c *checker, h *host, w *world, r runResult) {
+			out, _ := w.cmd("git", "--git-dir", filepath.Join(filepath.Dir(w.home), "remote.git"), "rev-parse", "--verify", "-q", "main").Output()
+			if len(out) > 0 {
+				c.Errorf("the push ran without an approval (the remote has main)")
+			}
+			toldDenial(c, w, "unattended")
+			if r.TimedOut {
+				c.Errorf("the host hung until the deadline (%s)", r.Took.Round(time.Second))
+			}
+			ranHello(c, w)
+		},
+	},
+	{
 		name: "stale-edit",
 		script: func(h *host, w *world) []fakemodel.Step {
 			s := steps(h.read(w.path("notes.txt")), h.edit(w.path("notes.txt"), "line one", "line 1"))

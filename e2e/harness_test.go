@@ -139,6 +139,8 @@ type world struct {
 	env       []string
 	// hookCommand overrides the command `guardrun init` writes.
 	hookCommand string
+	// initFlags are further flags for `guardrun init` (--unattended).
+	initFlags []string
 	// untrustedCodex leaves Codex's hooks as `guardrun init` left them
 	// (not trusted in Codex's hook review).
 	untrustedCodex bool

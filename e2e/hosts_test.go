@@ -40,7 +40,7 @@ const hostLimit = 60 * time.Second
 // initHooks runs `guardrun init agent` in the world, with the world's
 // hook command override when set.
 func (w *world) initHooks(agent string) string {
-	args := []string{"init", agent}
+	args := append([]string{"init", agent}, w.initFlags...)
 	switch {
 	case w.hookCommand != "":
 		args = append(args, "--command", strings.ReplaceAll(w.hookCommand, "HOST", agent))
