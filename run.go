@@ -34,7 +34,8 @@ func WithDir(dir string) RunOption {
 // WithStateDir sets where the run keeps its private audit ledger, the
 // record of labelled file writes that commands run in the base directory
 // cannot forge. It must lie outside the base directory. The default is
-// $XDG_STATE_HOME, else ~/.local/state.
+// $XDG_STATE_HOME when it is an absolute path, else ~/.local/state, as
+// for every guardrun state (internal/xdgdir).
 func WithStateDir(dir string) RunOption {
 	return func(c *runConfig) { c.opts.StateDir = dir }
 }
