@@ -36,8 +36,11 @@ type ToolCollection struct {
 }
 
 // Load evaluates doc's top level once and returns the Machine that
-// decides operations against the state it left. Ask and retry decisions
-// are the caller's to handle (Verdict), not denials.
+// decides operations against the state it left. It starts as Run does
+// (runTop: the same base directory, state directory and file options);
+// the memory budget's heap watch covers the top level only, so a loaded
+// Machine keeps no goroutine. Ask and retry decisions are the caller's
+// to handle (Verdict), not denials.
 func Load(ctx context.Context, doc *ast.Document, opts Options) (m *Machine, err error) {
 	in := newInterp(ctx, opts)
 	in.external = true
