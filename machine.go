@@ -13,21 +13,20 @@ type Machine = interp.Machine
 
 // Load runs the program's top level once (tools, policies, guards, helper
 // exes) and returns the Machine that decides operations against the state
-// it left. Run options apply as for Run (WithDir, WithoutCode, WithHooks,
-// WithExplain, …). A failure is an *Error with the script's position.
+// it left. Every Run option applies as for Run (WithDir, WithStateDir,
+// WithoutCode, WithHooks, WithExplain, …), and a program compiled from
+// memory loaded without WithDir has no base directory, as in Run. A
+// failure is an *Error with the script's position.
 func (p *Program) Load(ctx context.Context, opts ...RunOption) (m *Machine, err error) {
-	cfg := runConfig{opts: interp.Options{Parse: parse}}
-	for _, opt := range opts {
-		opt(&cfg)
-	}
+	o := p.options(opts)
 	defer func() {
 		if r := recover(); r != nil {
 			m, err = nil, panicError(p.name, r)
 		}
 	}()
-	m, lerr := interp.Load(ctx, p.doc, cfg.opts)
+	m, lerr := interp.Load(ctx, p.doc, o)
 	if lerr != nil {
-		return nil, newError(lerr, source{name: p.name, src: p.src, dir: cfg.opts.Dir})
+		return nil, newError(lerr, source{name: p.name, src: p.src, dir: o.Dir})
 	}
 	return m, nil
 }

@@ -34,7 +34,8 @@ func WithDir(dir string) RunOption {
 // WithStateDir sets where the run keeps its private audit ledger, the
 // record of labelled file writes that commands run in the base directory
 // cannot forge. It must lie outside the base directory. The default is
-// $XDG_STATE_HOME, else ~/.local/state.
+// $XDG_STATE_HOME when it is an absolute path, else ~/.local/state, as
+// for every guardrun state (internal/xdgdir).
 func WithStateDir(dir string) RunOption {
 	return func(c *runConfig) { c.opts.StateDir = dir }
 }
@@ -161,6 +162,27 @@ func withLineage(doc *ast.Document, explain func(Explanation)) func(Explanation)
 	}
 }
 
+// options builds the interpreter's options for one Run or Load of p:
+// both take the same options the same way, so a loaded Machine parses,
+// confines and records as a run does.
+func (p *Program) options(opts []RunOption) interp.Options {
+	cfg := runConfig{opts: interp.Options{Parse: parse, ParseTemplate: grammar.ParseTemplate}}
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	o := cfg.opts
+	if o.Dir == "" {
+		// A program compiled from memory has no base directory: it never
+		// falls back to the process's working directory.
+		o.Dir = p.dir
+		o.NoBaseDir = p.dir == ""
+	}
+	if o.Explain != nil {
+		o.Explain = withLineage(p.doc, o.Explain)
+	}
+	return o
+}
+
 // Result is what one Run produced. On failure it still holds the output
 // produced before the error, and Err describes the error.
 type Result struct {
@@ -180,18 +202,7 @@ type Result struct {
 // when non-nil, is the *Error also stored in Result.Err; the Result is never
 // nil. Cancelling ctx interrupts the run.
 func (p *Program) Run(ctx context.Context, opts ...RunOption) (res *Result, err error) {
-	cfg := runConfig{opts: interp.Options{Parse: parse, ParseTemplate: grammar.ParseTemplate}}
-	for _, opt := range opts {
-		opt(&cfg)
-	}
-	o := cfg.opts
-	if o.Dir == "" {
-		o.Dir = p.dir
-		o.NoBaseDir = p.dir == ""
-	}
-	if o.Explain != nil {
-		o.Explain = withLineage(p.doc, o.Explain)
-	}
+	o := p.options(opts)
 	res = &Result{}
 	defer func() {
 		if r := recover(); r != nil {

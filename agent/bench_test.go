@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -78,5 +79,27 @@ func BenchmarkDecide(b *testing.B) {
 		e := benchEngine(b, fs)
 		defer e.Close()
 		benchDecide(b, e)
+	})
+}
+
+// BenchmarkDecideParallel: BenchmarkDecide's tool.before from many
+// goroutines, each deciding its own session on one engine. With `-cpu
+// 1,2` the ratio of the two ns/op is how decisions of different sessions
+// scale with cores.
+func BenchmarkDecideParallel(b *testing.B) {
+	e := benchEngine(b, NewMemoryStore())
+	defer e.Close()
+	ctx := context.Background()
+	var n atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		ev := Event{Kind: ToolBefore, Session: fmt.Sprintf("bench-%d", n.Add(1)), Tool: "Read", Input: map[string]any{"file_path": "/src/main.go"}}
+		for pb.Next() {
+			if d := e.Decide(ctx, ev); d.Outcome != Allow {
+				b.Errorf("%s: %s", d.Outcome, d.Reason)
+				return
+			}
+		}
 	})
 }

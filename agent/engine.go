@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -36,6 +37,20 @@ type Policy struct {
 	// loads and commands), in place of Config.Dir: each policy is
 	// confined to its own tree, never to a directory that holds both.
 	Dir string
+}
+
+// baseDir is the policy's base directory: its Dir, else the engine's,
+// else the directory of a policy named by a file path (ReadPolicies). A
+// policy with none of them has no base directory: its file loads,
+// imports and commands fail instead of using the working directory.
+func (p Policy) baseDir(engineDir string) string {
+	if d := cmp.Or(p.Dir, engineDir); d != "" {
+		return d
+	}
+	if d := filepath.Dir(p.Name); d != "." {
+		return d
+	}
+	return ""
 }
 
 // ReadPolicies reads policy files, in the order given.
@@ -188,7 +203,8 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 			return nil, err
 		}
 		opts := []guardrun.RunOption{}
-		if dir := cmp.Or(p.Dir, cfg.Dir); dir != "" {
+		dir := p.baseDir(cfg.Dir)
+		if dir != "" {
 			opts = append(opts, guardrun.WithDir(dir))
 		}
 		if cfg.Cover != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/internal/astcodec"
 	"github.com/guardrun/guardrun/internal/rawfile"
+	"github.com/guardrun/guardrun/internal/xdgdir"
 )
 
 // ASTCache keeps parsed policies on disk, keyed by a hash of the guardrun
@@ -46,7 +47,7 @@ type ASTCache struct {
 // NewASTCache returns a cache in $XDG_CACHE_HOME/guardrun/ast (or
 // ~/.cache/guardrun/ast), or nil when there is no usable directory.
 func NewASTCache() *ASTCache {
-	base, err := xdg("XDG_CACHE_HOME", ".cache")
+	dir, err := xdgdir.Cache()
 	if err != nil {
 		return nil
 	}
@@ -58,7 +59,7 @@ func NewASTCache() *ASTCache {
 	if err != nil {
 		return nil
 	}
-	return &ASTCache{Dir: filepath.Join(base, "guardrun", "ast"), Max: 256,
+	return &ASTCache{Dir: filepath.Join(dir, "ast"), Max: 256,
 		key: cacheKey(fmt.Sprintf("%s\x00%d\x00%d", exe, st.Size(), st.ModTime().UnixNano()))}
 }
 

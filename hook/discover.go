@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/guardrun/guardrun/internal/xdgdir"
 )
 
 // WorkspacePolicy is where a workspace keeps its policy.
@@ -14,11 +16,11 @@ const WorkspacePolicy = ".guardrun/policy.guard"
 // UserPolicy is the user's policy: $XDG_CONFIG_HOME/guardrun/policy.guard
 // (or ~/.config/guardrun/policy.guard).
 func UserPolicy() (string, error) {
-	base, err := xdg("XDG_CONFIG_HOME", ".config")
+	dir, err := xdgdir.Config()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(base, "guardrun", "policy.guard"), nil
+	return filepath.Join(dir, "policy.guard"), nil
 }
 
 // Policies are the policy files that decide an event, in order (user

@@ -13,6 +13,7 @@ import (
 
 	"github.com/guardrun/guardrun"
 	"github.com/guardrun/guardrun/agent"
+	"github.com/guardrun/guardrun/internal/xdgdir"
 )
 
 // DefaultDeadline bounds one hook call: well under every host's hook
@@ -42,11 +43,11 @@ type Options struct {
 // ~/.local/state/guardrun). Sessions live in its sessions/, the decision
 // log is its decisions.jsonl.
 func StateDir() (string, error) {
-	base, err := xdg("XDG_STATE_HOME", ".local/state")
+	dir, err := xdgdir.State()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(base, "guardrun"), nil
+	return dir, nil
 }
 
 // LogPath is the decision log's path.

@@ -16,6 +16,7 @@ import (
 	"github.com/guardrun/guardrun"
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/grammar"
+	"github.com/guardrun/guardrun/internal/xdgdir"
 )
 
 // Pin is the approved content of a policy: the SHA-256 of the file and
@@ -47,24 +48,11 @@ type TrustStore struct{ Path string }
 // DefaultTrustStore is $XDG_DATA_HOME/guardrun/trust.json (or
 // ~/.local/share/guardrun/trust.json).
 func DefaultTrustStore() (*TrustStore, error) {
-	base, err := xdg("XDG_DATA_HOME", ".local/share")
+	dir, err := xdgdir.Data()
 	if err != nil {
 		return nil, err
 	}
-	return &TrustStore{Path: filepath.Join(base, "guardrun", "trust.json")}, nil
-}
-
-// xdg is an XDG base directory: the variable if set to an absolute path,
-// else fallback under the home directory.
-func xdg(env, fallback string) (string, error) {
-	if v := os.Getenv(env); v != "" && filepath.IsAbs(v) {
-		return v, nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no home directory for %s: %v", env, err)
-	}
-	return filepath.Join(home, filepath.FromSlash(fallback)), nil
+	return &TrustStore{Path: filepath.Join(dir, "trust.json")}, nil
 }
 
 func (t *TrustStore) load() (map[string]Pin, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/code"
@@ -32,7 +33,7 @@ type budget struct {
 	// outputCap caps the document, stdout and stderr the run collects,
 	// together (shown text is held twice: document and stdout).
 	outputCap int64
-	// stop ends the heap watch.
+	// stop ends the heap watch; calls after the first do nothing.
 	stop func()
 }
 
@@ -57,9 +58,12 @@ func newBudget(ctx context.Context, limit int64) (*budget, context.Context) {
 	b.outputCap = limit / 2
 	ctx, cancel := context.WithCancelCause(ctx)
 	stopWatch := code.WatchMemory(limit, func() { cancel(errMemoryBudget) })
+	var once sync.Once
 	b.stop = func() {
-		stopWatch()
-		cancel(nil)
+		once.Do(func() {
+			stopWatch()
+			cancel(nil)
+		})
 	}
 	return b, ctx
 }

@@ -75,7 +75,13 @@ type interp struct {
 	workspaces map[string]*files
 }
 
+// newInterp builds the state a document's top level runs in, with its
+// memory budget (whose heap watch cancels in.ctx), hooks and guards. Run
+// and Load both build theirs here.
 func newInterp(ctx context.Context, opts Options) *interp {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	in := &interp{
 		ctx:     ctx,
 		opts:    opts,

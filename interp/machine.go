@@ -3,7 +3,6 @@ package interp
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/guard"
@@ -37,18 +36,17 @@ type ToolCollection struct {
 }
 
 // Load evaluates doc's top level once and returns the Machine that
-// decides operations against the state it left. Ask and retry decisions
-// are the caller's to handle (Verdict), not denials.
+// decides operations against the state it left. It starts as Run does
+// (runTop: the same base directory, state directory and file options);
+// the memory budget's heap watch covers the top level only, so a loaded
+// Machine keeps no goroutine. Ask and retry decisions are the caller's
+// to handle (Verdict), not denials.
 func Load(ctx context.Context, doc *ast.Document, opts Options) (m *Machine, err error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	in := newInterp(ctx, opts)
 	in.external = true
 	defer func() {
 		if r := recover(); r != nil {
-			err = &Error{Kind: KindUnexpected, Pos: in.curPos, Message: (&PanicError{Value: r, Stack: debug.Stack()}).Error(),
-				Hint: "this is a bug in guardrun; please report it with the script that triggered it"}
+			err = in.panicError(r)
 		}
 		if err != nil {
 			in.close()
@@ -58,13 +56,14 @@ func Load(ctx context.Context, doc *ast.Document, opts Options) (m *Machine, err
 	if doc == nil {
 		return nil, newError(KindUnexpected, ast.Pos{}, "", "no document to load")
 	}
-	in.files.base = baseDir(opts, doc.File)
-	mod := newModule(doc.File, scriptDir(doc.File, in.files.base))
-	in.main = mod
-	root := in.rootEnv(mod)
-	if err := in.execDocument(root, doc); err != nil {
+	root, err := in.runTop(doc)
+	if err != nil {
 		return nil, unansweredRetry(err, in.curPos)
 	}
+	// The heap watch covers the top level only: a loaded Machine keeps no
+	// goroutine, and each decision runs under its caller's context.
+	in.budget.stop()
+	in.ctx = context.Background()
 	return &Machine{in: in, env: root}, nil
 }
 

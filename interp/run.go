@@ -118,9 +118,6 @@ func (in *interp) panicError(r any) error {
 // Run evaluates doc. On error the Result still holds what was produced up to
 // the failure.
 func Run(ctx context.Context, doc *ast.Document, opts Options) (res *Result, err error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	in := newInterp(ctx, opts)
 	res = &Result{}
 	defer func() {
@@ -136,6 +133,16 @@ func Run(ctx context.Context, doc *ast.Document, opts Options) (res *Result, err
 	if doc == nil {
 		return res, nil
 	}
+	_, err = in.runTop(doc)
+	return res, err
+}
+
+// runTop runs doc's top level as the main script, in the base directory
+// and with the files' options the run's Options give (Run and Load both
+// start here, so a loaded Machine sees what a run sees). It returns the
+// main module's environment.
+func (in *interp) runTop(doc *ast.Document) (*env, error) {
+	opts := in.opts
 	if !opts.NoBaseDir || opts.Dir != "" {
 		in.files.base = baseDir(opts, doc.File)
 	}
@@ -144,7 +151,8 @@ func Run(ctx context.Context, doc *ast.Document, opts Options) (res *Result, err
 	in.files.baseAsRoot = opts.BaseAsRoot
 	mod := newModule(doc.File, scriptDir(doc.File, in.files.base))
 	in.main = mod
-	err = in.execDocument(in.rootEnv(mod), doc)
+	root := in.rootEnv(mod)
+	err := in.execDocument(root, doc)
 	if err != nil && context.Cause(in.ctx) == errMemoryBudget {
 		// A command or JS block stopped by the heap watch reports an
 		// interruption; say why.
@@ -155,5 +163,5 @@ func Run(ctx context.Context, doc *ast.Document, opts Options) (res *Result, err
 		}
 		err = in.overBudget(pos)
 	}
-	return res, err
+	return root, err
 }

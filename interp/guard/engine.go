@@ -212,15 +212,18 @@ type Decision struct {
 // candidate lists, the results and the Evaluation handed to Eval live in
 // per-nesting scratch space that the next check at the same nesting
 // reuses, and deduplication marks guards with generation numbers instead
-// of building sets. An engine (and its registry's guards) belongs to one
-// run and is not safe for concurrent use.
+// of building sets. The marks live in the engine, so that checks leave the
+// registry and its guards as they were registered; an engine belongs to
+// one run and is not safe for concurrent use.
 type Engine struct {
 	Registry *Registry
 	Eval     Evaluator
 	attempts map[string]*attemptState
 	// gen numbers selection passes; a guard whose mark equals the current
-	// pass is already in the list being built.
-	gen uint64
+	// pass is already in the list being built. marks holds each guard's
+	// generations, by Guard.ID.
+	gen   uint64
+	marks []guardMarks
 	// states are scratch spaces by nesting depth: an evaluator may run
 	// hooked operations (helper exes) whose checks nest inside this one.
 	states []*runState
@@ -228,6 +231,21 @@ type Engine struct {
 	// lower caches lower-cased operation keys (subtypes such as
 	// "runCommand"), so that selection does not allocate for them.
 	lower map[string]string
+}
+
+// guardMarks are one guard's selection generations (see Engine.gen): mark
+// dedups the list being built, seen records selection per input in the
+// current check.
+type guardMarks struct{ mark, seen uint64 }
+
+// marksOf returns g's marks, making room for every registered guard's
+// when g is newer than the engine's marks (guards register as a run goes).
+func (en *Engine) marksOf(g *Guard) *guardMarks {
+	if g.ID >= len(en.marks) {
+		n := len(en.Registry.all) + 1
+		en.marks = append(en.marks, make([]guardMarks, n-len(en.marks))...)
+	}
+	return &en.marks[g.ID]
 }
 
 type attemptState struct {
@@ -295,10 +313,11 @@ func (en *Engine) selectPerInput(p int, inputs []*value.Variable, o *Override, s
 		start := len(st.cands)
 		add := func(list []*Guard) {
 			for _, g := range list {
-				if g.mark == mark || !o.keeps(g) {
+				m := en.marksOf(g)
+				if m.mark == mark || !o.keeps(g) {
 					continue
 				}
-				g.mark = mark
+				m.mark = mark
 				st.cands = append(st.cands, candidate{g: g, input: i})
 			}
 		}
@@ -319,7 +338,7 @@ func (en *Engine) selectPerInput(p int, inputs []*value.Variable, o *Override, s
 		found = true
 		sortCandidates(sel)
 		for _, c := range sel {
-			c.g.seen = run
+			en.marksOf(c.g).seen = run
 		}
 	}
 	return found
@@ -335,10 +354,11 @@ func (en *Engine) selectPerOperation(p int, op *hooks.OperationContext, nInputs 
 	mark := en.gen
 	add := func(list []*Guard) {
 		for _, g := range list {
-			if g.seen == run || g.mark == mark || !o.keeps(g) {
+			m := en.marksOf(g)
+			if m.seen == run || m.mark == mark || !o.keeps(g) {
 				continue
 			}
-			g.mark = mark
+			m.mark = mark
 			st.perOp = append(st.perOp, g)
 		}
 	}
@@ -351,8 +371,8 @@ func (en *Engine) selectPerOperation(p int, op *hooks.OperationContext, nInputs 
 		}
 	}
 	for _, g := range r.hier[p] {
-		if g.seen != run && g.mark != mark && hierMatch(g.Value, op.OpLabels) && o.keeps(g) {
-			g.mark = mark
+		if m := en.marksOf(g); m.seen != run && m.mark != mark && hierMatch(g.Value, op.OpLabels) && o.keeps(g) {
+			m.mark = mark
 			st.perOp = append(st.perOp, g)
 		}
 	}

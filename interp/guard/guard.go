@@ -69,11 +69,6 @@ type Guard struct {
 	// Plan is what the evaluator prepared from Rules when the guard was
 	// registered (a compiled form, an analysis); opaque to this package.
 	Plan any
-
-	// mark and seen are selection generations (see Engine.gen): mark
-	// dedups the list being built, seen records selection per input in
-	// the current check.
-	mark, seen uint64
 }
 
 // New builds a guard from its directive. env is the defining environment.

@@ -126,32 +126,8 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 	}
 	st := en.acquire()
 	defer en.release(st)
-	p := phaseIndex(phase)
 	en.gen++
-	run := en.gen
-	inputs := c.Inputs
-	hasPerInput := false
-	perInputOf := inputs
-	var extra []string
-	if phase == After {
-		// Per-input after guards follow the output's labels, falling back
-		// to the inputs' (SPEC §5.9); templates shown skip them (§8 item 9).
-		if !skipsAfterData(c.Op) && output != nil {
-			st.one[0] = output
-			perInputOf = st.one[:]
-			hasPerInput = en.selectPerInput(p, perInputOf, o.Override, st, run)
-			if !hasPerInput {
-				perInputOf = inputs
-				hasPerInput = en.selectPerInput(p, inputs, o.Override, st, run)
-			}
-		}
-		if output != nil {
-			extra = output.Security.Labels()
-		}
-	} else {
-		hasPerInput = en.selectPerInput(p, inputs, o.Override, st, run)
-	}
-	en.selectPerOperation(p, c.Op, len(inputs), extra, o.Override, st, run)
+	perInputOf, hasPerInput := en.selectGuards(phase, c, output, o, st, en.gen)
 	if !hasPerInput && len(st.perOp) == 0 {
 		return d
 	}
@@ -178,81 +154,13 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 	if n := len(st.cands) + len(st.perOp); cap(st.results) < n {
 		st.results = make([]Result, 0, n)
 	}
+	inputs := c.Inputs
 	k := &check{en: en, st: st, phase: phase, c: c, inputs: inputs, cur: output, try: try, max: max, history: history}
 	st.ev = Evaluation{Phase: phase, Call: c, Try: try, Max: max, History: history}
 	rd := reducer{reported: -1, askAt: -1}
-
-	// Per-input pass. A guard over the output sees the current output.
-	overOutput := phase == After && hasPerInput && perInputOf[0] == output
-	for _, cd := range st.cands {
-		g := cd.g
-		var in *value.Variable
-		switch {
-		case overOutput:
-			in = k.cur
-		case k.changed != nil:
-			in = k.changed[cd.input]
-		default:
-			in = inputs[cd.input]
-		}
-		st.one[0] = in
-		r, ri := k.eval(g, PerInput, in, st.one[:])
-		rd.add(r, ri, false, nil)
-		d.note(r)
-		if r.Action == Allow && r.Replacement != nil && rd.permits() {
-			rep := withSource(r.Replacement, g)
-			if phase == After {
-				k.cur = rep
-			} else {
-				if k.changed == nil {
-					k.changed = append([]*value.Variable(nil), inputs...)
-				}
-				k.changed[cd.input] = rep
-			}
-		}
-		if r.Warning != "" {
-			d.Warnings = append(d.Warnings, r.Warning)
-		}
-		if rd.failed {
-			break
-		}
-	}
-
-	// Per-operation pass.
-	passDenied := false
-	var seenAs []*value.Variable
-	for _, g := range st.perOp {
-		if rd.failed {
-			break
-		}
-		ins := seenAs
-		if ins == nil {
-			ins = inputs
-			if k.changed != nil {
-				ins = k.changed
-			}
-		}
-		r, ri := k.eval(g, PerOperation, nil, ins)
-		rd.add(r, ri, phase == Before, &passDenied)
-		d.note(r)
-		if r.Action == Allow && r.Replacement != nil && rd.permits() {
-			rep := withSource(r.Replacement, g)
-			if phase == After {
-				k.cur = rep
-			} else if len(inputs) > 0 {
-				// The replacement becomes input 0; later guards of the pass
-				// see only it (SPEC §8 item 2).
-				if k.changed == nil {
-					k.changed = append([]*value.Variable(nil), inputs...)
-				}
-				k.changed[0] = rep
-				seenAs = []*value.Variable{rep}
-			}
-		}
-		if r.Warning != "" {
-			d.Warnings = append(d.Warnings, r.Warning)
-		}
-	}
+	// A per-input guard over the output sees the current output.
+	k.perInputPass(&d, &rd, phase == After && hasPerInput && perInputOf[0] == output)
+	k.perOperationPass(&d, &rd)
 
 	results := st.results
 	d.Hints = rd.hints
@@ -291,11 +199,145 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 		return d
 	}
 	// A denial keeps its own copy: errors outlive the check.
-	results = append([]Result(nil), results...)
-	d.Results = results
-	reported := &results[rd.reported]
+	d.Results = append([]Result(nil), results...)
+	d.Err = k.denial(&d, &rd, output, o)
+	// Attempt bookkeeping: a retry the runner will take moves the
+	// operation to its next try; any final decision ends its attempts.
+	if o.External {
+		// The caller counts attempts (per call shape, across events).
+	} else if d.Action == Retry && !rd.failed {
+		if ast == nil {
+			if key == "" {
+				key = attemptKey(phase, c.Op)
+			}
+			ast = &attemptState{next: 1}
+			en.attempts[key] = ast
+		}
+		ast.history = append(ast.history, Attempt{Attempt: try, Decision: "retry", Hint: lastOr(rd.hints)})
+		ast.next = try + 1
+	} else if ast != nil {
+		delete(en.attempts, key)
+	}
+	return d
+}
+
+// selectGuards selects the phase's guards of c into st (per input, then
+// per operation) for the check numbered run. It returns the values the
+// per-input guards were selected by (the inputs, or the output after the
+// call) and whether any was.
+func (en *Engine) selectGuards(phase Timing, c *hooks.Call, output *value.Variable, o Options, st *runState, run uint64) (perInputOf []*value.Variable, hasPerInput bool) {
+	p := phaseIndex(phase)
+	inputs := c.Inputs
+	perInputOf = inputs
+	var extra []string
+	if phase == After {
+		// Per-input after guards follow the output's labels, falling back
+		// to the inputs' (SPEC §5.9); templates shown skip them (§8 item 9).
+		if !skipsAfterData(c.Op) && output != nil {
+			st.one[0] = output
+			perInputOf = st.one[:]
+			hasPerInput = en.selectPerInput(p, perInputOf, o.Override, st, run)
+			if !hasPerInput {
+				perInputOf = inputs
+				hasPerInput = en.selectPerInput(p, inputs, o.Override, st, run)
+			}
+		}
+		if output != nil {
+			extra = output.Security.Labels()
+		}
+	} else {
+		hasPerInput = en.selectPerInput(p, inputs, o.Override, st, run)
+	}
+	en.selectPerOperation(p, c.Op, len(inputs), extra, o.Override, st, run)
+	return perInputOf, hasPerInput
+}
+
+// perInputPass evaluates the selected per-input guards, each over its
+// input (over the current output when overOutput), applying their
+// replacements, until one fails.
+func (k *check) perInputPass(d *Decision, rd *reducer, overOutput bool) {
+	for _, cd := range k.st.cands {
+		g := cd.g
+		var in *value.Variable
+		switch {
+		case overOutput:
+			in = k.cur
+		case k.changed != nil:
+			in = k.changed[cd.input]
+		default:
+			in = k.inputs[cd.input]
+		}
+		k.st.one[0] = in
+		r, ri := k.eval(g, PerInput, in, k.st.one[:])
+		rd.add(r, ri, false, nil)
+		d.note(r)
+		if r.Action == Allow && r.Replacement != nil && rd.permits() {
+			rep := withSource(r.Replacement, g)
+			if k.phase == After {
+				k.cur = rep
+			} else {
+				if k.changed == nil {
+					k.changed = append([]*value.Variable(nil), k.inputs...)
+				}
+				k.changed[cd.input] = rep
+			}
+		}
+		if r.Warning != "" {
+			d.Warnings = append(d.Warnings, r.Warning)
+		}
+		if rd.failed {
+			break
+		}
+	}
+}
+
+// perOperationPass evaluates the selected per-operation guards over the
+// inputs as the guards before them left them, unless a guard failed.
+func (k *check) perOperationPass(d *Decision, rd *reducer) {
+	passDenied := false
+	var seenAs []*value.Variable
+	for _, g := range k.st.perOp {
+		if rd.failed {
+			break
+		}
+		ins := seenAs
+		if ins == nil {
+			ins = k.inputs
+			if k.changed != nil {
+				ins = k.changed
+			}
+		}
+		r, ri := k.eval(g, PerOperation, nil, ins)
+		rd.add(r, ri, k.phase == Before, &passDenied)
+		d.note(r)
+		if r.Action == Allow && r.Replacement != nil && rd.permits() {
+			rep := withSource(r.Replacement, g)
+			if k.phase == After {
+				k.cur = rep
+			} else if len(k.inputs) > 0 {
+				// The replacement becomes input 0; later guards of the pass
+				// see only it (SPEC §8 item 2).
+				if k.changed == nil {
+					k.changed = append([]*value.Variable(nil), k.inputs...)
+				}
+				k.changed[0] = rep
+				seenAs = []*value.Variable{rep}
+			}
+		}
+		if r.Warning != "" {
+			d.Warnings = append(d.Warnings, r.Warning)
+		}
+	}
+}
+
+// denial is the error of a check that denied or retried (d.Results holds
+// its copy of the results); a retry the operation cannot take becomes a
+// denial in d.Action, with the reason why.
+func (k *check) denial(d *Decision, rd *reducer, output *value.Variable, o Options) *Error {
+	phase, c, inputs := k.phase, k.c, k.inputs
+	reported := &d.Results[rd.reported]
 	e := &Error{Guard: reported.Guard, Scope: reported.Scope, Op: c.Op, Timing: timingName(phase),
-		Decision: "deny", Reasons: rd.reasons, Hints: rd.hints, Results: results, Try: try, History: history}
+		Decision: "deny", Reasons: rd.reasons, Hints: rd.hints, Results: d.Results, Try: k.try, History: k.history}
 	e.Cause = k.cause
 	if len(rd.reasons) > 0 {
 		e.Reason = rd.reasons[0]
@@ -314,45 +356,28 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 	} else {
 		e.RetryHint = rd.reportedHint
 	}
-	if rd.action == Retry {
-		switch {
-		case o.External && !o.Effect:
-			e.Decision = "retry"
-			e.RetryHint = lastOr(rd.hints)
-		case o.Effect:
-			d.Action = Deny
-			e.Reason = "Guard retry not supported for effects: " + lastOr(rd.hints)
-		case phase == Before && !o.Pipeline:
-			d.Action = Deny
-			e.Reason = ReasonNeedsPipeline
-		case phase == After && try >= MaxTries:
-			d.Action = Deny
-			e.Reason = ReasonLimitPrefix + " (3)"
-			e.RetryHint = ""
-		default:
-			e.Decision = "retry"
-			e.RetryHint = lastOr(rd.hints)
-		}
+	if rd.action != Retry {
+		return e
 	}
-	// Attempt bookkeeping: a retry the runner will take moves the
-	// operation to its next try; any final decision ends its attempts.
-	if o.External {
-		// The caller counts attempts (per call shape, across events).
-	} else if d.Action == Retry && !rd.failed {
-		if ast == nil {
-			if key == "" {
-				key = attemptKey(phase, c.Op)
-			}
-			ast = &attemptState{next: 1}
-			en.attempts[key] = ast
-		}
-		ast.history = append(ast.history, Attempt{Attempt: try, Decision: "retry", Hint: lastOr(rd.hints)})
-		ast.next = try + 1
-	} else if ast != nil {
-		delete(en.attempts, key)
+	switch {
+	case o.External && !o.Effect:
+		e.Decision = "retry"
+		e.RetryHint = lastOr(rd.hints)
+	case o.Effect:
+		d.Action = Deny
+		e.Reason = "Guard retry not supported for effects: " + lastOr(rd.hints)
+	case phase == Before && !o.Pipeline:
+		d.Action = Deny
+		e.Reason = ReasonNeedsPipeline
+	case phase == After && k.try >= MaxTries:
+		d.Action = Deny
+		e.Reason = ReasonLimitPrefix + " (3)"
+		e.RetryHint = ""
+	default:
+		e.Decision = "retry"
+		e.RetryHint = lastOr(rd.hints)
 	}
-	d.Err = e
-	return d
+	return e
 }
 
 // permits reports whether the decision so far lets replacements apply:
