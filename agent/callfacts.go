@@ -408,6 +408,25 @@ func (e *Engine) protectedSet(ws string) protect.Set {
 	return set
 }
 
+// mentionWords are words one of which every spelling of a protected
+// root holds (protect.Set.Mentions): guardrun's own directories and
+// programs, the hosts' settings, the XDG parents named on their own, an
+// XDG variable.
+var mentionWords = []string{"guardrun", ".claude", ".gemini", ".cursor", ".codex", ".config", ".local", ".cache", "settings",
+	"hooks.json", "config.toml", "xdg_", "codex_home", "claude_config"}
+
+// mayMention reports whether text could spell a protected root: a cheap
+// test before the protected set is built.
+func mayMention(text string) bool {
+	t := strings.ToLower(text)
+	for _, w := range mentionWords {
+		if strings.Contains(t, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // onlyFound reports whether a command's operands are all find's `{}`.
 func onlyFound(args []string) bool {
 	n := 0
@@ -447,6 +466,10 @@ func (e *Engine) protectedWrite(ev Event, f callFacts, line string) string {
 		if c.Program == "" || interpreter(c.Program) {
 			unseen = line != ""
 		}
+	}
+	if unseen && !mayMention(line) {
+		// Every spelling Mentions knows holds one of these words.
+		unseen = false
 	}
 	if len(f.writes) == 0 && !unseen {
 		// Nothing written that the analysis sees, and nothing it cannot
