@@ -70,7 +70,7 @@ func discover(b Binding, override string, trust *TrustStore) (Policies, error) {
 		return p, err
 	}
 	if _, err := os.Stat(user); err == nil {
-		a, err := trust.Verify(user, true)
+		a, err := trust.verifyForLoad(user, true)
 		if err != nil {
 			return p, err
 		}
@@ -82,7 +82,7 @@ func discover(b Binding, override string, trust *TrustStore) (Policies, error) {
 	}
 	ws, root, _ := findWorkspace(b.Start, b.Root)
 	if ws != "" && ws != user {
-		a, err := trust.Verify(ws, false)
+		a, err := trust.verifyForLoad(ws, false)
 		if err != nil {
 			return p, err
 		}

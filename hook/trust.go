@@ -197,6 +197,20 @@ func what(user bool) string {
 // parses must be exactly what was pinned. user says file is the user's
 // policy (its messages name guardrun trust --user).
 func (t *TrustStore) Verify(file string, user bool) (*Approved, error) {
+	return t.verify(file, user, true)
+}
+
+// verifyForLoad is Verify without re-hashing imported module files
+// (directory listings and modules pinned as missing are still checked):
+// the hook loads the policy through a Gate, which hashes each module as
+// the engine reads it and refuses one that differs from its pin, is not
+// pinned, or was removed (Unloaded), with the same messages. Each module
+// file is then read once per call, not twice.
+func (t *TrustStore) verifyForLoad(file string, user bool) (*Approved, error) {
+	return t.verify(file, user, false)
+}
+
+func (t *TrustStore) verify(file string, user, imports bool) (*Approved, error) {
 	pins, err := t.load()
 	if err != nil {
 		return nil, err
@@ -217,6 +231,10 @@ func (t *TrustStore) Verify(file string, user bool) (*Approved, error) {
 		return nil, &ChangedError{File: file, msg: fmt.Sprintf("%s %s changed since you approved it, so every tool call is denied; review the change, then approve it with: %s", kind, file, approve)}
 	}
 	for _, p := range sortedPins(old.Imports, nil) {
+		if !imports && old.Imports[p] != missing && !strings.HasPrefix(old.Imports[p], dirPrefix) {
+			// A file module: the Gate hashes it as the engine reads it.
+			continue
+		}
 		if now := pinOf(p, old.Imports[p]); now != old.Imports[p] {
 			return nil, &ChangedError{File: p, msg: fmt.Sprintf("module %s imported by %s %s is new or changed since you approved it, so every tool call is denied; review the change, then approve it with: %s", p, kind, file, approve)}
 		}
