@@ -6,7 +6,7 @@ FAIL_UNDER ?=
 FUZZTIME  ?= 30s
 GOTESTFLAGS ?= -timeout 5m
 
-.PHONY: all build test vet fmt-check lint policies conformance agent-corpus bench bench-hook fuzz soundness
+.PHONY: all build test vet fmt-check lint policies conformance agent-corpus bench bench-hook fuzz soundness diff-mlld
 
 all: build test
 
@@ -75,3 +75,23 @@ soundness:
 HOOK_ROUNDS ?= 200
 bench-hook:
 	GUARDRUN_BENCH_HOOK=$(HOOK_ROUNDS) $(GO) test -count=1 -run '^TestStartupFigures$$' -v ./hook
+
+# Differential test against mlld 2.0.5 (issue 33; not part of `make test`).
+# MLLD_REF is the reference command (../shared/tools/build-mlld-peer.sh
+# MLLD_GIT SIG_GIT builds one, mlld-ref); MLLD_DOCS is mlld's docs/ folder
+# (e.g. `git --git-dir=MLLD_GIT archive v2.0.5 docs | tar -x -C DIR`), or
+# MLLD_GIT alone to extract it here. Prints the report; the minimized
+# disagreements go to DIFF_SAVE.
+MLLD_REF  ?= $(HOME)/.cache/mlld-peer/bin/mlld-ref
+MLLD_DOCS ?=
+MLLD_GIT  ?=
+DIFF_N    ?= 2000
+DIFF_SEED ?= 1
+DIFF_SAVE ?= testdata/diffmlld
+DIFF_FLAGS ?=
+diff-mlld:
+	@bin=$$(mktemp -d) && $(GO) build -o "$$bin/guardrun" ./cmd/guardrun && $(GO) build -o "$$bin/diffmlld" ./cmd/diffmlld && \
+		docs="$(MLLD_DOCS)"; if [ -z "$$docs" ] && [ -n "$(MLLD_GIT)" ]; then \
+			git --git-dir="$(MLLD_GIT)" archive v2.0.5 docs | tar -x -C "$$bin" && docs="$$bin/docs"; fi; \
+		"$$bin/diffmlld" -ref "$(MLLD_REF)" -guardrun "$$bin/guardrun" -docs "$$docs" -n $(DIFF_N) -seed $(DIFF_SEED) \
+			-save "$(DIFF_SAVE)" $(DIFF_FLAGS); rc=$$?; rm -rf "$$bin"; exit $$rc
