@@ -61,7 +61,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *verbose {
 		cfg.Progress = stderr
 	}
-	var sums []diffmlld.Summary
+	out := stdout
+	if *report != "" {
+		f, err := os.Create(*report)
+		if err != nil {
+			fmt.Fprintln(stderr, "diffmlld:", err)
+			return 1
+		}
+		defer f.Close()
+		out = io.MultiWriter(stdout, f)
+	}
+	// Each suite is reported as soon as it ends, so a long run that is
+	// interrupted later still leaves the finished suites' figures.
+	finish := func(s diffmlld.Summary) bool {
+		diffmlld.WriteTable(out, s)
+		fmt.Fprintf(out, "### Minimal examples: %s\n\n", s.Name)
+		diffmlld.WriteExamples(out, s)
+		if *save != "" {
+			if err := diffmlld.SaveMinimal(*save, s); err != nil {
+				fmt.Fprintln(stderr, "diffmlld:", err)
+				return false
+			}
+		}
+		return true
+	}
+	cache := new(diffmlld.Cache)
+	cfg.Cache = cache
 	if *docs != "" {
 		exs, err := diffmlld.DocExamples(*docs)
 		if err != nil {
@@ -78,35 +103,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 			progs = append(progs, ex.Program)
 		}
 		fmt.Fprintf(stderr, "diffmlld: %d documentation examples, %d runnable\n", len(exs), len(progs))
-		sums = append(sums, diffmlld.Summarize("docs", diffmlld.Suite(ctx, cfg, progs), skipped))
+		if !finish(diffmlld.Summarize("docs", diffmlld.Suite(ctx, cfg, progs), skipped)) {
+			return 1
+		}
 	}
 	if *n > 0 {
 		progs := diffmlld.Generate(*seed, *n)
 		fmt.Fprintf(stderr, "diffmlld: %d generated programs (seed %d)\n", len(progs), *seed)
-		sums = append(sums, diffmlld.Summarize(fmt.Sprintf("generated (seed %d)", *seed), diffmlld.Suite(ctx, cfg, progs), nil))
-	}
-	out := stdout
-	var f *os.File
-	if *report != "" {
-		var err error
-		if f, err = os.Create(*report); err != nil {
-			fmt.Fprintln(stderr, "diffmlld:", err)
+		if !finish(diffmlld.Summarize(fmt.Sprintf("generated (seed %d)", *seed), diffmlld.Suite(ctx, cfg, progs), nil)) {
 			return 1
-		}
-		defer f.Close()
-		out = io.MultiWriter(stdout, f)
-	}
-	for _, s := range sums {
-		diffmlld.WriteTable(out, s)
-	}
-	for _, s := range sums {
-		fmt.Fprintf(out, "### Minimal examples: %s\n\n", s.Name)
-		diffmlld.WriteExamples(out, s)
-		if *save != "" {
-			if err := diffmlld.SaveMinimal(*save, s); err != nil {
-				fmt.Fprintln(stderr, "diffmlld:", err)
-				return 1
-			}
 		}
 	}
 	return 0

@@ -2,9 +2,14 @@ package diffmlld
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"regexp"
+	"sort"
 	"strings"
+	"sync"
 )
 
 // Kind is how two outcomes disagree ("" when they agree).
@@ -53,6 +58,51 @@ func Compare(ours, ref Outcome) Kind {
 // Loose reports whether k is a disagreement only in the error's class
 // (both sides reject the script).
 func Loose(k Kind) bool { return k == Agree || k == ErrClassDiff }
+
+// Cache remembers the outcomes of programs already run: generated
+// programs repeat, and shrinking tries the same candidates more than once.
+// Both peers are deterministic for the programs run here, so a cached pair
+// stands for a fresh run. The zero Cache is ready to use.
+type Cache struct {
+	mu   sync.Mutex
+	seen map[string][2]Outcome
+}
+
+// Pair is Pair through the cache.
+func (c *Cache) Pair(ctx context.Context, ours, ref Peer, p Program) (Outcome, Outcome) {
+	key := programKey(p)
+	c.mu.Lock()
+	got, ok := c.seen[key]
+	c.mu.Unlock()
+	if ok {
+		return got[0], got[1]
+	}
+	o, r := Pair(ctx, ours, ref, p)
+	if ctx.Err() == nil {
+		c.mu.Lock()
+		if c.seen == nil {
+			c.seen = map[string][2]Outcome{}
+		}
+		c.seen[key] = [2]Outcome{o, r}
+		c.mu.Unlock()
+	}
+	return o, r
+}
+
+// programKey identifies a program by its script and files.
+func programKey(p Program) string {
+	h := sha256.New()
+	names := make([]string, 0, len(p.Files))
+	for n := range p.Files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fmt.Fprintf(h, "%q", p.Source)
+	for _, n := range names {
+		fmt.Fprintf(h, "%q%q", n, p.Files[n])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
 
 // Pair runs p through both peers, each in its own fresh directory (a
 // script may write files), and returns both outcomes.

@@ -145,7 +145,7 @@ var productions = []production{
 		case 0:
 			g.emit("show `[%s] and [%s]`", a, b)
 		case 1:
-			g.emit("show ::<%s> and %s::", a, b)
+			g.emit("show ::(%s) and %s::", a, b)
 		case 2:
 			g.emit(`show "%s, %s."`, a, b)
 		default:
@@ -158,7 +158,7 @@ var productions = []production{
 	}},
 	{"pipe-in-interpolation", func(g *gen) {
 		s := g.str()
-		g.emit("show `<@%s|@%s>`", s, g.pick("upper", "lower", "trim", "json", "upper|@trim", "pretty"))
+		g.emit("show `[@%s|@%s]`", s, g.pick("upper", "lower", "trim", "json", "upper|@trim", "pretty"))
 	}},
 	{"transformer-pipeline", func(g *gen) {
 		x := g.value()
@@ -203,7 +203,7 @@ var productions = []production{
 		case 1:
 			g.emit("for @x in @%s => show `@x.mx.index: @x @mx.for.index/@mx.for.total`", a)
 		case 2:
-			g.emit("var @%s = for @x in @%s => `<@x>`\nshow @%[1]s", g.fresh("r"), a)
+			g.emit("var @%s = for @x in @%s => `(@x)`\nshow @%[1]s", g.fresh("r"), a)
 		default:
 			g.emit("var @%s = for @x in @%s when @x => @x\nshow @%[1]s", g.fresh("r"), a)
 		}
@@ -249,7 +249,7 @@ var productions = []production{
 		case 0:
 			g.emit("exe @%s(a) = `f(@a)`", f)
 		case 1:
-			g.emit("exe @%s(a) = [\n  let @b = `<@a>`\n  => @b\n]", f)
+			g.emit("exe @%s(a) = [\n  let @b = `(@a)`\n  => @b\n]", f)
 		case 2:
 			g.emit("exe @%s(a) = js { return String(a).toUpperCase() }", f)
 		case 3:

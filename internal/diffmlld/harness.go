@@ -24,6 +24,8 @@ type Config struct {
 	ShrinkBudget int
 	// Progress, when set, receives one line per finished program.
 	Progress io.Writer
+	// Cache, when set, is shared by every run of the suite.
+	Cache *Cache
 }
 
 // Result is one program's verdict.
@@ -41,6 +43,10 @@ type Result struct {
 
 // Suite runs every program through both peers and shrinks disagreements.
 func Suite(ctx context.Context, cfg Config, progs []Program) []Result {
+	cache := cfg.Cache
+	if cache == nil {
+		cache = new(Cache)
+	}
 	results := make([]Result, len(progs))
 	var mu sync.Mutex
 	shrunk := map[string]int{}
@@ -52,7 +58,7 @@ func Suite(ctx context.Context, cfg Config, progs []Program) []Result {
 			defer wg.Done()
 			for i := range next {
 				p := progs[i]
-				o, r := Pair(ctx, cfg.Ours, cfg.Ref, p)
+				o, r := cache.Pair(ctx, cfg.Ours, cfg.Ref, p)
 				res := Result{Program: p, Ours: o, Ref: r, Kind: Compare(o, r), Minimal: p}
 				if res.Kind != Agree {
 					bucket := string(res.Kind) + " / " + Feature(p.Source)
@@ -63,10 +69,10 @@ func Suite(ctx context.Context, cfg Config, progs []Program) []Result {
 					}
 					mu.Unlock()
 					if doShrink {
-						res.Minimal = Shrink(ctx, cfg.Ours, cfg.Ref, p, res.Kind, cfg.ShrinkBudget)
+						res.Minimal = shrink(ctx, cache, cfg.Ours, cfg.Ref, p, res.Kind, cfg.ShrinkBudget)
 						res.Shrunk = true
 						// The outcomes reported are the minimal script's.
-						if mo, mr := Pair(ctx, cfg.Ours, cfg.Ref, res.Minimal); Compare(mo, mr) == res.Kind {
+						if mo, mr := cache.Pair(ctx, cfg.Ours, cfg.Ref, res.Minimal); Compare(mo, mr) == res.Kind {
 							res.Ours, res.Ref = mo, mr
 						} else {
 							res.Minimal, res.Shrunk = p, false
@@ -215,15 +221,21 @@ func describe(o Outcome) string {
 	if o.Class == OK {
 		return "ok, stdout " + quote(Normalize(o.Stdout), 160)
 	}
-	msg := firstLine(Normalize(o.Stderr))
+	msg := errMessage(o.Stderr)
 	return fmt.Sprintf("%s error %s %s", o.Class, o.ErrName, quote(msg, 160))
 }
 
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
+// errMessage is the first line of stderr that says something: mlld frames
+// its errors in a box with a location line above the message.
+func errMessage(stderr string) string {
+	for _, line := range strings.Split(Normalize(stderr), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "━") || strings.Contains(line, "....") {
+			continue
+		}
+		return line
 	}
-	return s
+	return ""
 }
 
 func quote(s string, n int) string {

@@ -11,6 +11,10 @@ import (
 // block's body: units are top-level statements, a statement being a line
 // and the following lines up to the point where brackets balance again.
 func Shrink(ctx context.Context, ours, ref Peer, p Program, kind Kind, budget int) Program {
+	return shrink(ctx, new(Cache), ours, ref, p, kind, budget)
+}
+
+func shrink(ctx context.Context, cache *Cache, ours, ref Peer, p Program, kind Kind, budget int) Program {
 	units := statements(p.Source)
 	test := func(us []string) bool {
 		if budget <= 0 || ctx.Err() != nil {
@@ -19,7 +23,7 @@ func Shrink(ctx context.Context, ours, ref Peer, p Program, kind Kind, budget in
 		budget--
 		q := p
 		q.Source = strings.Join(us, "\n") + "\n"
-		o, r := Pair(ctx, ours, ref, q)
+		o, r := cache.Pair(ctx, ours, ref, q)
 		return Compare(o, r) == kind
 	}
 	n := 2
