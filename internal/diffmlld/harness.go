@@ -37,8 +37,11 @@ type Result struct {
 	// and Ref are the outcomes of Minimal.
 	Minimal Program
 	Shrunk  bool
-	// Category is "kind / feature" of the minimal program.
+	// Category is "kind / feature" of the minimal program; an unshrunk
+	// disagreement takes the category its bucket's shrunk representative
+	// found (a bucket is the kind and the feature of the whole script).
 	Category string
+	bucket   string
 }
 
 // Suite runs every program through both peers and shrinks disagreements.
@@ -79,6 +82,7 @@ func Suite(ctx context.Context, cfg Config, progs []Program) []Result {
 						}
 					}
 					res.Category = string(res.Kind) + " / " + Feature(res.Minimal.Source)
+					res.bucket = bucket
 				}
 				results[i] = res
 				if cfg.Progress != nil {
@@ -97,6 +101,17 @@ func Suite(ctx context.Context, cfg Config, progs []Program) []Result {
 	}
 	close(next)
 	wg.Wait()
+	rep := map[string]string{}
+	for _, r := range results {
+		if r.Shrunk {
+			rep[r.bucket] = r.Category
+		}
+	}
+	for i, r := range results {
+		if c, ok := rep[r.bucket]; ok && r.Kind != Agree && !r.Shrunk {
+			results[i].Category = c
+		}
+	}
 	return results
 }
 
