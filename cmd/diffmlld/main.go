@@ -103,14 +103,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 			progs = append(progs, ex.Program)
 		}
 		fmt.Fprintf(stderr, "diffmlld: %d documentation examples, %d runnable\n", len(exs), len(progs))
-		if !finish(diffmlld.Summarize("docs", diffmlld.Suite(ctx, cfg, progs), skipped)) {
+		sum := diffmlld.Summarize("docs", diffmlld.Suite(ctx, cfg, progs), skipped)
+		sum.Slug = "docs"
+		if !finish(sum) {
 			return 1
 		}
 	}
 	if *n > 0 {
 		progs := diffmlld.Generate(*seed, *n)
 		fmt.Fprintf(stderr, "diffmlld: %d generated programs (seed %d)\n", len(progs), *seed)
-		if !finish(diffmlld.Summarize(fmt.Sprintf("generated (seed %d)", *seed), diffmlld.Suite(ctx, cfg, progs), nil)) {
+		sum := diffmlld.Summarize(fmt.Sprintf("generated (seed %d)", *seed), diffmlld.Suite(ctx, cfg, progs), nil)
+		sum.Slug = "gen"
+		if !finish(sum) {
 			return 1
 		}
 	}

@@ -124,7 +124,9 @@ func orAgree(c string) string {
 
 // Summary is the figures of one suite.
 type Summary struct {
-	Name            string
+	Name string
+	// Slug prefixes the folders SaveMinimal writes ("docs", "gen").
+	Slug            string
 	Total, Agreed   int
 	Loose           int // agreed, or both errored in different classes
 	Skipped         map[string]int
@@ -267,7 +269,7 @@ var unsafeName = regexp.MustCompile(`[^a-z0-9]+`)
 // outcomes (mlld's is what a fix should produce).
 func SaveMinimal(dir string, s Summary) error {
 	for i, c := range s.Categories {
-		name := fmt.Sprintf("%s-%02d-%s", unsafeName.ReplaceAllString(strings.ToLower(s.Name), "-"), i+1,
+		name := fmt.Sprintf("%s-%02d-%s", s.Slug, i+1,
 			strings.Trim(unsafeName.ReplaceAllString(strings.ToLower(c.Name), "-"), "-"))
 		p := c.Example.Minimal
 		p.Name = name
@@ -298,6 +300,10 @@ func SaveMinimal(dir string, s Summary) error {
 	return nil
 }
 
+// tempDir matches the fresh directories programs run in, which error
+// messages quote.
+var tempDir = regexp.MustCompile(`/[^\s'"]*/diffmlld-[0-9]+`)
+
 func outcomeText(o Outcome) string {
-	return fmt.Sprintf("class: %s %s\nexit: %d\n--- stdout\n%s\n--- stderr\n%s\n", o.Class, o.ErrName, o.Exit, Normalize(o.Stdout), Normalize(o.Stderr))
+	return tempDir.ReplaceAllString(fmt.Sprintf("class: %s %s\nexit: %d\n--- stdout\n%s\n--- stderr\n%s\n", o.Class, o.ErrName, o.Exit, Normalize(o.Stdout), Normalize(o.Stderr)), "$$DIR")
 }
