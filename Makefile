@@ -6,7 +6,7 @@ FAIL_UNDER ?=
 FUZZTIME  ?= 30s
 GOTESTFLAGS ?= -timeout 5m
 
-.PHONY: all build test vet fmt-check lint policies conformance agent-corpus bench bench-hook fuzz soundness e2e
+.PHONY: all build test vet fmt-check lint policies conformance agent-corpus bench bench-hook fuzz soundness e2e diff-mlld
 
 all: build test
 
@@ -87,3 +87,23 @@ e2e:
 	@status=0; GUARDRUN_E2E_CACHE="$(abspath $(E2E_CACHE))" GUARDRUN_E2E_SUMMARY="$(abspath $(E2E_CACHE))/summary.txt" \
 		$(GO) test -tags e2e -count=1 -timeout 12m ./e2e/... || status=$$?; \
 		cat "$(E2E_CACHE)/summary.txt" 2>/dev/null; exit $$status
+
+# Differential test against mlld 2.0.5 (issue 33; not part of `make test`).
+# MLLD_REF is the reference command (../shared/tools/build-mlld-peer.sh
+# MLLD_GIT SIG_GIT builds one, mlld-ref); MLLD_DOCS is mlld's docs/ folder
+# (e.g. `git --git-dir=MLLD_GIT archive v2.0.5 docs | tar -x -C DIR`), or
+# MLLD_GIT alone to extract it here. Prints the report; the minimized
+# disagreements go to DIFF_SAVE.
+MLLD_REF  ?= $(HOME)/.cache/mlld-peer/bin/mlld-ref
+MLLD_DOCS ?=
+MLLD_GIT  ?=
+DIFF_N    ?= 2000
+DIFF_SEED ?= 1
+DIFF_SAVE ?= testdata/diffmlld
+DIFF_FLAGS ?=
+diff-mlld:
+	@bin=$$(mktemp -d) && $(GO) build -o "$$bin/guardrun" ./cmd/guardrun && $(GO) build -o "$$bin/diffmlld" ./cmd/diffmlld && \
+		docs="$(MLLD_DOCS)"; if [ -z "$$docs" ] && [ -n "$(MLLD_GIT)" ]; then \
+			git --git-dir="$(MLLD_GIT)" archive v2.0.5 docs | tar -x -C "$$bin" && docs="$$bin/docs"; fi; \
+		"$$bin/diffmlld" -ref "$(MLLD_REF)" -guardrun "$$bin/guardrun" -docs "$$docs" -n $(DIFF_N) -seed $(DIFF_SEED) \
+			-save "$(DIFF_SAVE)" $(DIFF_FLAGS); rc=$$?; rm -rf "$$bin"; exit $$rc

@@ -1,0 +1,124 @@
+package diffmlld
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Kind is how two outcomes disagree ("" when they agree).
+type Kind string
+
+// The kinds of disagreement.
+const (
+	Agree        Kind = ""
+	OutputDiffer Kind = "output differs"
+	OnlyOursErr  Kind = "guardrun errors, mlld does not"
+	OnlyRefErr   Kind = "mlld errors, guardrun does not"
+	ErrClassDiff Kind = "both error, different class"
+	TimeoutDiff  Kind = "one side times out"
+)
+
+var newlineRun = regexp.MustCompile(`\n{3,}`)
+
+// Normalize is mlld's own output comparison rule: CRLF to LF, runs of
+// three or more newlines collapsed to two, surrounding white space trimmed.
+func Normalize(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = newlineRun.ReplaceAllString(s, "\n\n")
+	return strings.TrimSpace(s)
+}
+
+// Compare classifies the pair (ours, ref).
+func Compare(ours, ref Outcome) Kind {
+	switch {
+	case ours.Class == ref.Class && ours.Class == OK:
+		if Normalize(ours.Stdout) == Normalize(ref.Stdout) {
+			return Agree
+		}
+		return OutputDiffer
+	case ours.Class == ref.Class:
+		return Agree
+	case ours.Class == Timeout || ref.Class == Timeout:
+		return TimeoutDiff
+	case ref.Class == OK:
+		return OnlyOursErr
+	case ours.Class == OK:
+		return OnlyRefErr
+	}
+	return ErrClassDiff
+}
+
+// Loose reports whether k is a disagreement only in the error's class
+// (both sides reject the script).
+func Loose(k Kind) bool { return k == Agree || k == ErrClassDiff }
+
+// Cache remembers the outcomes of programs already run: generated
+// programs repeat, and shrinking tries the same candidates more than once.
+// Both peers are deterministic for the programs run here, so a cached pair
+// stands for a fresh run. The zero Cache is ready to use.
+type Cache struct {
+	mu   sync.Mutex
+	seen map[string][2]Outcome
+}
+
+// Pair is Pair through the cache.
+func (c *Cache) Pair(ctx context.Context, ours, ref Peer, p Program) (Outcome, Outcome) {
+	key := programKey(p)
+	c.mu.Lock()
+	got, ok := c.seen[key]
+	c.mu.Unlock()
+	if ok {
+		return got[0], got[1]
+	}
+	o, r := Pair(ctx, ours, ref, p)
+	if ctx.Err() == nil {
+		c.mu.Lock()
+		if c.seen == nil {
+			c.seen = map[string][2]Outcome{}
+		}
+		c.seen[key] = [2]Outcome{o, r}
+		c.mu.Unlock()
+	}
+	return o, r
+}
+
+// programKey identifies a program by its script and files.
+func programKey(p Program) string {
+	h := sha256.New()
+	names := make([]string, 0, len(p.Files))
+	for n := range p.Files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fmt.Fprintf(h, "%q", p.Source)
+	for _, n := range names {
+		fmt.Fprintf(h, "%q%q", n, p.Files[n])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Pair runs p through both peers, each in its own fresh directory (a
+// script may write files), and returns both outcomes.
+func Pair(ctx context.Context, ours, ref Peer, p Program) (Outcome, Outcome) {
+	run := func(peer Peer) Outcome {
+		dir, file, err := writeProgram(p)
+		if dir != "" {
+			defer os.RemoveAll(dir)
+		}
+		if err != nil {
+			return Outcome{Class: Runtime, ErrName: "harness: " + err.Error()}
+		}
+		return peer.Run(ctx, dir, file)
+	}
+	ch := make(chan Outcome, 1)
+	go func() { ch <- run(ours) }()
+	r := run(ref)
+	return <-ch, r
+}

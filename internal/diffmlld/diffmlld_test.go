@@ -1,0 +1,157 @@
+package diffmlld
+
+import (
+	"context"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestNormalize(t *testing.T) {
+	if got := Normalize("\r\na\r\n\n\n\nb \n\n"); got != "a\n\nb" {
+		t.Errorf("Normalize = %q", got)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	ok := func(s string) Outcome { return Outcome{Class: OK, Stdout: s} }
+	for _, c := range []struct {
+		ours, ref Outcome
+		want      Kind
+	}{
+		{ok("a\n"), ok("a\n\n\n"), Agree},
+		{ok("a"), ok("b"), OutputDiffer},
+		{Outcome{Class: Parse}, ok(""), OnlyOursErr},
+		{ok(""), Outcome{Class: Runtime}, OnlyRefErr},
+		{Outcome{Class: Parse}, Outcome{Class: Runtime}, ErrClassDiff},
+		{Outcome{Class: Runtime}, Outcome{Class: Runtime}, Agree},
+		{Outcome{Class: Timeout}, ok(""), TimeoutDiff},
+	} {
+		if got := Compare(c.ours, c.ref); got != c.want {
+			t.Errorf("Compare(%v, %v) = %q, want %q", c.ours.Class, c.ref.Class, got, c.want)
+		}
+	}
+}
+
+func TestClassifyMlld(t *testing.T) {
+	box := "\x1b[90m━━━━\x1b[0m\x1b[34m mlld error \x1b[0m\x1b[90m━━━━\x1b[0m\n"
+	for _, c := range []struct {
+		exit   int
+		stderr string
+		class  Class
+		name   string
+	}{
+		{0, "", OK, ""},
+		{0, "hi from log\n", OK, ""},
+		{0, box + "  VariableRedefinition: Interpreter error\n", Runtime, "VariableRedefinition"},
+		{1, box + "  MlldParse: Parse error: Unclosed array\n", Parse, "MlldParse"},
+	} {
+		o := Outcome{Exit: c.exit, Stderr: c.stderr}
+		classifyMlld(&o)
+		if o.Class != c.class || o.ErrName != c.name {
+			t.Errorf("classifyMlld(%d, %q) = %s %q, want %s %q", c.exit, c.stderr, o.Class, o.ErrName, c.class, c.name)
+		}
+	}
+}
+
+func TestClassifyGuardrun(t *testing.T) {
+	o := Outcome{Exit: 1, Stdout: `{"document":"a\n","stdout":"a\n","stderr":"","error":{"name":"ParseError","message":"bad"}}`}
+	classifyGuardrun(&o)
+	if o.Class != Parse || o.ErrName != "ParseError" || o.Stdout != "a\n" {
+		t.Errorf("classifyGuardrun = %+v", o)
+	}
+}
+
+func TestStatements(t *testing.T) {
+	src := "var @a = 1\n\n>> note\nwhen [\n  @a => show \"x\"\n]\nshow @a\n"
+	want := []string{"var @a = 1", "when [\n  @a => show \"x\"\n]", "show @a"}
+	if got := statements(src); !reflect.DeepEqual(got, want) {
+		t.Errorf("statements = %q, want %q", got, want)
+	}
+}
+
+func TestFencedBlocks(t *testing.T) {
+	md := "text\n```mlld\nshow \"a\"\n```\n\n  ```mld\n  show \"b\"\n  ```\n```bash\nls\n```\n"
+	want := []string{"show \"a\"\n", "show \"b\"\n"}
+	if got := fencedBlocks(md); !reflect.DeepEqual(got, want) {
+		t.Errorf("fencedBlocks = %q, want %q", got, want)
+	}
+}
+
+func TestDocSkip(t *testing.T) {
+	for src, skipped := range map[string]bool{
+		`show "plain"`:                       false,
+		`import { @x } from @mlld/core`:      true,
+		`var @c = <config.json>`:             true,
+		`show @x | @upper`:                   false,
+		`var @r = py { print(1) }`:           true,
+		"var @x = `a <b> c`":                 false,
+		`show "https://example.com/a"`:       true,
+		`for @k, @v in @o => show "@k"`:      false,
+		`var @t = cmd {curl https://x.test}`: true,
+	} {
+		if got := docSkip(src) != ""; got != skipped {
+			t.Errorf("docSkip(%q) = %v, want %v", src, got, skipped)
+		}
+	}
+}
+
+func TestGenerateReproducible(t *testing.T) {
+	a, b := Generate(3, 50), Generate(3, 50)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("the same seed gave different programs")
+	}
+	if reflect.DeepEqual(a, Generate(4, 50)) {
+		t.Fatal("different seeds gave the same programs")
+	}
+	tags := map[string]bool{}
+	for _, p := range Generate(1, 2000) {
+		for _, tag := range p.Tags {
+			tags[tag] = true
+		}
+	}
+	if len(tags) != len(productions) {
+		t.Errorf("2000 programs exercise %d of %d productions", len(tags), len(productions))
+	}
+}
+
+// scriptPeer decides an outcome from the script's text alone.
+type scriptPeer func(src string) Outcome
+
+func (f scriptPeer) Run(_ context.Context, _, file string) Outcome {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return Outcome{Class: Runtime, ErrName: err.Error()}
+	}
+	return f(string(b))
+}
+
+func TestShrink(t *testing.T) {
+	ours := scriptPeer(func(src string) Outcome {
+		if strings.Contains(src, "BAD") {
+			return Outcome{Class: Runtime}
+		}
+		return Outcome{Class: OK, Stdout: "same"}
+	})
+	ref := scriptPeer(func(string) Outcome { return Outcome{Class: OK, Stdout: "same"} })
+	p := Program{Source: "var @a = 1\nshow @a\nwhen [\n  BAD => 1\n]\nshow \"x\"\nshow \"y\"\n"}
+	got := Shrink(context.Background(), ours, ref, p, OnlyOursErr, 50)
+	if want := "when [\n  BAD => 1\n]\n"; got.Source != want {
+		t.Errorf("Shrink = %q, want %q", got.Source, want)
+	}
+}
+
+func TestFeature(t *testing.T) {
+	for src, want := range map[string]string{
+		"for @k, @v in @o => show `@k`": "for over object (key/value, mx.key)",
+		"var @x = [...@a]":              "spread",
+		"show <notes/*.md>":             "file loading: glob",
+		"show `[@s|@upper]`":            "pipe inside interpolation",
+		`show "x"`:                      "var / show literal",
+	} {
+		if got := Feature(src); got != want {
+			t.Errorf("Feature(%q) = %q, want %q", src, got, want)
+		}
+	}
+}
