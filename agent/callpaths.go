@@ -4,18 +4,21 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/guardrun/guardrun/toolschema"
 )
 
 // maxGlobMatches bounds the files one glob word of a call resolves to.
 const maxGlobMatches = 256
 
 // toolPathFields are the input fields a file tool names files in: one
-// path, or a list of paths or globs (Gemini's read_many_files).
-var toolPathFields = []string{"file_path", "absolute_path", "path", "target_file", "notebook_path", "paths", "include", "glob", "dir_path"}
+// path, or a list of paths or globs (Gemini's read_many_files). The
+// roles come from toolschema's one table.
+var toolPathFields = toolschema.FieldsWith(toolschema.RolePath | toolschema.RolePaths)
 
 // patchFields hold a patch's text: Codex's apply_patch sends it to hooks
 // as `command` (a file tool's `command` is never a command line).
-var patchFields = []string{"input", "patch", "command"}
+var patchFields = toolschema.FieldsWith(toolschema.RolePatch)
 
 // toolPaths are the paths a non-command tool call names, as written:
 // its path fields, and the files a patch adds, updates, deletes or

@@ -2,12 +2,15 @@ package agent
 
 import (
 	"strings"
+
+	"github.com/guardrun/guardrun/toolschema"
 )
 
 // cmdFields are the input fields a command tool's host may put its
 // command line in, in the order looked at: Claude's and Gemini's
 // `command`, Codex's `cmd`, and argv forms (`["bash", "-lc", "…"]`).
-var cmdFields = []string{"command", "cmd", "argv", "args"}
+// The roles come from toolschema's one table.
+var cmdFields = toolschema.FieldsWith(toolschema.RoleCommand)
 
 // commandOf finds a command tool's command line in its input: a string
 // field, or an argv array of strings joined with shell quoting (so

@@ -10,14 +10,16 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/toolschema"
 )
 
 // maxReadHash bounds the file the engine hashes after a read or write;
 // a larger file is not recorded (no stale-write check, no cost).
 const maxReadHash = 64 << 20
 
-// pathFields are the input fields agents name a file in.
-var pathFields = []string{"file_path", "absolute_path", "path", "target_file", "notebook_path"}
+// pathFields are the input fields agents name a file in (toolschema's
+// single-path role).
+var pathFields = toolschema.FieldsWith(toolschema.RolePath)
 
 // recordFile keeps, after an allowed, successful call of a file tool (fs:r or fs:w),
 // the SHA-256 of the file as it now is, by absolute path: what the session

@@ -145,3 +145,83 @@ func Labelled(l string) []Tool {
 func Labels() []string {
 	return []string{"cmd", "fs:r", "fs:w", "net:r", "net:w", "tool:w", "untrusted", "src:mcp"}
 }
+
+// Role is what the agent engine reads in an input field, whatever the
+// tool: a field's role holds for every tool that has the field, and for
+// tools the table does not know (an MCP tool's `path` names a file too).
+type Role uint8
+
+// Roles.
+const (
+	// RolePath: the field names one file (or directory).
+	RolePath Role = 1 << iota
+	// RolePaths: the field names files by a path, a glob or a list of
+	// them (Gemini's read_many_files, a search's directory).
+	RolePaths
+	// RoleCommand: a command tool's command line, a string or an argv
+	// array (`["bash", "-lc", "…"]`).
+	RoleCommand
+	// RolePatch: a file tool's patch text, whose headers name the files
+	// it touches (Codex's apply_patch; it sends hooks the patch as
+	// `command`, which a file tool never uses for a command line).
+	RolePatch
+)
+
+// Field is an input field the engine reads, with its roles.
+type Field struct {
+	Name  string
+	Roles Role
+}
+
+// fieldRoles are the fields the engine reads, in the order it looks at
+// them (a command tool's first command field found wins; a file tool's
+// first single-path field names the file it records). target_file
+// (Cursor's agent tools) and argv/args (argv forms some hosts send) are
+// in no tool's list above but are read wherever they appear.
+var fieldRoles = []Field{
+	{"file_path", RolePath},
+	{"absolute_path", RolePath},
+	{"path", RolePath},
+	{"target_file", RolePath},
+	{"notebook_path", RolePath},
+	{"paths", RolePaths},
+	{"include", RolePaths},
+	{"glob", RolePaths},
+	{"dir_path", RolePaths},
+	{"input", RolePatch},
+	{"patch", RolePatch},
+	{"command", RolePatch | RoleCommand},
+	{"cmd", RoleCommand},
+	{"argv", RoleCommand},
+	{"args", RoleCommand},
+}
+
+// FieldRoles returns the role table (callers must not modify it).
+func FieldRoles() []Field { return fieldRoles }
+
+// FieldsWith are the names of the fields having any of the roles in r,
+// in the order the engine looks at them.
+func FieldsWith(r Role) []string {
+	var out []string
+	for _, f := range fieldRoles {
+		if f.Roles&r != 0 {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// FieldsWith are the tool's own fields having any of the roles in r,
+// in the tool's order.
+func (t Tool) FieldsWith(r Role) []string {
+	var out []string
+	for _, name := range t.Fields {
+		for _, f := range fieldRoles {
+			if f.Name == name && f.Roles&r != 0 {
+				out = append(out, name)
+				break
+			}
+		}
+	}
+	return out
+}

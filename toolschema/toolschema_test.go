@@ -66,3 +66,31 @@ func TestLookup(t *testing.T) {
 		t.Error("Bassh found")
 	}
 }
+
+// Every command tool has a field the engine reads its command line from,
+// and every file tool one it reads a path or patch from: a tool added to
+// the table with a new field name cannot go unread.
+func TestLabelledToolsHaveRoleFields(t *testing.T) {
+	for _, tool := range toolschema.All() {
+		for _, l := range tool.Labels {
+			switch {
+			case l == "cmd" && len(tool.FieldsWith(toolschema.RoleCommand)) == 0:
+				t.Errorf("%s %s: a command tool with no command field among %v", tool.Host, tool.Name, tool.Fields)
+			case strings.HasPrefix(l, "fs:") && len(tool.FieldsWith(toolschema.RolePath|toolschema.RolePaths|toolschema.RolePatch)) == 0:
+				t.Errorf("%s %s: a file tool with no path or patch field among %v", tool.Host, tool.Name, tool.Fields)
+			}
+		}
+	}
+}
+
+func TestFieldsWith(t *testing.T) {
+	for r, want := range map[toolschema.Role]string{
+		toolschema.RolePath:    "file_path,absolute_path,path,target_file,notebook_path",
+		toolschema.RoleCommand: "command,cmd,argv,args",
+		toolschema.RolePatch:   "input,patch,command",
+	} {
+		if got := strings.Join(toolschema.FieldsWith(r), ","); got != want {
+			t.Errorf("FieldsWith(%d) = %s, want %s", r, got, want)
+		}
+	}
+}
