@@ -2,7 +2,11 @@
 // tool of Claude Code, Gemini CLI, Codex and Cursor, the input fields a
 // policy reads as @mx.args and the labels the starter collection
 // (rules/tools.guard) gives it. `guardrun check` reads it to find a
-// misspelt tool or field; a test keeps rules/tools.guard in step with it.
+// misspelt tool or field, the agent engine its field roles (which field
+// names a file, holds a command line or a patch); tests keep
+// rules/tools.guard in step with it and generate the tables of
+// docs/reference/tools.md from it (go test ./toolschema -run
+// TestToolsPage -update).
 package toolschema
 
 import "strings"
@@ -212,12 +216,15 @@ func FieldsWith(r Role) []string {
 }
 
 // FieldsWith are the tool's own fields having any of the roles in r,
-// in the tool's order.
+// in the order the engine looks at them.
 func (t Tool) FieldsWith(r Role) []string {
 	var out []string
-	for _, name := range t.Fields {
-		for _, f := range fieldRoles {
-			if f.Name == name && f.Roles&r != 0 {
+	for _, f := range fieldRoles {
+		if f.Roles&r == 0 {
+			continue
+		}
+		for _, name := range t.Fields {
+			if f.Name == name {
 				out = append(out, name)
 				break
 			}
