@@ -94,8 +94,11 @@ type Hook struct {
 // DefaultHookTimeout bounds a hook that sets no timeout.
 const DefaultHookTimeout = 30 * time.Second
 
-// pathArgs are the input fields a path matcher looks at.
-var pathArgs = []string{"file_path", "path", "paths", "notebook_path", "filename", "dir", "cwd"}
+// pathArgs are the input fields a path matcher looks at: every field the
+// tool table says names a file or files (toolPathFields: Gemini's
+// absolute_path and Cursor's target_file among them), and a few more
+// hosts use for directories.
+var pathArgs = append(append([]string(nil), toolPathFields...), "filename", "dir", "cwd")
 
 func (h *Hook) prepare() error {
 	if (h.Func == nil) == (h.Command == nil) {
