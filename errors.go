@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
@@ -78,24 +79,77 @@ func (e *Error) Unwrap() error { return e.cause }
 
 // Render gives the terminal form: the position and message, the offending
 // source line with a caret under the column, and the hint.
-func (e *Error) Render() string {
+func (e *Error) Render() string { return e.render(false) }
+
+// RenderLine gives the same parts on one line, for surfaces that show a
+// single line (a hook's reason to the agent host):
+// `file:line:col: message — near "offending text"; hint: …`.
+func (e *Error) RenderLine() string { return e.render(true) }
+
+// nearWidth bounds the offending text quoted by RenderLine, in runes.
+const nearWidth = 60
+
+func (e *Error) render(compact bool) string {
 	var b strings.Builder
 	b.WriteString(e.Error())
-	b.WriteByte('\n')
-	if e.SourceLine != "" && e.Pos.Line > 0 {
-		line := strings.TrimRight(e.SourceLine, "\r\n")
-		b.WriteString("    ")
-		b.WriteString(line)
-		b.WriteString("\n    ")
-		b.WriteString(caretPad(line, e.Pos.Col))
-		b.WriteString("^\n")
-	}
-	if e.Hint != "" {
-		b.WriteString("hint: ")
-		b.WriteString(e.Hint)
+	if !compact {
 		b.WriteByte('\n')
 	}
+	if e.SourceLine != "" && e.Pos.Line > 0 {
+		line := strings.TrimRight(e.SourceLine, "\r\n")
+		if compact {
+			if near := nearText(line, e.Pos.Col); near != "" {
+				b.WriteString(" — near ")
+				b.WriteString(strconv.Quote(near))
+			}
+		} else {
+			b.WriteString("    ")
+			b.WriteString(line)
+			b.WriteString("\n    ")
+			b.WriteString(caretPad(line, e.Pos.Col))
+			b.WriteString("^\n")
+		}
+	}
+	if e.Hint != "" {
+		if compact {
+			b.WriteString("; hint: ")
+			b.WriteString(strings.Join(strings.Fields(e.Hint), " "))
+		} else {
+			b.WriteString("hint: ")
+			b.WriteString(e.Hint)
+			b.WriteByte('\n')
+		}
+	}
 	return b.String()
+}
+
+// nearText is the offending line without its indentation, at most
+// nearWidth runes from a little before column col, marked with "…" where
+// it was shortened.
+func nearText(line string, col int) string {
+	r := []rune(line)
+	start := 0
+	for start < len(r) && (r[start] == ' ' || r[start] == '\t') {
+		start++
+	}
+	end := len(r)
+	for end > start && (r[end-1] == ' ' || r[end-1] == '\t') {
+		end--
+	}
+	if start >= end {
+		return ""
+	}
+	pre, post := "", ""
+	if end-start > nearWidth {
+		from := col - 1 - nearWidth/4
+		if from > start {
+			start, pre = from, "…"
+		}
+		if end-start > nearWidth {
+			end, post = start+nearWidth, "…"
+		}
+	}
+	return pre + string(r[start:end]) + post
 }
 
 // caretPad returns the padding that puts a caret under 1-based column col,

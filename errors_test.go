@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -43,6 +44,26 @@ func TestRenderPutsCaretUnderColumn(t *testing.T) {
 	require.Equal(t, "1:4: m\n    ab\n       ^\n", long.Render())
 
 	require.Equal(t, "m\n", (&Error{Message: "m"}).Render())
+}
+
+func TestRenderLineKeepsPositionTextAndHintOnOneLine(t *testing.T) {
+	e := &Error{
+		Message:    "Variable not found: missing",
+		Pos:        ast.Pos{File: "x.md", Line: 2, Col: 7},
+		SourceLine: "\t  /show @missing  \r\n",
+		Hint:       "define @missing\nwith /var before using it",
+	}
+	require.Equal(t, `x.md:2:7: Variable not found: missing — near "/show @missing"; hint: define @missing with /var before using it`, e.RenderLine())
+	require.Equal(t, "m", (&Error{Message: "m"}).RenderLine())
+	require.Equal(t, "f:1:1: m", (&Error{Message: "m", Pos: ast.Pos{File: "f", Line: 1, Col: 1}, SourceLine: "  "}).RenderLine())
+
+	// A long line is quoted around the column, marked where it was cut.
+	long := strings.Repeat("a", 100) + "BAD" + strings.Repeat("z", 100)
+	got := (&Error{Message: "m", Pos: ast.Pos{Line: 1, Col: 101}, SourceLine: long}).RenderLine()
+	require.Contains(t, got, `near "…`)
+	require.Contains(t, got, "BAD")
+	require.Contains(t, got, `…"`)
+	require.NotContains(t, got, "\n")
 }
 
 func TestNewErrorFromParseError(t *testing.T) {

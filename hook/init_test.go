@@ -3,8 +3,11 @@ package hook_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -283,5 +286,34 @@ func TestInitChoosesSlimHookWhenInstalled(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestInitInstallsTheRulesTests: after init, guardrun test over the
+// config folder runs the starter rules' own tests (rules/testdata, as
+// event tests beside the rules), and they pass.
+func TestInitInstallsTheRulesTests(t *testing.T) {
+	e := newEnv(t)
+	r := e.run(t, nil, "init", "claude")
+	if r.code != 0 {
+		t.Fatalf("init: %s", r)
+	}
+	dir := filepath.Join(e.config, "guardrun")
+	m := regexp.MustCompile(`the rules' (\d+) tests written beside them`).FindStringSubmatch(r.stdout)
+	if m == nil || !strings.Contains(r.stdout, "guardrun test "+dir) {
+		t.Fatalf("init does not announce the rules' tests: %s", r)
+	}
+	n, _ := strconv.Atoi(m[1])
+	if n < 100 {
+		t.Fatalf("only %d starter tests", n)
+	}
+	r = e.run(t, nil, "test", dir)
+	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("%d passed, 0 failed", n)) {
+		t.Fatalf("guardrun test %s: want %d passed, got %s", dir, n, r)
+	}
+	// The user's policy is still the one pinned: the tests are not part
+	// of it.
+	if r := hookCall(t, e, "s", e.home, "ls"); r.code != 0 {
+		t.Fatalf("hook after init: %s", r)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/guardrun/guardrun"
@@ -108,6 +109,18 @@ func presizeStack(i int) byte {
 	return frame[i]
 }
 
+// rendered is err's text with a guardrun error in it rendered the way
+// every surface renders one (guardrun.Error.RenderLine: position, message,
+// the offending text and the hint), on one line for hosts that show one.
+func rendered(err error) string {
+	msg := err.Error()
+	var ge *guardrun.Error
+	if errors.As(err, &ge) && strings.HasSuffix(msg, ge.Error()) {
+		return msg[:len(msg)-len(ge.Error())] + ge.RenderLine()
+	}
+	return msg
+}
+
 // checked enforces the output cap.
 func checked(o Options, c *Call, ans Answer) Answer {
 	if len(ans.Stdout) > MaxAnswer {
@@ -149,7 +162,7 @@ func run(o Options, callc chan<- *Call) Answer {
 	}
 	pol, policies, gate, err := loadPolicies(o, call, state)
 	if err != nil {
-		return failed(o, call, nil, err.Error()+diagnose(err))
+		return failed(o, call, nil, rendered(err)+diagnose(err))
 	}
 	if gate != nil {
 		guardrun.SetParseCache(gate)
@@ -174,17 +187,17 @@ func run(o Options, callc chan<- *Call) Answer {
 		// the full command decides the event from scratch.
 		ans, derr := o.Delegate(ctx, event.Bytes())
 		if derr != nil {
-			return failed(o, call, nil, "policy: "+err.Error()+"; handing the event to the full guardrun failed: "+derr.Error())
+			return failed(o, call, nil, "policy: "+rendered(err)+"; handing the event to the full guardrun failed: "+derr.Error())
 		}
 		return ans
 	}
 	if err != nil {
-		return failed(o, call, nil, "policy: "+err.Error())
+		return failed(o, call, nil, "policy: "+rendered(err))
 	}
 	defer eng.Close()
 	if gate != nil {
 		if err := gate.Unloaded(); err != nil {
-			return failed(o, call, nil, "policy: "+err.Error())
+			return failed(o, call, nil, "policy: "+rendered(err))
 		}
 	}
 	var first agent.Decision

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -270,7 +271,28 @@ func writeStarter(dry bool, stdout, stderr io.Writer) int {
 			return exitFail
 		}
 	}
+	// The rules' own tests, beside them: guardrun test DIR runs them.
+	tests, ncases, err := rules.TestFiles()
+	if err != nil {
+		fmt.Fprintf(stderr, "guardrun init: %v\n", err)
+		return exitFail
+	}
+	for _, n := range slices.Sorted(maps.Keys(tests)) {
+		p := filepath.Join(dir, filepath.FromSlash(n))
+		if _, err := os.Lstat(p); err == nil {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			fmt.Fprintf(stderr, "guardrun init: %v\n", err)
+			return exitFail
+		}
+		if err := os.WriteFile(p, tests[n], 0o600); err != nil {
+			fmt.Fprintf(stderr, "guardrun init: %v\n", err)
+			return exitFail
+		}
+	}
 	fmt.Fprintf(stdout, "%s: starter policy written (edit it; each rule is a module beside it)\n", user)
+	fmt.Fprintf(stdout, "%s: the rules' %d tests written beside them (*.test.mld); run them with: guardrun test %s\n", dir, ncases, dir)
 	if len(kept) > 0 {
 		// Files init did not write are not pinned unseen.
 		fmt.Fprintf(stdout, "kept %s (not the starter's text): the policy is not pinned, so the hook denies every tool call until you review these files and run: guardrun trust --user\n", strings.Join(kept, ", "))
