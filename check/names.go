@@ -1,6 +1,7 @@
 package check
 
 import (
+	"github.com/guardrun/guardrun/internal/editdist"
 	"sort"
 	"strings"
 	"sync"
@@ -336,7 +337,7 @@ func closest(name string, cands []string) string {
 		if c == name {
 			continue
 		}
-		d := editDistance(strings.ToLower(name), strings.ToLower(c))
+		d := editdist.Distance(strings.ToLower(name), strings.ToLower(c))
 		if d < bestD || d == bestD && best != "" && best[0] != name[0] && c[0] == name[0] {
 			best, bestD = c, d
 		}
@@ -350,32 +351,6 @@ func closest(name string, cands []string) string {
 		}
 	}
 	return ""
-}
-
-// editDistance counts the edits from a to b (insert, delete, replace, or
-// swap two neighbours).
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }
 
 // Suggest returns the candidate a misspelt name most likely meant (within

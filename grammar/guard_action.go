@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"github.com/guardrun/guardrun/internal/editdist"
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
@@ -70,7 +71,7 @@ func meantAction(word string) string {
 		return m
 	}
 	for _, act := range []string{"allow", "deny", "retry", "ask"} {
-		if editDistance(word, act) <= 1+len(act)/5 {
+		if editdist.Distance(word, act) <= 1+len(act)/5 {
 			return act
 		}
 	}
@@ -83,30 +84,4 @@ func (l *lowerer) snippetAt(p ast.Pos) string {
 		return ""
 	}
 	return firstLine(l.text[p.Offset:])
-}
-
-// editDistance is the edit distance of a and b (bytes), counting a swap
-// of two neighbours as one edit (aks → ask).
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"github.com/guardrun/guardrun/internal/editdist"
 	"strconv"
 	"strings"
 
@@ -274,31 +275,11 @@ func suggest(got string, candidates []string, what string) string {
 func Closest(got string, candidates []string) string {
 	best, bestD := "", 3
 	for _, c := range candidates {
-		if d := editDistance(got, c); d < bestD && c != got {
+		if d := editdist.Distance(got, c); d < bestD && c != got {
 			best, bestD = c, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func (ps *parser) object(v any, p keyPath, hint string) (*value.Object, error) {

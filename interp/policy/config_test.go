@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"github.com/guardrun/guardrun/internal/editdist"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -127,5 +128,5 @@ func TestParseNilLocator(t *testing.T) {
 func TestSuggest(t *testing.T) {
 	require.Equal(t, "did you mean 'labels'?", suggest("lables", topKeys, "keys"))
 	require.Equal(t, "keys: a, b", suggest("zzzzzz", []string{"a", "b"}, "keys"))
-	require.Equal(t, 3, editDistance("kitten", "sitting"))
+	require.Equal(t, 3, editdist.Distance("kitten", "sitting"))
 }
