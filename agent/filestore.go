@@ -600,19 +600,33 @@ func (f *FileStore) sweepSession(base string, cut time.Time) {
 		return
 	}
 	defer lock.Close()
-	if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+	unlock, ok := tryLockCurrent(lock, lockPath)
+	if !ok {
 		return
 	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	held, err1 := lock.Stat()
-	cur, err2 := os.Stat(lockPath)
-	if err1 != nil || err2 != nil || !os.SameFile(held, cur) {
-		return
-	}
+	defer unlock()
 	if fresh(base+journalExt) || fresh(base+legacyExt) || (!created && fresh(lockPath)) {
 		return
 	}
 	os.Remove(base + journalExt)
 	os.Remove(base + legacyExt)
 	os.Remove(lockPath)
+}
+
+// tryLockCurrent takes f's exclusive lock without waiting, when path
+// still names f (a sweep that unlinked and recreated it would otherwise
+// be locked out of step): ok is false when the lock is held elsewhere or
+// path names another file by now. unlock releases it.
+func tryLockCurrent(f *os.File, path string) (unlock func(), ok bool) {
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return nil, false
+	}
+	unlock = func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+	held, err1 := f.Stat()
+	cur, err2 := os.Stat(path)
+	if err1 != nil || err2 != nil || !os.SameFile(held, cur) {
+		unlock()
+		return nil, false
+	}
+	return unlock, true
 }

@@ -181,15 +181,11 @@ func (f *FileStore) sweepSeen(cut time.Time) {
 		return
 	}
 	defer file.Close()
-	if syscall.Flock(int(file.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+	unlock, ok := tryLockCurrent(file, path)
+	if !ok {
 		return
 	}
-	defer syscall.Flock(int(file.Fd()), syscall.LOCK_UN)
-	held, err1 := file.Stat()
-	cur, err2 := os.Stat(path)
-	if err1 != nil || err2 != nil || !os.SameFile(held, cur) {
-		return
-	}
+	defer unlock()
 	data, err := io.ReadAll(file)
 	if err != nil {
 		return
