@@ -100,35 +100,13 @@ func testStaleWrite(t *testing.T, dir, work, cwd string) {
 // the working directory; the session keeps what it saw by absolute path,
 // and the rule finds it under the relative name.
 func TestStaleWriteRelativePath(t *testing.T) {
-	rules, repo := t.TempDir(), t.TempDir()
-	for _, d := range []string{".git", "src"} {
-		if err := os.MkdirAll(filepath.Join(repo, d), 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, m := range []string{"tools.guard", "stale.guard"} {
-		b, err := os.ReadFile(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(rules, m), b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e, repo := staleRepo(t)
 	file := filepath.Join(repo, "src", "main.go")
 	write := func(s string) {
 		if err := os.WriteFile(file, []byte(s), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	write("package main\n")
-	src := "import { @agent } from \"./tools.guard\"\nimport guards from \"./stale.guard\"\n"
-	e, err := agent.New(context.Background(), agent.Config{Dir: rules, Store: agent.NewMemoryStore(),
-		Policies: []agent.Policy{{Name: filepath.Join(rules, "policy.guard"), Source: []byte(src)}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
 	decide := func(kind agent.Kind, tool string, in map[string]any) agent.Decision {
 		return e.Decide(context.Background(), agent.Event{Kind: kind, Session: "s", Tool: tool, Input: in, Output: "ok", Cwd: repo})
 	}
@@ -153,35 +131,13 @@ func TestStaleWriteRelativePath(t *testing.T) {
 // text; a file it updates that changed since the session saw it is
 // refused as STALE_FILE, and the session's own patch is what it last saw.
 func TestStaleWritePatch(t *testing.T) {
-	rules, repo := t.TempDir(), t.TempDir()
-	for _, d := range []string{".git", "src"} {
-		if err := os.MkdirAll(filepath.Join(repo, d), 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, m := range []string{"tools.guard", "stale.guard"} {
-		b, err := os.ReadFile(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(rules, m), b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	e, repo := staleRepo(t)
 	file := filepath.Join(repo, "src", "main.go")
 	write := func(s string) {
 		if err := os.WriteFile(file, []byte(s), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	write("package main\n")
-	src := "import { @agent } from \"./tools.guard\"\nimport guards from \"./stale.guard\"\n"
-	e, err := agent.New(context.Background(), agent.Config{Dir: rules, Store: agent.NewMemoryStore(),
-		Policies: []agent.Policy{{Name: filepath.Join(rules, "policy.guard"), Source: []byte(src)}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
 	decide := func(kind agent.Kind, tool string, in map[string]any) agent.Decision {
 		return e.Decide(context.Background(), agent.Event{Kind: kind, Session: "s", Tool: tool, Input: in, Output: "ok", Cwd: repo})
 	}
@@ -213,35 +169,13 @@ func TestStaleWritePatch(t *testing.T) {
 // (`cat`, Codex's way of reading) counts as read: changed on disk since,
 // its edit is STALE_FILE; unchanged, the edit goes through.
 func TestStaleWriteAfterShellRead(t *testing.T) {
-	dir, repo := t.TempDir(), t.TempDir()
-	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range []string{"tools.guard", "stale.guard"} {
-		b, err := os.ReadFile(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, m), b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	file := filepath.Join(repo, "main.go")
-	if err := os.WriteFile(file, []byte("package main\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	src := "import { @agent } from \"./tools.guard\"\nimport guards from \"./stale.guard\"\n"
-	e, err := agent.New(context.Background(), agent.Config{Dir: dir, Store: agent.NewMemoryStore(),
-		Policies: []agent.Policy{{Name: filepath.Join(dir, "policy.guard"), Source: []byte(src)}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e, repo := staleRepo(t)
+	file := filepath.Join(repo, "src", "main.go")
 	ctx := context.Background()
 	ev := func(kind agent.Kind, tool string, in map[string]any) agent.Decision {
 		return e.Decide(ctx, agent.Event{Kind: kind, Session: "s", Tool: tool, Cwd: repo, Input: in, Output: map[string]any{"stdout": "package main\n"}})
 	}
-	ev(agent.ToolAfter, "Bash", map[string]any{"command": "cat main.go"})
+	ev(agent.ToolAfter, "Bash", map[string]any{"command": "cat src/main.go"})
 	if d := ev(agent.ToolBefore, "Edit", map[string]any{"file_path": file, "old_string": "main", "new_string": "x"}); d.Outcome != agent.Allow {
 		t.Fatalf("unchanged: %s %s", d.Outcome, d.Reason)
 	}
@@ -251,4 +185,37 @@ func TestStaleWriteAfterShellRead(t *testing.T) {
 	if d := ev(agent.ToolBefore, "Edit", map[string]any{"file_path": file, "old_string": "main", "new_string": "x"}); d.Outcome != agent.Deny || !strings.Contains(d.Reason, "STALE_FILE") {
 		t.Fatalf("changed since the shell read: %s %s", d.Outcome, d.Reason)
 	}
+}
+
+// staleRepo is an engine of tools.guard and stale.guard (copied to a
+// directory of their own, as a user policy is) and a repository beside
+// it holding src/main.go ("package main").
+func staleRepo(t *testing.T) (*agent.Engine, string) {
+	t.Helper()
+	rules, repo := t.TempDir(), t.TempDir()
+	for _, d := range []string{".git", "src"} {
+		if err := os.MkdirAll(filepath.Join(repo, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, m := range []string{"tools.guard", "stale.guard"} {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(rules, m), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(repo, "src", "main.go"), []byte("package main\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := "import { @agent } from \"./tools.guard\"\nimport guards from \"./stale.guard\"\n"
+	e, err := agent.New(context.Background(), agent.Config{Dir: rules, Store: agent.NewMemoryStore(),
+		Policies: []agent.Policy{{Name: filepath.Join(rules, "policy.guard"), Source: []byte(src)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	return e, repo
 }
