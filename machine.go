@@ -8,7 +8,9 @@ import (
 
 // Machine is a program whose top level ran once, kept to decide
 // operations against its guards and policies (the agent engine's seam;
-// see interp.Machine). It is not safe for concurrent use.
+// see interp.Machine). Its Before and After are safe for concurrent use:
+// each decision runs in an evaluation of its own over the loaded state,
+// which no decision writes.
 type Machine = interp.Machine
 
 // Load runs the program's top level once (tools, policies, guards, helper

@@ -13,8 +13,9 @@
 // needing a missing one with guardrun.ErrNotLinked).
 //
 // One Engine loads one or more policy files once and decides many events
-// from many goroutines. Decisions of one engine are serialized on its
-// policies (a Machine keeps per-run scratch state), and events of one
-// session are serialized by the store's session lock, so concurrent hook
-// processes of one session never lose an update.
+// from many goroutines. Decisions of different sessions run in parallel:
+// each policy is a prepared program (guardrun.Machine) whose decisions
+// each run in an evaluation of their own. Events of one session are
+// serialized by the store's session lock, so concurrent hook processes of
+// one session never lose an update.
 package agent

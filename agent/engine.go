@@ -137,7 +137,6 @@ type Engine struct {
 type layer struct {
 	name  string
 	dir   string
-	mu    sync.Mutex
 	m     *guardrun.Machine
 	tools []toolDef
 	// budget is the policy's price table and context budget.
@@ -260,9 +259,7 @@ func (e *Engine) PolicyHash() string { return e.hash }
 // Close releases the policies' resources.
 func (e *Engine) Close() {
 	for _, l := range e.layers {
-		l.mu.Lock()
 		l.m.Close()
-		l.mu.Unlock()
 	}
 }
 
@@ -574,10 +571,9 @@ func (e *Engine) run(ctx context.Context, opFor func([]*value.Variable) *hooks.O
 }
 
 // decide runs one policy's guards on an operation (After when output is
-// set). A Machine is not safe for concurrent use.
+// set). Decisions of different sessions run at once: each runs in its own
+// evaluation of the layer's prepared program.
 func (l *layer) decide(ctx context.Context, o interp.Operation, output *value.Variable) interp.Verdict {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	if output == nil {
 		return l.m.Before(ctx, o)
 	}

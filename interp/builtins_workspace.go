@@ -95,7 +95,7 @@ func (in *interp) workspaceOrBase() *files {
 	if in.workspace != nil {
 		return in.workspace
 	}
-	return &in.files
+	return in.files
 }
 
 // workspaceFiles opens (once per directory) file access confined to dir,
@@ -108,17 +108,20 @@ func (in *interp) workspaceFiles(dir string) *files {
 		dir = abs
 	}
 	if dir == in.files.base {
-		return &in.files
+		return in.files
 	}
-	if w := in.workspaces[dir]; w != nil {
+	sh := in.sh
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if w := sh.workspaces[dir]; w != nil {
 		return w
 	}
-	if in.workspaces == nil {
-		in.workspaces = map[string]*files{}
+	if sh.workspaces == nil {
+		sh.workspaces = map[string]*files{}
 	}
 	w := &files{base: dir, stateDir: in.files.stateDir, baseAsRoot: in.files.baseAsRoot,
 		writableProtected: in.files.writableProtected, maxRead: in.files.maxRead}
-	in.workspaces[dir] = w
+	sh.workspaces[dir] = w
 	return w
 }
 

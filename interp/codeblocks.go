@@ -3,6 +3,7 @@ package interp
 import (
 	"errors"
 	"strings"
+	"sync"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/code"
@@ -16,23 +17,43 @@ import (
 // codeEngine returns the run's engine, creating it on first use so that
 // scripts without code pay nothing.
 func (in *interp) codeEngine() *code.Engine {
-	if in.engine == nil {
-		in.engine = code.NewEngine(code.Options{
+	sh := in.sh
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.engine == nil {
+		sh.engine = code.NewEngine(code.Options{
 			Timeout:     in.opts.CommandTimeout,
 			OutputLimit: in.opts.OutputLimit,
 			MemoryLimit: in.opts.MemoryLimit,
-			Stderr:      stderrWriter{in.out},
+			Stderr:      sh.stderr,
 			Dir:         in.files.base,
 		})
 	}
-	return in.engine
+	return sh.engine
 }
 
-// stderrWriter routes JS console.error and command stderr to the run's
-// stderr stream.
-type stderrWriter struct{ o *output }
+// stderrSink routes JS console.error and command stderr to the run's
+// stderr stream: the run's output while a script runs or a Machine
+// loads; nothing once the Machine decides (decisions write no output, and
+// decisions of different sessions run at once).
+type stderrSink struct {
+	mu sync.Mutex
+	o  *output
+}
 
-func (w stderrWriter) Write(p []byte) (int, error) {
+// detach makes later writes go nowhere.
+func (w *stderrSink) detach() {
+	w.mu.Lock()
+	w.o = nil
+	w.mu.Unlock()
+}
+
+func (w *stderrSink) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.o == nil {
+		return len(p), nil
+	}
 	// Commands write from os/exec's copying goroutine, where the panic of
 	// writeStderr would end the process: fail the write instead.
 	if err := w.o.reserve(len(p)); err != nil {

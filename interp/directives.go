@@ -322,7 +322,7 @@ func (in *interp) execExe(e *env, d *ast.ExeDirective) error {
 	if _, exists := e.sc.vars[d.Name]; exists {
 		return redefinitionError(d.Name, d.Pos)
 	}
-	x := &exe{name: d.Name, params: d.Params, body: d.Body, labels: d.Labels, pos: d.Pos, sc: e.sc, mod: e.mod}
+	x := in.newExe(e, d)
 	// Defining an exe is an operation with no inputs (SPEC §10 P11). The
 	// exe exists once the definition ran, so after-guards can call it; a
 	// denial takes it away again.

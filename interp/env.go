@@ -3,6 +3,8 @@ package interp
 import (
 	"context"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/code"
@@ -12,34 +14,44 @@ import (
 	"github.com/guardrun/guardrun/interp/value"
 )
 
-// interp holds the state of one run.
+// interp is one evaluation: a script's run, or one decision of a loaded
+// Machine. A Machine's decisions each get their own interp (fork), which
+// shares the prepared program's loaded parts (modules and their scopes,
+// the guard registry, the policy set, tools, files, hook directives) and
+// never writes them; what one evaluation changes (context, output, @mx
+// stacks, guard scratch, exe call state, memos) is its own.
 type interp struct {
-	ctx    context.Context
-	opts   Options
-	out    *output
-	engine *code.Engine
-	// js is what entered the engine's shared JS runtime.
-	js jsChannel
+	ctx  context.Context
+	opts Options
+	out  *output
+	// sh is what the evaluations of one program share, synchronized:
+	// the code engine, what entered its JS runtime, opened workspaces.
+	sh *shared
 	// budget is the run's memory budget.
 	budget *budget
 	// files confines file access to the base directory.
-	files files
+	files *files
 	main  *module
 	// rec records lineage for explanations; nil unless Explain is set.
 	rec *lineageRec
 	// curPos is the directive being run, for errors raised by a recovered
 	// panic.
 	curPos ast.Pos
-	// depth counts nested exe calls (exe.active counts per exe).
+	// depth counts nested exe calls; exes holds each exe's call state in
+	// this evaluation, by exe.id (exeState).
 	depth int
+	exes  []*exeRun
 	// modules caches imported modules by absolute path.
 	modules map[string]*module
 	// lastErrors is the error list of the most recent parallel group
 	// (`@mx.errors`), each error assembled from members (value.Record).
 	lastErrors []*value.Variable
-	// hooks runs the pre- and post-hooks around hooked operations; mx keeps
-	// the `@mx.op`, `@mx.pipe` and `@mx.guard` stacks.
+	// hooks runs the pre- and post-hooks around hooked operations, bound
+	// to this evaluation; ext are the embedder's (Options.RegisterHooks),
+	// registered once per program. mx keeps the `@mx.op`, `@mx.pipe` and
+	// `@mx.guard` stacks.
 	hooks *hooks.Manager
+	ext   *hooks.Manager
 	mx    hooks.Context
 	// guardReg holds the run's guards and guards evaluates them.
 	guardReg *guard.Registry
@@ -69,10 +81,23 @@ type interp struct {
 	// userHooks are the run's hook directives (userhooks.go).
 	userHooks userHooks
 	// workspace is the current decision's workspace (Operation.Workspace),
-	// nil outside one; workspaces keeps each one opened, by directory
-	// (builtins_workspace.go).
-	workspace  *files
+	// nil outside one (builtins_workspace.go).
+	workspace *files
+	// root is a Machine decision's root environment: the main module's
+	// scope, in this evaluation (Machine.begin).
+	root env
+}
+
+// shared is what the evaluations of one program share: the code engine
+// (safe for concurrent use) and its stderr, what entered its JS runtime,
+// the workspaces opened by directory, and the numbering of exes.
+type shared struct {
+	mu         sync.Mutex
+	engine     *code.Engine
+	stderr     *stderrSink
+	js         jsChannel
 	workspaces map[string]*files
+	exes       atomic.Int64
 }
 
 // newInterp builds the state a document's top level runs in, with its
@@ -87,15 +112,31 @@ func newInterp(ctx context.Context, opts Options) *interp {
 		opts:    opts,
 		out:     &output{outW: opts.Stdout, errW: opts.Stderr, live: docStream{w: opts.Document}},
 		modules: map[string]*module{},
+		files:   &files{},
+		sh:      &shared{},
 	}
 	in.budget, in.ctx = newBudget(ctx, opts.MemoryLimit)
 	in.out.limit = in.budget.outputCap
 	in.files.maxRead = in.budget.stringCap
+	in.sh.stderr = &stderrSink{o: in.out}
+	in.guardReg = guard.NewRegistry()
+	in.ext = hooks.NewManager()
+	if opts.RegisterHooks != nil {
+		opts.RegisterHooks(in.ext)
+	}
+	in.installHooks()
+	return in
+}
+
+// installHooks gives in its hook manager: the interpreter's hooks bound
+// to in (taint, policy labels, hook directives, lineage, guards, with a
+// guard engine of its own), then the embedder's.
+func (in *interp) installHooks() {
 	in.hooks = hooks.NewManager()
 	in.hooks.RegisterPostAlways("taint", taintPostHook)
 	in.hooks.RegisterPostAlways("policy-labels", in.policyPostHook)
 	in.setupUserHooks()
-	if opts.Explain != nil {
+	if in.opts.Explain != nil {
 		in.rec = newLineageRec(in)
 		in.rec.registerPre(in.hooks)
 	}
@@ -103,18 +144,59 @@ func newInterp(ctx context.Context, opts Options) *interp {
 	if in.rec != nil {
 		in.rec.registerPost(in.hooks)
 	}
-	if opts.RegisterHooks != nil {
-		opts.RegisterHooks(in.hooks)
+	in.hooks.Append(in.ext)
+}
+
+// fork returns a new evaluation of the program p has loaded: p's
+// prepared parts shared, its own per-evaluation state. p is not written.
+func (p *interp) fork() *interp {
+	f := &interp{
+		opts:      p.opts,
+		out:       &output{limit: p.out.limit},
+		sh:        p.sh,
+		budget:    p.budget,
+		files:     p.files,
+		main:      p.main,
+		modules:   p.modules,
+		guardReg:  p.guardReg,
+		policy:    p.policy,
+		policyMx:  p.policyMx,
+		tools:     p.tools,
+		external:  p.external,
+		userHooks: userHooks{list: p.userHooks.list, names: p.userHooks.names},
+		ext:       p.ext,
 	}
-	return in
+	f.installHooks()
+	return f
+}
+
+// reset readies an evaluation a decision ended cleanly for the next one:
+// what the decision left (output, stacks, command inputs, redactions,
+// tool calls, hook errors) is dropped; exe memos stay.
+func (in *interp) reset() {
+	in.ctx = nil
+	in.mx.Reset()
+	in.depth = 0
+	in.lastErrors = nil
+	clear(in.runInputs)
+	in.redact = redactions{}
+	in.toolCalls = in.toolCalls[:0]
+	in.mxTools, in.mxSession, in.workspace = nil, nil, nil
+	in.curPos = ast.Pos{}
+	u := &in.userHooks
+	u.depth, u.errs, u.current = 0, nil, nil
+	in.out.reset()
 }
 
 // close releases what the run opened.
 func (in *interp) close() {
 	in.files.close()
-	for _, w := range in.workspaces {
+	in.sh.mu.Lock()
+	for _, w := range in.sh.workspaces {
 		w.close()
 	}
+	in.sh.workspaces = nil
+	in.sh.mu.Unlock()
 	in.budget.stop()
 }
 

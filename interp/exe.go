@@ -21,13 +21,24 @@ type exe struct {
 	sc     *scope
 	mod    *module
 	// op is the call description shared by every call of the exe, built
-	// on first call (exeOperation); each call copies it and sets its
+	// with the exe (exeOperation); each call copies it and sets its
 	// position, so its map and slices are shared and must stay read-only.
 	op *hooks.OperationContext
+	// bodyFree is scopeFree(body): such a body cannot keep its call's
+	// scope, so calls that are not nested in another call of the exe
+	// reuse a spare variable map instead of making one.
+	bodyFree bool
+	// id numbers the exe within its program: an evaluation keeps the
+	// exe's call state at exes[id] (exeState). An exe is shared by every
+	// evaluation of a loaded Machine and never written after it is made.
+	id int
+}
+
+// exeRun is one evaluation's state of one exe: calls on the stack, the
+// spare scope, memos.
+type exeRun struct {
 	// active counts the calls of the exe currently on the stack, to
-	// report recursion instead of overflowing. An exe belongs to one run
-	// (definitions are evaluated per run), so the count can live here
-	// rather than in a map on the interp looked up twice per call.
+	// report recursion instead of overflowing.
 	active int
 	// bodyMemo and taintMemo remember the last descriptor merges of a
 	// template body and of its result (evalStringMemo, preTaint): calls
@@ -37,11 +48,35 @@ type exe struct {
 	// extended and what it became.
 	lineageIn, lineageOut taint.Descriptor
 	lineageOK             bool
-	// bodyFree is scopeFree(body), set with op: such a body cannot keep
-	// its call's scope, so calls that are not nested in another call of
-	// the exe reuse spare as their variable map instead of making one.
-	bodyFree bool
-	spare    map[string]*value.Variable
+	// spare is the variable map of a scope-free body's outermost call.
+	spare map[string]*value.Variable
+}
+
+// exeState is x's call state in this evaluation.
+func (in *interp) exeState(x *exe) *exeRun {
+	if x.id >= len(in.exes) {
+		n := int(in.sh.exes.Load()) + 1
+		if n <= x.id {
+			n = x.id + 1
+		}
+		in.exes = append(in.exes, make([]*exeRun, n-len(in.exes))...)
+	}
+	r := in.exes[x.id]
+	if r == nil {
+		r = &exeRun{}
+		in.exes[x.id] = r
+	}
+	return r
+}
+
+// newExe makes the exe d defines in e: its operation and numbering are
+// worked out once, here.
+func (in *interp) newExe(e *env, d *ast.ExeDirective) *exe {
+	x := &exe{name: d.Name, params: d.Params, body: d.Body, labels: d.Labels, pos: d.Pos, sc: e.sc, mod: e.mod}
+	x.id = int(in.sh.exes.Add(1)) - 1
+	x.op = exeOperation(x)
+	x.bodyFree = scopeFree(x.body)
+	return x
 }
 
 // exeFrame is what one exe call allocates, in one piece: the hooks' view
@@ -118,7 +153,8 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 		// must see it as an input of the operation.
 		args = args[:max(len(x.params), 1)]
 	}
-	if x.active > 0 && !hasLabel(x.labels, "recursive") {
+	xr := in.exeState(x)
+	if xr.active > 0 && !hasLabel(x.labels, "recursive") {
 		return nil, newError(KindCall, o.pos, "declare it with `exe recursive @"+x.name+"(…)` if the recursion is intended",
 			"Circular reference detected: executable '@%s' calls itself recursively", x.name)
 	}
@@ -126,14 +162,14 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 		return nil, newError(KindCall, o.pos, "make sure the recursion reaches a base case",
 			"Call depth limit exceeded (%d nested calls) in @%s", maxCallDepth, x.name)
 	}
-	x.active++
+	xr.active++
 	in.depth++
-	defer func() { x.active--; in.depth-- }()
+	defer func() { xr.active--; in.depth-- }()
 
 	if f == nil {
 		f = &exeFrame{}
 	}
-	f.op = *in.exeOperation(x)
+	f.op = *x.op
 	f.op.Location = location(o.pos)
 	if o.stage {
 		f.op.Type, f.op.Subtype = "pipeline-stage", x.name
@@ -145,11 +181,11 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 		var params []codeParam
 		if fr != nil {
 			var vars map[string]*value.Variable
-			if x.bodyFree && x.active == 1 {
-				if x.spare == nil {
-					x.spare = make(map[string]*value.Variable, len(x.params)+1)
+			if x.bodyFree && xr.active == 1 {
+				if xr.spare == nil {
+					xr.spare = make(map[string]*value.Variable, len(x.params)+1)
 				}
-				vars = x.spare
+				vars = xr.spare
 				clear(vars)
 			} else {
 				vars = make(map[string]*value.Variable, len(x.params))
@@ -198,7 +234,7 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 		ce, stdin := bind(ins, f)
 		res, err := in.runExeBody(ce, x, stdin)
 		if err == nil && res != nil && freshResult(x.body) {
-			preTaint(&f.call, res, &x.taintMemo)
+			preTaint(&f.call, res, &xr.taintMemo)
 		}
 		return res, err
 	})
@@ -250,7 +286,7 @@ func (in *interp) runExeBody(ce *env, x *exe, stdin *value.Variable) (*value.Var
 		return res, err
 	}
 	if s, ok := x.body.(*ast.StringLit); ok {
-		return in.evalStringMemo(ce, s, &x.bodyMemo)
+		return in.evalStringMemo(ce, s, &in.exeState(x).bodyMemo)
 	}
 	return in.evalExpr(ce, x.body)
 }
@@ -268,10 +304,7 @@ func freshResult(body ast.Expr) bool {
 // checking only; template and block bodies add their source taint. The
 // description does not depend on the call, so it is built once per exe
 // (without a location: the caller sets it) and shared.
-func (in *interp) exeOperation(x *exe) *hooks.OperationContext {
-	if x.op != nil {
-		return x.op
-	}
+func exeOperation(x *exe) *hooks.OperationContext {
 	op := &hooks.OperationContext{Type: "exe", Name: x.name, Labels: x.labels}
 	names := make([]any, len(x.params))
 	for i, p := range x.params {
@@ -287,8 +320,6 @@ func (in *interp) exeOperation(x *exe) *hooks.OperationContext {
 	default:
 		op.Taint = []string{taint.SrcTemplate}
 	}
-	x.op = op
-	x.bodyFree = scopeFree(x.body)
 	return op
 }
 

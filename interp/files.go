@@ -32,8 +32,11 @@ import (
 // records can only add labels.
 type files struct {
 	base string
-	root *os.Root
-	err  error
+	// root is opened on first use (rootMu: a Machine's decisions share
+	// their files).
+	rootMu sync.Mutex
+	root   *os.Root
+	err    error
 	// realBase is base with symbolic links resolved: ledger keys are
 	// relative to it.
 	realBase string
@@ -102,6 +105,8 @@ func (f *files) open() (*os.Root, error) {
 	if f.base == "" {
 		return nil, errNoBase
 	}
+	f.rootMu.Lock()
+	defer f.rootMu.Unlock()
 	if f.root == nil && f.err == nil {
 		f.root, f.err = os.OpenRoot(f.base)
 	}

@@ -29,7 +29,6 @@ type guardCall struct {
 // the guard pre- and post-hooks, after the taint hook and before any
 // embedder hook.
 func (in *interp) setupGuards() {
-	in.guardReg = guard.NewRegistry()
 	in.guards = guard.NewEngine(in.guardReg, in.evalGuard)
 	// Exclusive: operations a guard's helpers cause are not guarded
 	// (SPEC §5.4); every other hook, policy included, still sees them.

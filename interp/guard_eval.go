@@ -22,8 +22,9 @@ import (
 func (in *interp) evalGuard(ev *guard.Evaluation) (out guard.Outcome, err error) {
 	p, _ := ev.Guard.Plan.(*guardPlan)
 	if p == nil {
+		// Every guard is planned when it is made (execGuard); a guard is
+		// shared by a Machine's decisions and never written here.
 		p = planGuard(ev.Guard.Rules)
-		ev.Guard.Plan = p
 	}
 	if cover := in.opts.Cover; cover != nil {
 		cover(ev.Guard.Pos)
@@ -159,6 +160,8 @@ func (in *interp) guardEnv(ev *guard.Evaluation) *env {
 		de = in.rootEnv(in.main)
 	}
 	ge := *de
+	// The guard runs in this evaluation, whatever evaluation defined it.
+	ge.in = in
 	ge.sc = newScope(de.sc)
 	ge.pipe = nil
 	if ce != nil {

@@ -41,12 +41,12 @@ func (c *jsChannel) seen() taint.Descriptor {
 // leaves with the channel's union read after it ran, so a block running
 // concurrently with another is tainted by it whichever finishes first.
 func (in *interp) runJSChannel(e *env, c *ast.CodeExpr) (*value.Variable, error) {
-	in.js.enter(jsInputs(e))
+	in.sh.js.enter(jsInputs(e))
 	res, err := in.runJS(e, c)
 	if err != nil {
 		return nil, err
 	}
-	res.Security = res.Security.Merge(in.js.seen())
+	res.Security = res.Security.Merge(in.sh.js.seen())
 	return res, nil
 }
 

@@ -18,12 +18,12 @@ func TestCodeEngineIsCreatedOnFirstCodeBlock(t *testing.T) {
 	in := newInterp(context.Background(), Options{})
 	mod := newModule("t.mld", t.TempDir())
 	require.NoError(t, in.execDocument(in.rootEnv(mod), doc))
-	require.Nil(t, in.engine, "a script without code blocks created the code engine")
+	require.Nil(t, in.sh.engine, "a script without code blocks created the code engine")
 
 	code := &ast.Document{Body: []ast.Node{
 		&ast.ShowDirective{Value: &ast.CodeExpr{Lang: "js", Code: "return 40 + 2"}},
 	}}
 	require.NoError(t, in.execDocument(in.rootEnv(mod), code))
-	require.NotNil(t, in.engine)
+	require.NotNil(t, in.sh.engine)
 	require.Equal(t, "1\n42\n", in.out.document())
 }

@@ -3,6 +3,7 @@ package interp
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/guard"
@@ -19,12 +20,20 @@ import (
 //
 // It is the seam between the interpreter and the agent engine: the agent
 // package builds OperationContexts and input Variables and reads Verdicts;
-// it never sees the interpreter's environment. A Machine is not safe for
-// concurrent use (guards keep per-run scratch space): its owner
-// serializes calls.
+// it never sees the interpreter's environment.
+//
+// A Machine is a prepared program: what its top level left (module
+// scopes, guards with their plans, the policy set, tools) is shared by
+// every decision and never written by one. Each decision runs in an
+// evaluation of its own (context, output, @mx stacks, guard scratch, exe
+// call state), taken from a pool, so Before and After are safe for
+// concurrent use: decisions of different sessions run in parallel.
 type Machine struct {
 	in  *interp
 	env *env
+	// evals keeps the evaluations finished decisions left, ready for the
+	// next (building one registers hooks and a guard engine).
+	evals sync.Pool
 }
 
 // ToolCollection is one `var tools @x = {…}` collection, in definition
@@ -64,14 +73,22 @@ func Load(ctx context.Context, doc *ast.Document, opts Options) (m *Machine, err
 	// goroutine, and each decision runs under its caller's context.
 	in.budget.stop()
 	in.ctx = context.Background()
-	return &Machine{in: in, env: root}, nil
+	// What decisions read of the policy is worked out now, not by the
+	// first decision (decisions share it); their commands' stderr goes
+	// nowhere (decisions write no output).
+	in.policyObject()
+	in.sh.stderr.detach()
+	m = &Machine{in: in, env: root}
+	m.evals.New = func() any { return in.fork() }
+	return m, nil
 }
 
 // HasPolicyRule reports whether the composed policy enables a built-in
 // rule (`session-taint-strict` switches the agent's session taint mode).
 func (m *Machine) HasPolicyRule(name string) bool { return m.in.policy.HasRule(name) }
 
-// Close releases what the Machine opened.
+// Close releases what the Machine opened (files, workspaces, the code
+// engine's runtime). No decision may run during or after Close.
 func (m *Machine) Close() { m.in.close() }
 
 // Tools returns the document's tool collections in definition order.
@@ -152,10 +169,8 @@ type Verdict struct {
 // Before decides an operation before it runs: policy (capabilities and
 // label flow) and the before-guards, as for a script's exe call.
 func (m *Machine) Before(ctx context.Context, o Operation) (v Verdict) {
-	in := m.in
-	defer m.recoverInto(&v)
-	m.begin(ctx, o)
-	defer m.end()
+	in, env := m.begin(ctx, o)
+	defer m.end(in, &v)
 	if err := in.ctx.Err(); err != nil {
 		return Verdict{Action: guard.Deny, Class: ClassError, Reason: "deadline passed before the decision: " + err.Error()}
 	}
@@ -168,7 +183,7 @@ func (m *Machine) Before(ctx context.Context, o Operation) (v Verdict) {
 		}
 	}
 	var gd guardNotes
-	call := m.call(o, &gd)
+	call := m.call(env, o, &gd)
 	in.mx.Op.Push(call.Op)
 	d := in.hooks.RunPre(call)
 	in.mx.Op.Pop()
@@ -189,15 +204,13 @@ func (m *Machine) Before(ctx context.Context, o Operation) (v Verdict) {
 // post-hooks (taint), as for a script's exe call. The Verdict's Output is
 // the output they leave, with its labels.
 func (m *Machine) After(ctx context.Context, o Operation, output *value.Variable) (v Verdict) {
-	in := m.in
-	defer m.recoverInto(&v)
-	m.begin(ctx, o)
-	defer m.end()
+	in, env := m.begin(ctx, o)
+	defer m.end(in, &v)
 	if err := in.ctx.Err(); err != nil {
 		return Verdict{Action: guard.Deny, Class: ClassError, Reason: "deadline passed before the decision: " + err.Error()}
 	}
 	var gd guardNotes
-	call := m.call(o, &gd)
+	call := m.call(env, o, &gd)
 	in.mx.Op.Push(call.Op)
 	out, err := in.hooks.RunPost(call, output)
 	in.mx.Op.Pop()
@@ -227,9 +240,9 @@ type guardNotes struct {
 	relabelled string
 }
 
-// call builds the hooked call of o; gd receives the notes and warnings of
-// the phase that runs.
-func (m *Machine) call(o Operation, gd *guardNotes) *hooks.Call {
+// call builds the hooked call of o in the decision's root environment
+// env; gd receives the notes and warnings of the phase that runs.
+func (m *Machine) call(env *env, o Operation, gd *guardNotes) *hooks.Call {
 	gc := &guardCall{opts: guard.Options{External: true, Attempt: o.Try}}
 	gc.record = func(_ string, _ *hooks.OperationContext, _ taint.Descriptor, d guard.Decision) {
 		gd.notes, gd.warnings = d.Notes, d.Warnings
@@ -239,38 +252,37 @@ func (m *Machine) call(o Operation, gd *guardNotes) *hooks.Call {
 			}
 		}
 	}
-	return &hooks.Call{Inputs: o.Inputs, Env: m.env, Op: o.Op, Extra: gc}
+	return &hooks.Call{Inputs: o.Inputs, Env: env, Op: o.Op, Extra: gc}
 }
 
-func (m *Machine) begin(ctx context.Context, o Operation) {
+// begin takes an evaluation for one decision: its interp, set up for o
+// under ctx, and its root environment (the main module's scope, which
+// the decision reads and never writes).
+func (m *Machine) begin(ctx context.Context, o Operation) (*interp, *env) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	m.in.ctx = ctx
-	m.in.mxTools = o.Tools
-	m.in.mxSession = o.Session
-	m.in.workspace = m.in.workspaceFiles(o.Workspace)
+	in := m.evals.Get().(*interp)
+	in.ctx = ctx
+	in.mxTools = o.Tools
+	in.mxSession = o.Session
+	in.workspace = in.workspaceFiles(o.Workspace)
+	in.root = *m.env
+	in.root.in = in
+	return in, &in.root
 }
 
-// end drops what a decision wrote (guard warnings reach the Verdict, not
-// a document nobody reads), so a long-lived Machine does not grow.
-func (m *Machine) end() {
-	m.in.mxTools = nil
-	m.in.mxSession = nil
-	m.in.workspace = nil
-	o := m.in.out
-	if o.stderr.Len() > 0 || o.stdout.Len() > 0 {
-		o.stderr.Reset()
-		o.stdout.Reset()
-	}
-}
-
-// recoverInto turns a panic while deciding into a denial (fail closed).
-func (m *Machine) recoverInto(v *Verdict) {
+// end turns a panic while deciding into a denial (fail closed) and gives
+// the evaluation back for the next decision once it is clean: what a
+// decision wrote (guard warnings reach the Verdict, not a document nobody
+// reads) is dropped. An evaluation a panic left is dropped whole.
+func (m *Machine) end(in *interp, v *Verdict) {
 	if r := recover(); r != nil {
 		*v = Verdict{Action: guard.Deny, Class: ClassError, Reason: fmt.Sprintf("internal error while deciding: %v", r)}
-		m.in.mx = hooks.Context{}
+		return
 	}
+	in.reset()
+	m.evals.Put(in)
 }
 
 // verdictOf reads a phase's outcome: ok when nothing stopped it, else

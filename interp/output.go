@@ -31,6 +31,15 @@ type output struct {
 	used, limit int64
 }
 
+// reset empties o for another evaluation (a Machine's decisions), keeping
+// its limit.
+func (o *output) reset() {
+	o.doc.Reset()
+	o.stdout.Reset()
+	o.stderr.Reset()
+	o.breaks, o.muted, o.used = 0, 0, 0
+}
+
 // take accounts for n more collected bytes. The writers have no error to
 // return; the run recovers the LimitError at the directive being run.
 func (o *output) take(n int) {

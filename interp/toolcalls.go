@@ -39,20 +39,21 @@ const maxToolLineage = 64
 // the same exe in a loop keeps a bounded lineage and its descriptor.
 // Results of a guard's own helpers are left alone. Calls in a loop
 // usually repeat the same descriptor, so the last one is remembered on
-// the exe (like its other memos, an exe belongs to one run).
+// in the evaluation's state of the exe (exeState).
 func (in *interp) withToolLineage(res *value.Variable, x *exe) *value.Variable {
 	if res == nil || x.name == "" || in.hooks.InHook() {
 		return res
 	}
 	var d taint.Descriptor
-	if x.lineageOK && res.Security.Equal(x.lineageIn) {
-		d = x.lineageOut
+	xr := in.exeState(x)
+	if xr.lineageOK && res.Security.Equal(xr.lineageIn) {
+		d = xr.lineageOut
 	} else {
 		d = res.Security.WithTools(x.name)
 		if t := d.Tools(); len(t) > maxToolLineage {
 			d = taint.Make(d.Labels(), d.Taint(), d.Sources()).WithTools(t[len(t)-maxToolLineage:]...)
 		}
-		x.lineageIn, x.lineageOut, x.lineageOK = res.Security, d, true
+		xr.lineageIn, xr.lineageOut, xr.lineageOK = res.Security, d, true
 	}
 	if d.Equal(res.Security) {
 		return res

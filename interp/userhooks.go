@@ -193,6 +193,7 @@ func (h *userHook) matches(op *hooks.OperationContext, inputs []*value.Variable)
 func (in *interp) runUserHook(h *userHook, op *hooks.Call, inputs []*value.Variable, output *value.Variable) (v *value.Variable, transformed bool, err error) {
 	u := &in.userHooks
 	he := h.env.child()
+	he.in = in
 	if h.d.Kind == ast.HookFunction && h.d.Timing == "before" || len(inputs) != 1 {
 		he.sc.vars["input"] = value.ListOf(inputs)
 	} else {

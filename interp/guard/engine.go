@@ -213,8 +213,9 @@ type Decision struct {
 // per-nesting scratch space that the next check at the same nesting
 // reuses, and deduplication marks guards with generation numbers instead
 // of building sets. The marks live in the engine, so that checks leave the
-// registry and its guards as they were registered; an engine belongs to
-// one run and is not safe for concurrent use.
+// registry and its guards as they were registered (a Machine's decisions
+// share them); an engine belongs to one evaluation and is not safe for
+// concurrent use.
 type Engine struct {
 	Registry *Registry
 	Eval     Evaluator

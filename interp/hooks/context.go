@@ -28,6 +28,12 @@ func (s *Stack[T]) Top() (T, bool) {
 	return s.frames[len(s.frames)-1], true
 }
 
+// reset empties s, clearing the frames so they keep nothing alive.
+func (s *Stack[T]) reset() {
+	clear(s.frames)
+	s.frames = s.frames[:0]
+}
+
 // Len is the number of frames.
 func (s *Stack[T]) Len() int { return len(s.frames) }
 
@@ -83,6 +89,14 @@ type Context struct {
 	Op    Stack[*OperationContext]
 	Pipe  Stack[PipeFrame]
 	Guard Stack[GuardFrame]
+}
+
+// Reset empties every stack, keeping the room they have (an evaluation
+// reused for another decision).
+func (c *Context) Reset() {
+	c.Op.reset()
+	c.Pipe.reset()
+	c.Guard.reset()
 }
 
 // WithOp pushes op, runs f and pops op, also when f panics.

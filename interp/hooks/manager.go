@@ -57,7 +57,8 @@ type postEntry struct {
 }
 
 // Manager runs the registered hooks around hooked operations. One Manager
-// belongs to one run; it is not safe for concurrent use.
+// belongs to one evaluation (a run, or one decision of a Machine); it is
+// not safe for concurrent use.
 //
 // Rules (the contract of mlld's evaluation hooks):
 //   - pre-hooks run in registration order; the first decision other than
@@ -126,6 +127,16 @@ func (m *Manager) RegisterPostExclusive(name string, h PostHook) {
 // see every operation whatever the default.
 func (m *Manager) RegisterPostAlways(name string, h PostHook) {
 	m.RegisterPost(name, h)
+}
+
+// Append adds other's hooks after m's, in their order and with their
+// flags (an evaluation's manager takes the embedder's hooks this way).
+func (m *Manager) Append(other *Manager) {
+	if other == nil {
+		return
+	}
+	m.pre = append(m.pre, other.pre...)
+	m.post = append(m.post, other.post...)
 }
 
 // InHook reports whether a hook is running: operations started now skip
