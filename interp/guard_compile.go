@@ -4,6 +4,7 @@ import (
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/lang"
 	"github.com/guardrun/guardrun/taint"
 )
 
@@ -75,7 +76,7 @@ type compiledArm struct {
 type condFn func(ev *guard.Evaluation) bool
 
 // guardHelperNames are the helpers bound inside guard bodies.
-var guardHelperNames = [...]string{"opIs", "opHas", "opHasAny", "opHasAll", "inputHas", "prefixWith", "tagValue"}
+var guardHelperNames = lang.GuardHelpers
 
 func isGuardHelper(name string) bool {
 	for _, h := range guardHelperNames {

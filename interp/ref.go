@@ -7,32 +7,13 @@ import (
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/lang"
 )
 
-// builtinList are the builtins reachable as `@name`: the transformers,
-// the builtin functions (builtins.go) and the workspace builtins
-// (builtins_workspace.go).
-var builtinList = [...]string{
-	"json", "JSON", "parse", "trim", "upper", "lower",
-	"pretty", "sort", "xml", "csv", "md",
-	"typeof", "exists",
-	"sha256", "readWorkspaceFile", "pathMatches",
-}
-
-// Builtins returns the names of the builtins every script can use as
-// `@name` without declaring them (`guardrun check` knows them from here).
-func Builtins() []string { return append([]string(nil), builtinList[:]...) }
-
-// builtinNames reports whether name is a builtin reachable as `@name`. A
-// scan of a short array, not a map built at every start.
-func builtinNames(name string) bool {
-	for _, b := range builtinList {
-		if b == name {
-			return true
-		}
-	}
-	return false
-}
+// builtinNames reports whether name is a builtin reachable as `@name`:
+// a transformer or a builtin function of the language's name table
+// (lang.Builtins), which check reads too.
+func builtinNames(name string) bool { return lang.IsBuiltin(name) }
 
 // builtin is a builtin transformer used as a value (`@json`, `@parse.loose`).
 type builtin struct{ name string }
