@@ -29,7 +29,7 @@ func (in *interp) evalGuard(ev *guard.Evaluation) (out guard.Outcome, err error)
 	if cover := in.opts.Cover; cover != nil {
 		cover(ev.Guard.Pos)
 	}
-	if p.arms != nil && guardCompileEnabled && in.opts.Cover == nil {
+	if p.arms != nil && !in.opts.paths.wholeGuards && in.opts.Cover == nil {
 		if out, ok, err := in.runCompiled(p, ev); ok {
 			return out, err
 		}
@@ -48,7 +48,7 @@ func (in *interp) evalGuard(ev *guard.Evaluation) (out guard.Outcome, err error)
 	}()
 	gx := &guardCtx{ev: ev}
 	ge := in.guardEnv(ev)
-	full := p.opaque || !guardLazyContext
+	full := p.opaque || in.opts.paths.wholeGuards
 	if !full && containsString(p.helpers, "tagValue") {
 		// A user @tagValue of the guard's own scope replaces the helper,
 		// and may read anything of the guard's context.

@@ -45,10 +45,6 @@ func (in *interp) evalRef(e *env, r *ast.Ref) (*value.Variable, error) {
 	return in.evalRefRoot(e, r, root, ok)
 }
 
-// lazyMxCheck, when set (tests), sees every member (keys: one, or the
-// operation object's key and a field of it) evalMxField built, to compare
-// it with what a read of the whole @mx object gives.
-var lazyMxCheck func(e *env, keys []string, member *value.Variable)
 
 // evalMxField evaluates `@mx.key…` from the one member read (mxMember)
 // instead of the whole @mx: most reads (`@mx.op.type`, `@mx.labels`,
@@ -74,8 +70,8 @@ func (in *interp) evalMxField(e *env, r *ast.Ref) (*value.Variable, bool, error)
 		if f.Kind == ast.AccessField && f.Name != "mx" && !(len(r.Path) > 2 && r.Path[2].Kind == ast.AccessCall) {
 			if d, ok := e.in.mx.OpField(acc.Name, f.Name); ok {
 				v := value.New(d)
-				if lazyMxCheck != nil {
-					lazyMxCheck(e, []string{acc.Name, f.Name}, v)
+				if check := in.opts.paths.mxMember; check != nil {
+					check(e, []string{acc.Name, f.Name}, v)
 				}
 				v, err := in.applyPath(e, v, r.Path[2:], r)
 				return v, true, err
@@ -88,8 +84,8 @@ func (in *interp) evalMxField(e *env, r *ast.Ref) (*value.Variable, bool, error)
 	}
 	// A copy, as a member read of the whole object gives.
 	c := *m
-	if lazyMxCheck != nil {
-		lazyMxCheck(e, []string{acc.Name}, &c)
+	if check := in.opts.paths.mxMember; check != nil {
+		check(e, []string{acc.Name}, &c)
 	}
 	v, err := in.applyPath(e, &c, r.Path[1:], r)
 	return v, true, err
