@@ -248,7 +248,7 @@ func newError(err error, s source) *Error {
 		}
 		e.Timing = gerr.Timing
 		e.OutputPreview = gerr.OutputPreview
-		e.Decision = gerr.Decision
+		e.Decision = gerr.Decision.String()
 		e.RetryHint = gerr.RetryHint
 	}
 	if e.Pos.File == "" && e.Pos.Line == 0 {

@@ -132,7 +132,7 @@ func (in *interp) guardPreHook(c *hooks.Call) (hooks.Decision, error) {
 // a reason that says what needed approval (fail closed).
 func (in *interp) askDecision(c *hooks.Call, d guard.Decision) hooks.Decision {
 	if !in.external {
-		d.Err.Decision = "deny"
+		d.Err.Decision = guard.Deny
 		d.Err.Reason = "approval required: " + d.Err.Reason
 		d.Err.Reasons = []string{d.Err.Reason}
 		in.explainGuard(c, d.Err)
@@ -163,7 +163,7 @@ func (in *interp) guardPostHook(c *hooks.Call, res *value.Variable) (*value.Vari
 		return nil, sig
 	case guard.Ask:
 		if !in.external {
-			d.Err.Decision = "deny"
+			d.Err.Decision = guard.Deny
 			d.Err.Reason = "approval required: " + d.Err.Reason
 			d.Err.Reasons = []string{d.Err.Reason}
 			in.explainGuard(c, d.Err)
@@ -350,7 +350,7 @@ func deniedFields(ge *guard.Error) *value.Variable {
 	}
 	// Reasons include retry hints, which guards compute.
 	o.Set("reasons", &value.Variable{Data: reasons, Security: saw})
-	o.SetData("decision", ge.Decision)
+	o.SetData("decision", ge.Decision.String())
 	trace, hints, _ := traceObjects(ge.Results, saw)
 	o.Set("hints", hints)
 	o.Set("trace", trace)
@@ -409,7 +409,7 @@ func setAttempts(o *value.Record, try, max int, history []guard.Attempt, saw tai
 	for _, a := range history {
 		t := value.NewObject()
 		t.Set("attempt", float64(a.Attempt))
-		t.Set("decision", a.Decision)
+		t.Set("decision", a.Decision.String())
 		t.Set("hint", a.Hint)
 		tries = append(tries, t)
 		hints = append(hints, a.Hint)

@@ -310,9 +310,9 @@ func verdictOf(ok bool, err error, reason string, gd guardNotes) Verdict {
 			v.Guard = e.Guard.Label()
 		}
 		switch e.Decision {
-		case "retry":
+		case guard.Retry:
 			v.Action, v.Hint = guard.Retry, e.RetryHint
-		case "ask":
+		case guard.Ask:
 			v.Action = guard.Ask
 		}
 	case *Error:

@@ -180,7 +180,7 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 		d.Results = results
 		asker := &results[rd.askAt]
 		d.Err = &Error{Guard: asker.Guard, Scope: asker.Scope, Op: c.Op, Timing: timingName(phase),
-			Decision: "ask", Reason: asker.Question, Reasons: []string{asker.Question}, Results: results, Try: try, History: history}
+			Decision: Ask, Reason: asker.Question, Reasons: []string{asker.Question}, Results: results, Try: try, History: history}
 		if len(inputs) > 0 {
 			d.Err.Input = inputs[0]
 		}
@@ -213,7 +213,7 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 			ast = &attemptState{next: 1}
 			en.attempts[key] = ast
 		}
-		ast.history = append(ast.history, Attempt{Attempt: try, Decision: "retry", Hint: lastOr(rd.hints)})
+		ast.history = append(ast.history, Attempt{Attempt: try, Decision: Retry, Hint: lastOr(rd.hints)})
 		ast.next = try + 1
 	} else if ast != nil {
 		delete(en.attempts, key)
@@ -337,7 +337,7 @@ func (k *check) denial(d *Decision, rd *reducer, output *value.Variable, o Optio
 	phase, c, inputs := k.phase, k.c, k.inputs
 	reported := &d.Results[rd.reported]
 	e := &Error{Guard: reported.Guard, Scope: reported.Scope, Op: c.Op, Timing: timingName(phase),
-		Decision: "deny", Reasons: rd.reasons, Hints: rd.hints, Results: d.Results, Try: k.try, History: k.history}
+		Decision: Deny, Reasons: rd.reasons, Hints: rd.hints, Results: d.Results, Try: k.try, History: k.history}
 	e.Cause = k.cause
 	if len(rd.reasons) > 0 {
 		e.Reason = rd.reasons[0]
@@ -361,7 +361,7 @@ func (k *check) denial(d *Decision, rd *reducer, output *value.Variable, o Optio
 	}
 	switch {
 	case o.External && !o.Effect:
-		e.Decision = "retry"
+		e.Decision = Retry
 		e.RetryHint = lastOr(rd.hints)
 	case o.Effect:
 		d.Action = Deny
@@ -374,7 +374,7 @@ func (k *check) denial(d *Decision, rd *reducer, output *value.Variable, o Optio
 		e.Reason = ReasonLimitPrefix + " (3)"
 		e.RetryHint = ""
 	default:
-		e.Decision = "retry"
+		e.Decision = Retry
 		e.RetryHint = lastOr(rd.hints)
 	}
 	return e
