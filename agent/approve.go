@@ -31,7 +31,10 @@ type Request struct {
 }
 
 // Approver asks a human. It must return when ctx ends; the engine denies
-// when it does not answer within its timeout, and when it fails.
+// when it does not answer within its timeout (Config.ApprovalTimeout),
+// when it fails, and when the context passed to Decide ends first: the
+// denial's reason then says the caller gave up (canceled, or its deadline
+// passed), not that the approver timed out.
 type Approver interface {
 	Approve(ctx context.Context, r Request) (Answer, error)
 }
@@ -46,12 +49,13 @@ func (f ApproverFunc) Approve(ctx context.Context, r Request) (Answer, error) { 
 const DefaultApprovalTimeout = 60 * time.Second
 
 // approve runs the approver with the timeout; a late, failed or panicking
-// approver denies.
-func approve(ctx context.Context, a Approver, timeout time.Duration, r Request) (ans Answer, why string) {
+// approver denies, and so does a caller whose context ends first (why
+// tells the two apart).
+func approve(caller context.Context, a Approver, timeout time.Duration, r Request) (ans Answer, why string) {
 	if timeout <= 0 {
 		timeout = DefaultApprovalTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(caller, timeout)
 	defer cancel()
 	type result struct {
 		ans Answer
@@ -71,6 +75,9 @@ func approve(ctx context.Context, a Approver, timeout time.Duration, r Request) 
 	select {
 	case res := <-ch:
 		switch {
+		case res.err != nil && ctx.Err() != nil:
+			// The approver gave up because its context ended.
+			return DenyIt, noAnswer(caller, timeout)
 		case res.pan != nil:
 			return DenyIt, "the approver failed"
 		case res.err != nil:
@@ -80,6 +87,16 @@ func approve(ctx context.Context, a Approver, timeout time.Duration, r Request) 
 		}
 		return DenyIt, "the user denied it"
 	case <-ctx.Done():
-		return DenyIt, "no approval within " + timeout.String()
+		return DenyIt, noAnswer(caller, timeout)
 	}
+}
+
+// noAnswer says why an ask whose context ended has no answer: the
+// caller's context ended (it was canceled or its deadline passed), or the
+// approver's timeout did.
+func noAnswer(caller context.Context, timeout time.Duration) string {
+	if err := caller.Err(); err != nil {
+		return "the caller gave up before the approver answered: " + err.Error()
+	}
+	return "no approval within " + timeout.String()
 }

@@ -373,7 +373,9 @@ func (e *Engine) askApprover(ctx context.Context, ev Event, d *Decision) {
 		d.Reason = "not approved (" + p.req.Question + "): " + why
 		d.Denial = &Denial{Class: ClassApproval, Guard: p.req.Guard, Policy: p.policy, Reason: d.Reason, Retryable: false}
 	}
-	sctx, cancel := context.WithTimeout(ctx, e.cfg.Deadline)
+	// The answer is recorded even when the caller's context has ended
+	// (a refusal for that reason included), within the deadline.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.cfg.Deadline)
 	defer cancel()
 	err := e.cfg.Store.Update(sctx, ev.Session, func(s *Session) error {
 		if ans == AllowAlways {
