@@ -1,15 +1,23 @@
 package agent
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 )
 
-// askPolicy asks before every git command.
-const askPolicy = concPolicy + "guard @push before op:cmd:git = when [\n  * => ask \"Run git?\"\n]\n"
+// askPolicy asks before every git command; what WebFetch returns is
+// untrusted.
+const askPolicy = `var tools @agent = { Bash: { labels: ["cmd"] }, WebFetch: { labels: ["net:r"], returns: ["untrusted"] } }
+guard @push before op:cmd:git = when [
+  * => ask "Run git?"
+]
+`
 
 // askEngine is askPolicy with approver a, deciding in a memory store.
 func askEngine(t *testing.T, a Approver, cfg Config) *Engine {
@@ -107,4 +115,120 @@ func TestAskApproverTimeout(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scriptedApprover answers each ask with the next of its answers
+// ("once", "always", "deny", "timeout", "error"), counting the asks.
+type scriptedApprover struct {
+	mu      sync.Mutex
+	answers []string
+	asked   []Request
+}
+
+func (a *scriptedApprover) Approve(ctx context.Context, r Request) (Answer, error) {
+	a.mu.Lock()
+	a.asked = append(a.asked, r)
+	next := "deny"
+	if len(a.answers) > 0 {
+		next, a.answers = a.answers[0], a.answers[1:]
+	}
+	a.mu.Unlock()
+	switch next {
+	case "once":
+		return AllowOnce, nil
+	case "always":
+		return AllowAlways, nil
+	case "timeout":
+		<-ctx.Done()
+		return DenyIt, ctx.Err()
+	case "error":
+		return DenyIt, errors.New("approval service unreachable")
+	}
+	return DenyIt, nil
+}
+
+func (a *scriptedApprover) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.asked)
+}
+
+// The decision log says that a human was asked and what they answered,
+// with the class, guard and labels of the ask, whatever the answer; a
+// plain allow has none of it.
+func TestLogRecordsApprovals(t *testing.T) {
+	var log bytes.Buffer
+	a := &scriptedApprover{answers: []string{"once", "deny", "timeout", "error", "always"}}
+	e := askEngine(t, a, Config{ApprovalTimeout: 50 * time.Millisecond, Log: &log})
+	ctx := context.Background()
+	// The session saw untrusted content: every input carries it.
+	e.Decide(ctx, Event{Kind: ToolAfter, Session: "s", Tool: "WebFetch", Input: map[string]any{"url": "https://x.example"}, Output: "hello"})
+	cmds := []string{"git push", "git push --force", "git fetch", "git pull", "git status", "git log", "ls"}
+	var ds []Decision
+	for _, c := range cmds {
+		ds = append(ds, e.Decide(ctx, Event{Kind: ToolBefore, Session: "s", Tool: "Bash", Input: map[string]any{"command": c}}))
+	}
+	want := []struct {
+		outcome Outcome
+		answer  Reply
+		reused  string
+		reason  string
+	}{
+		{Allow, ReplyOnce, "", ""},
+		{Deny, ReplyDenied, "", "not approved (Run git?): the user denied it"},
+		{Deny, ReplyTimeout, "", "not approved (Run git?): no approval within 50ms"},
+		{Deny, ReplyFailed, "", "not approved (Run git?): the approver failed: approval service unreachable"},
+		{Allow, ReplyAlways, "", ""},
+		{Allow, ReplyAlways, ReusedSession, ""},
+	}
+	recs := logLines(t, &log)[1:]
+	require.Len(t, recs, len(cmds))
+	for i, w := range want {
+		d, r := ds[i], recs[i]
+		require.Equal(t, w.outcome, d.Outcome, cmds[i])
+		require.Equal(t, w.reason, d.Reason, cmds[i])
+		require.Equal(t, &Approval{Question: "Run git?", Answer: w.answer, Reused: w.reused}, d.Approval, cmds[i])
+		require.Equal(t, string(w.outcome), r["decision"], cmds[i])
+		require.Equal(t, string(ClassApproval), r["class"], cmds[i])
+		require.Equal(t, "@push", r["guard"], cmds[i])
+		require.Equal(t, []any{"untrusted", "src:network", "influenced"}, r["labels"], cmds[i])
+		ap := map[string]any{"question": "Run git?", "answer": string(w.answer)}
+		if w.reused != "" {
+			ap["reused"] = w.reused
+		}
+		require.Equal(t, ap, r["approval"], cmds[i])
+		if w.outcome == Deny {
+			require.Equal(t, ClassApproval, d.Denial.Class, cmds[i])
+			require.Equal(t, "@push", d.Denial.Guard, cmds[i])
+			require.Equal(t, "p.guard", d.Denial.Policy, cmds[i])
+			require.Equal(t, []string{"untrusted", "src:network", "influenced"}, d.Denial.Labels, cmds[i])
+			require.NotEmpty(t, d.Denial.Lineage, cmds[i])
+			require.False(t, d.Denial.Retryable, cmds[i])
+		} else {
+			require.Nil(t, d.Denial, cmds[i])
+		}
+	}
+	// A plain allow: no human, no class, no guard.
+	last := recs[len(recs)-1]
+	require.Equal(t, "allow", last["decision"])
+	for _, k := range []string{"approval", "class", "guard"} {
+		require.NotContains(t, last, k)
+	}
+	require.Nil(t, ds[len(ds)-1].Approval)
+}
+
+// Without an approver the host asks: the record names the guard that asked
+// and its class, and says no human answered here.
+func TestLogRecordsAskLeftToHost(t *testing.T) {
+	var log bytes.Buffer
+	e := askEngine(t, nil, Config{Log: &log})
+	d := e.Decide(context.Background(), gitPush("s"))
+	require.Equal(t, Ask, d.Outcome)
+	require.Nil(t, d.Approval)
+	r := logLines(t, &log)[0]
+	require.Equal(t, "ask", r["decision"])
+	require.Equal(t, "Run git?", r["reason"])
+	require.Equal(t, "@push", r["guard"])
+	require.Equal(t, string(ClassApproval), r["class"])
+	require.NotContains(t, r, "approval")
 }

@@ -362,7 +362,8 @@ type pendingAsk struct {
 func (e *Engine) askApprover(ctx context.Context, ev Event, d *Decision) {
 	p := d.pending
 	d.pending = nil
-	ans, why := approve(ctx, e.cfg.Approver, e.cfg.ApprovalTimeout, p.req)
+	ans, reply, why := approve(ctx, e.cfg.Approver, e.cfg.ApprovalTimeout, p.req)
+	d.Approval = &Approval{Question: p.req.Question, Answer: reply}
 	switch ans {
 	case AllowAlways:
 		d.Outcome, d.Reason, d.Approved = Allow, "", "always"
@@ -371,7 +372,7 @@ func (e *Engine) askApprover(ctx context.Context, ev Event, d *Decision) {
 	default:
 		d.Outcome = Deny
 		d.Reason = "not approved (" + p.req.Question + "): " + why
-		d.Denial = &Denial{Class: ClassApproval, Guard: p.req.Guard, Policy: p.policy, Reason: d.Reason, Retryable: false}
+		d.Denial = d.refusedAsk()
 	}
 	// The answer is recorded even when the caller's context has ended
 	// (a refusal for that reason included), within the deadline.
@@ -388,8 +389,24 @@ func (e *Engine) askApprover(ctx context.Context, ev Event, d *Decision) {
 		return nil
 	})
 	if err != nil {
+		// The human was asked all the same: the log says what they
+		// answered.
+		ap := d.Approval
 		*d = failed(err.Error())
+		d.Approval = ap
 	}
+}
+
+// refusedAsk is the denial of an ask that was not approved: the ask's
+// guard, rule, policy, labels and lineage, the decision's reason.
+func (d *Decision) refusedAsk() *Denial {
+	dn := &Denial{Class: ClassApproval}
+	if d.asked != nil {
+		c := *d.asked
+		dn = &c
+	}
+	dn.Reason, dn.Retryable = d.Reason, false
+	return dn
 }
 
 // Undecided records in ev's session what a tool.after event that could
@@ -909,10 +926,13 @@ func (e *Engine) resolve(ctx context.Context, s *Session, ev Event, sh string, v
 		}
 	case guard.Ask:
 		d.Question, d.Asker = v.Reason, v.Guard
+		d.asked = e.denial(v, labels, origins)
+		d.asked.Class, d.asked.Reason, d.asked.Hint, d.asked.Retryable = ClassApproval, v.Reason, "", false
 		key := ev.Tool + "\x00" + v.Reason
 		switch {
 		case s.Approvals[key]:
 			d.Approved = "cached"
+			d.Approval = &Approval{Question: v.Reason, Answer: ReplyAlways, Reused: ReusedSession}
 		case e.cfg.Approver != nil:
 			// The human is asked after the session is released (Decide):
 			// other events of the session must not wait on them.
@@ -1209,9 +1229,7 @@ func (e *Engine) record(ev Event, d *Decision, vars []*value.Variable, params []
 	}
 	r := Record{Session: ev.Session, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Cwd: ev.Cwd, Decision: d.Outcome,
 		Reason: d.Reason, Labels: d.Labels}
-	if d.Denial != nil {
-		r.Rule, r.Guard, r.Class = d.Denial.Rule, d.Denial.Guard, d.Denial.Class
-	}
+	r.decidedBy(d)
 	if len(vars) > 0 {
 		r.Input = make(map[string]any, len(vars))
 		for i, v := range vars {
@@ -1238,6 +1256,19 @@ func (e *Engine) record(ev Event, d *Decision, vars []*value.Variable, params []
 		r.masks = appendTexts(r.masks, ev.Output)
 	}
 	return r
+}
+
+// decidedBy sets the record's rule, guard and class from the decision's
+// denial, or from its ask (an ask left to the host, or approved): class
+// ClassApproval and the guard that asked.
+func (r *Record) decidedBy(d *Decision) {
+	dn := d.Denial
+	if dn == nil {
+		dn = d.asked
+	}
+	if dn != nil {
+		r.Rule, r.Guard, r.Class = dn.Rule, dn.Guard, dn.Class
+	}
 }
 
 // modelText reports whether field of a kind's input is a prompt or a
@@ -1276,6 +1307,14 @@ func (e *Engine) logDecision(ev Event, d *Decision, r Record) {
 	}
 	r.Time = e.when(ev)
 	r.Decision, r.Reason = d.Outcome, maskText(d.Reason, r.masks)
+	// An ask was settled after the record was built: it says who asked
+	// and what the human answered.
+	r.decidedBy(d)
+	if d.Approval != nil {
+		ap := *d.Approval
+		ap.Question = maskText(ap.Question, r.masks)
+		r.Approval = &ap
+	}
 	r.LatencyUS = d.Latency.Microseconds()
 	r.PolicyHash = e.hash
 	if err := e.log.write(&r); err != nil && d.Outcome != Deny {
