@@ -232,3 +232,144 @@ func TestLogRecordsAskLeftToHost(t *testing.T) {
 	require.Equal(t, string(ClassApproval), r["class"])
 	require.NotContains(t, r, "approval")
 }
+
+// clock is a settable Config.Now.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func bashCall(session, callID, cmd string) Event {
+	return Event{Kind: ToolBefore, Session: session, Tool: "Bash", CallID: callID, Input: map[string]any{"command": cmd}}
+}
+
+// A human's no is remembered: the identical call (same session, tool,
+// input and question) is denied without asking again while the answer
+// is kept (AnswerTTL), whatever its call id; a different call, another
+// session, or the same call once the answer expired is asked.
+func TestIdenticalAskReusesDenial(t *testing.T) {
+	c := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	a := &scriptedApprover{}
+	e := askEngine(t, a, Config{Now: c.now, AnswerTTL: time.Minute})
+	ctx := context.Background()
+	d := e.Decide(ctx, bashCall("s", "c1", "git push"))
+	require.Equal(t, Deny, d.Outcome)
+	require.Equal(t, 1, a.count())
+
+	c.add(30 * time.Second)
+	d = e.Decide(ctx, bashCall("s", "c2", "git push"))
+	require.Equal(t, Deny, d.Outcome)
+	require.Equal(t, 1, a.count(), "the identical call is not asked again")
+	require.Equal(t, &Approval{Question: "Run git?", Answer: ReplyDenied, Reused: ReusedEarlier}, d.Approval)
+	require.Equal(t, "not approved (Run git?): the user denied the same call earlier (an answer is kept 1m0s)", d.Reason)
+	require.Equal(t, ClassApproval, d.Denial.Class)
+	require.Equal(t, "@push", d.Denial.Guard)
+
+	e.Decide(ctx, bashCall("s", "c3", "git push --force"))
+	require.Equal(t, 2, a.count(), "a different call is asked")
+	e.Decide(ctx, bashCall("other", "c1", "git push"))
+	require.Equal(t, 3, a.count(), "another session is asked")
+
+	c.add(31 * time.Second)
+	e.Decide(ctx, bashCall("s", "c4", "git push"))
+	require.Equal(t, 4, a.count(), "an expired answer is not reused")
+}
+
+// "Allow once" is one call: it is reused only by the same call (the host
+// sending the call id it answered again), never by a new call with the
+// same input, nor by calls without an id.
+func TestIdenticalAskAllowOnceIsOneCall(t *testing.T) {
+	a := &scriptedApprover{answers: []string{"once", "once", "once", "once"}}
+	e := askEngine(t, a, Config{})
+	ctx := context.Background()
+	for range 2 {
+		d := e.Decide(ctx, bashCall("s", "c1", "git push"))
+		require.Equal(t, Allow, d.Outcome)
+	}
+	require.Equal(t, 1, a.count())
+	d := e.Decide(ctx, bashCall("s", "c1", "git push"))
+	require.Equal(t, &Approval{Question: "Run git?", Answer: ReplyOnce, Reused: ReusedEarlier}, d.Approval)
+	require.Equal(t, "cached", d.Approved)
+	e.Decide(ctx, bashCall("s", "c2", "git push"))
+	require.Equal(t, 2, a.count(), "a new call with the same input is asked")
+	e.Decide(ctx, bashCall("s", "", "git push"))
+	e.Decide(ctx, bashCall("s", "", "git push"))
+	require.Equal(t, 4, a.count(), "calls without an id are asked each time")
+}
+
+// No answer (a timeout, a failed approver, a caller that gave up) is not
+// an answer: the identical call is asked again.
+func TestIdenticalAskNoAnswerAsksAgain(t *testing.T) {
+	a := &scriptedApprover{answers: []string{"timeout", "error", "once"}}
+	e := askEngine(t, a, Config{ApprovalTimeout: 20 * time.Millisecond})
+	ctx := context.Background()
+	for _, want := range []Outcome{Deny, Deny, Allow} {
+		d := e.Decide(ctx, bashCall("s", "c1", "git push"))
+		require.Equal(t, want, d.Outcome, d.Reason)
+	}
+	require.Equal(t, 3, a.count())
+}
+
+// A negative AnswerTTL keeps no answer: every ask is asked.
+func TestAnswerTTLNegativeKeepsNothing(t *testing.T) {
+	a := &scriptedApprover{}
+	e := askEngine(t, a, Config{AnswerTTL: -1})
+	for range 3 {
+		e.Decide(context.Background(), bashCall("s", "c1", "git push"))
+	}
+	require.Equal(t, 3, a.count())
+}
+
+// Identical asks decided at once are put to the human once: the others
+// wait for that answer.
+func TestIdenticalAsksInFlightAskOnce(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	n := 0
+	e := askEngine(t, ApproverFunc(func(ctx context.Context, r Request) (Answer, error) {
+		mu.Lock()
+		n++
+		mu.Unlock()
+		<-release
+		return DenyIt, nil
+	}), Config{ApprovalTimeout: 10 * time.Second})
+	const k = 4
+	out := make(chan Decision, k)
+	for i := range k {
+		go func() { out <- e.Decide(context.Background(), bashCall("s", "c"+string(rune('0'+i)), "git push")) }()
+	}
+	time.Sleep(200 * time.Millisecond)
+	close(release)
+	reused := 0
+	for range k {
+		d := <-out
+		require.Equal(t, Deny, d.Outcome)
+		if d.Approval.Reused == ReusedEarlier {
+			reused++
+		}
+	}
+	require.Equal(t, 1, n)
+	require.Equal(t, k-1, reused)
+}
+
+// The approver is asked about the call the host will run: the input as
+// the chain rewrote it, and an answer is the answer for that call.
+func TestApproverSeesRewrittenCall(t *testing.T) {
+	a := &scriptedApprover{answers: []string{"once"}}
+	rewrite := Hook{Name: "dry", Priority: -1, Func: func(ctx context.Context, in HookInput) (HookResult, error) {
+		return HookResult{Action: Modify, Input: map[string]any{"command": "git push --dry-run"}}, nil
+	}}
+	e := askEngine(t, a, Config{Hooks: []Hook{rewrite}})
+	d := e.Decide(context.Background(), bashCall("s", "c1", "git push"))
+	require.Equal(t, Allow, d.Outcome)
+	require.Equal(t, map[string]any{"command": "git push --dry-run"}, d.Input)
+	require.Len(t, a.asked, 1)
+	require.Equal(t, map[string]any{"command": "git push --dry-run"}, a.asked[0].Input)
+}

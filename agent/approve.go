@@ -14,7 +14,7 @@ const (
 	DenyIt Answer = iota
 	AllowOnce
 	// AllowAlways allows and remembers the answer for the session (the
-	// same tool and question are not asked again).
+	// same tool and question are not asked again, whatever the input).
 	AllowAlways
 )
 
@@ -25,6 +25,8 @@ type Request struct {
 	Question string
 	// Guard is the guard that asked.
 	Guard string
+	// Input is the call's input as the host will run it (as the chain
+	// rewrote it, if it did).
 	Input map[string]any
 	// Labels are the labels the input carries.
 	Labels []string
@@ -131,6 +133,8 @@ const (
 	// ReusedSession is an "allow always" the session holds for the tool
 	// and question.
 	ReusedSession = "session"
+	// ReusedEarlier is the answer an identical ask got (Config.AnswerTTL).
+	ReusedEarlier = "earlier"
 )
 
 // Approval is how an ask was settled by the engine's Approver: on the
@@ -142,6 +146,7 @@ type Approval struct {
 	// Answer is the human's answer, or why there is none.
 	Answer Reply `json:"answer"`
 	// Reused is set when the approver was not asked for this event: the
-	// answer came from the session (ReusedSession).
+	// answer came from the session (ReusedSession) or from an identical
+	// ask (ReusedEarlier).
 	Reused string `json:"reused,omitempty"`
 }

@@ -84,8 +84,20 @@ type Config struct {
 	// Log receives the decision log (JSONL), nil for none.
 	Log io.Writer
 	// Approver answers asks; nil leaves an ask to the host (Outcome Ask).
-	Approver        Approver
+	Approver Approver
+	// ApprovalTimeout bounds one ask (default DefaultApprovalTimeout).
 	ApprovalTimeout time.Duration
+	// AnswerTTL is how long the engine keeps a human's answer to the ask
+	// of a tool call, to answer an identical ask (same session, tool,
+	// input as the host will run it, asking guard and question) without
+	// asking again: a denial is reused by every identical call, an
+	// "allow once" only by the same call (the same non-empty
+	// Event.CallID, sent again). Default DefaultAnswerTTL; negative
+	// keeps none. Answers are kept in the engine's memory, not the
+	// store: another engine asks again. "Allow always" is kept in the
+	// session, for its life, for the tool and question whatever the
+	// input.
+	AnswerTTL time.Duration
 	// Deadline bounds one decision (default 5s): it must end before the
 	// host's hook timeout, because hosts fail open when a hook times out.
 	Deadline time.Duration
@@ -131,6 +143,8 @@ type Engine struct {
 	// protected caches the protected path set of each workspace
 	// (protect.ForAgent stats and resolves its roots: not per call).
 	protected sync.Map
+	// answers are the humans' recent answers to asks (AnswerTTL).
+	answers answers
 }
 
 // layer is one loaded policy.
@@ -357,18 +371,27 @@ type pendingAsk struct {
 }
 
 // askApprover asks the human (under ApprovalTimeout, not the decision's
-// deadline), then records the answer in the session: an "allow always"
-// and the call's final decision. A store that fails then denies.
+// deadline), or takes the answer an identical ask got (AnswerTTL), then
+// records the answer in the session: an "allow always" and the call's
+// final decision. A store that fails then denies.
 func (e *Engine) askApprover(ctx context.Context, ev Event, d *Decision) {
 	p := d.pending
 	d.pending = nil
-	ans, reply, why := approve(ctx, e.cfg.Approver, e.cfg.ApprovalTimeout, p.req)
+	if d.Input != nil {
+		// The human is asked about the call the host will run.
+		p.req.Input = d.Input
+	}
+	ans, reply, why, reused := e.answer(ctx, ev, p.req)
 	d.Approval = &Approval{Question: p.req.Question, Answer: reply}
-	switch ans {
-	case AllowAlways:
-		d.Outcome, d.Reason, d.Approved = Allow, "", "always"
-	case AllowOnce:
-		d.Outcome, d.Reason, d.Approved = Allow, "", "once"
+	if reused {
+		d.Approval.Reused = ReusedEarlier
+	}
+	switch {
+	case ans == AllowAlways || ans == AllowOnce:
+		d.Outcome, d.Reason, d.Approved = Allow, "", string(reply)
+		if reused {
+			d.Approved = "cached"
+		}
 	default:
 		d.Outcome = Deny
 		d.Reason = "not approved (" + p.req.Question + "): " + why
@@ -395,6 +418,39 @@ func (e *Engine) askApprover(ctx context.Context, ev Event, d *Decision) {
 		*d = failed(err.Error())
 		d.Approval = ap
 	}
+}
+
+// answer is the human's answer to an ask: one an identical ask of a tool
+// call got (reused), else the approver's. An identical ask being
+// answered now is waited for rather than put to the human twice.
+func (e *Engine) answer(ctx context.Context, ev Event, req Request) (ans Answer, reply Reply, why string, reused bool) {
+	ttl := e.cfg.AnswerTTL
+	if ttl == 0 {
+		ttl = DefaultAnswerTTL
+	}
+	if ev.Kind != ToolBefore || ttl < 0 {
+		ans, reply, why = approve(ctx, e.cfg.Approver, e.cfg.ApprovalTimeout, req)
+		return ans, reply, why, false
+	}
+	key := askKey(ev.Session, ev.Tool, req.Input, req.Guard, req.Question)
+	ans, reused, err := e.answers.settle(ctx, key, ev.CallID, e.now, ttl)
+	switch {
+	case err != nil:
+		return DenyIt, ReplyCanceled, "the caller gave up before the approver answered: " + err.Error(), false
+	case reused:
+		switch ans {
+		case AllowOnce:
+			return ans, ReplyOnce, "", true
+		case AllowAlways:
+			return ans, ReplyAlways, "", true
+		}
+		return DenyIt, ReplyDenied, "the user denied the same call earlier (an answer is kept " + ttl.String() + ")", true
+	}
+	got := false
+	defer func() { e.answers.done(key, ev.CallID, ans, got, e.now(), ttl) }()
+	ans, reply, why = approve(ctx, e.cfg.Approver, e.cfg.ApprovalTimeout, req)
+	got = reply == ReplyOnce || reply == ReplyAlways || reply == ReplyDenied
+	return ans, reply, why, false
 }
 
 // refusedAsk is the denial of an ask that was not approved: the ask's
