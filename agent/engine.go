@@ -560,6 +560,9 @@ type verdict struct {
 	// rewrittenBy names the restricting (non-first) policy that rewrote
 	// the call, "" when none did.
 	rewrittenBy string
+	// retryable is a hook's Block that lets the agent change the call
+	// and try again (HookResult.Retryable).
+	retryable bool
 }
 
 func rankOf(a guard.Action) int {
@@ -1015,7 +1018,7 @@ func (e *Engine) denial(v verdict, labels []string, origins []Origin) *Denial {
 	case classProtected:
 		dn.Class = ClassProtected
 	case classHook:
-		dn.Class, dn.Retryable = ClassHook, true
+		dn.Class, dn.Retryable = ClassHook, v.retryable
 	default:
 		dn.Class, dn.Retryable = ClassGuard, true
 	}
