@@ -87,6 +87,10 @@ type Config struct {
 	Approver Approver
 	// ApprovalTimeout bounds one ask (default DefaultApprovalTimeout).
 	ApprovalTimeout time.Duration
+	// UnknownTools is what a tool call (tool.before) of a tool that no
+	// policy's tool collection declares gets: DecideUnknownTools (the
+	// default) or DenyUnknownTools.
+	UnknownTools UnknownTools
 	// AnswerTTL is how long the engine keeps a human's answer to the ask
 	// of a tool call, to answer an identical ask (same session, tool,
 	// input as the host will run it, asking guard and question) without
@@ -128,6 +132,25 @@ type Config struct {
 	Cover func(ast.Pos)
 }
 
+// UnknownTools is what the engine does with a call of a tool that no
+// policy's tool collection declares (no key, exact or glob, matches its
+// name).
+type UnknownTools int
+
+const (
+	// DecideUnknownTools, the default, decides the call like any other,
+	// as a call of a tool without labels: guards on its name, on op:exe
+	// and on the labels its data carries see it, but no rule keyed on
+	// the tool's labels (capabilities, fs:/net: risk classes) does, so
+	// most policies allow it.
+	DecideUnknownTools UnknownTools = iota
+	// DenyUnknownTools denies the call (class policy, rule
+	// "unknown-tools", not retryable), naming the tool and how to
+	// declare it. A tool declared with no labels (`{ T: { labels: [] }
+	// }`) is known.
+	DenyUnknownTools
+)
+
 // Engine decides agent events. It is safe for concurrent use.
 type Engine struct {
 	cfg    Config
@@ -163,6 +186,8 @@ type toolDef struct {
 	pattern string
 	labels  []string
 	returns []string
+	// declared is false for the stand-in of a tool no key matches.
+	declared bool
 }
 
 // New loads the policies once (each top level runs once) into an engine.
@@ -236,7 +261,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		for _, tc := range m.Tools() {
 			for _, k := range tc.Value.Keys {
 				t, _ := tc.Value.Values[k].(*value.Object)
-				l.tools = append(l.tools, toolDef{pattern: k, labels: strs(t, "labels"), returns: strs(t, "returns")})
+				l.tools = append(l.tools, toolDef{pattern: k, labels: strs(t, "labels"), returns: strs(t, "returns"), declared: true})
 			}
 		}
 		if m.HasPolicyRule("session-taint-strict") {
@@ -867,6 +892,9 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 	case protected != "":
 		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: classProtected,
 			Reason: "guardrun protects its own files and the agents' hook settings: " + protected + "; edit them yourself, outside the agent"}}
+	case !t.declared && e.cfg.UnknownTools == DenyUnknownTools:
+		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassPolicy, Rule: "unknown-tools",
+			Reason: fmt.Sprintf("tool %q is not declared in any policy's tool collection, and unknown tools are denied (Config.UnknownTools); declare it with its labels, e.g. var tools @mine = { %q: { labels: [] } }", ev.Tool, ev.Tool)}}
 	case facts.unchecked != "":
 		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
 			Reason: "the command cannot be checked: " + facts.unchecked}}
