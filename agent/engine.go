@@ -168,6 +168,11 @@ type Engine struct {
 	protected sync.Map
 	// answers are the humans' recent answers to asks (AnswerTTL).
 	answers answers
+	// closeMu is held (read) by every decision while it uses the
+	// policies, and by Close (write) to release them; closed is set
+	// once they are.
+	closeMu sync.RWMutex
+	closed  bool
 }
 
 // layer is one loaded policy.
@@ -293,11 +298,30 @@ func strs(o *value.Object, key string) []string {
 	return out
 }
 
+// ErrClosed is the reason of every decision of an Engine after Close.
+var ErrClosed = errors.New("agent: the engine is closed: its policies were released, so it decides nothing (every event is denied)")
+
 // PolicyHash identifies the loaded policies (their names and content).
 func (e *Engine) PolicyHash() string { return e.hash }
 
-// Close releases the policies' resources.
+// Close releases the policies' resources: each policy's interpreter
+// state, its open base and state directories and its memory budget. It
+// waits for the decisions using the policies to finish (an approval
+// being asked is not waited for: it no longer uses them), and is safe to
+// call more than once and concurrently with Decide. It does not close
+// what the Config handed in: the Store, the Log writer and the hooks are
+// the caller's.
+//
+// After Close, Decide (and Invoke) decide nothing: every event is denied
+// with the reason ErrClosed, class ClassError, and logged as such; an
+// Invoke does not run the tool.
 func (e *Engine) Close() {
+	e.closeMu.Lock()
+	defer e.closeMu.Unlock()
+	if e.closed {
+		return
+	}
+	e.closed = true
 	for _, l := range e.layers {
 		l.mu.Lock()
 		l.m.Close()
@@ -338,7 +362,8 @@ func globMatch(pattern, name string) bool {
 }
 
 // Decide decides one event. It never fails: an error of any kind is a
-// denial whose reason says what went wrong (fail closed).
+// denial whose reason says what went wrong (fail closed), and so is every
+// event after Close (ErrClosed).
 func (e *Engine) Decide(ctx context.Context, ev Event) Decision {
 	start := e.now()
 	if ctx == nil {
@@ -356,6 +381,12 @@ func (e *Engine) Decide(ctx context.Context, ev Event) Decision {
 				d = failed(fmt.Sprintf("internal error while deciding: %v", r))
 			}
 		}()
+		e.closeMu.RLock()
+		defer e.closeMu.RUnlock()
+		if e.closed {
+			d = failed(ErrClosed.Error())
+			return
+		}
 		if err := e.validate(ev); err != nil {
 			d = failed(err.Error())
 			return
