@@ -57,8 +57,9 @@ type Denial struct {
 	Reason string `json:"reason"`
 	Hint   string `json:"hint,omitempty"`
 	// Retryable tells the agent whether a changed call may pass: false
-	// for policy and capability denials and once a call shape used its
-	// retries.
+	// for policy and capability denials, refused asks, a hook's block
+	// (unless the hook sets HookResult.Retryable) and once a call shape
+	// used its retries.
 	Retryable bool `json:"retryable"`
 	// Labels are the labels that triggered the denial and Lineage where
 	// they came from.
