@@ -184,9 +184,13 @@ func formatRecord(r agent.Record) string {
 		// What the human answered (lines written before the log had it
 		// have none).
 		h := "human: " + printable(string(a.Answer))
-		if a.Reused == agent.ReusedSession {
+		switch a.Reused {
+		case "":
+		case agent.ReusedSession:
 			h += ", from the session"
-		} else if a.Reused != "" {
+		case agent.ReusedEarlier:
+			h += ", from an identical call"
+		default:
 			h += ", " + printable(a.Reused)
 		}
 		by = append(by, h)
