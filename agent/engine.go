@@ -420,10 +420,9 @@ func (e *Engine) Decide(ctx context.Context, ev Event) Decision {
 // pendingAsk is an ask the approver must answer once the session is
 // released.
 type pendingAsk struct {
-	key    string
-	seq    int
-	policy string
-	req    Request
+	key string
+	seq int
+	req Request
 }
 
 // askApprover asks the human (under ApprovalTimeout, not the decision's
@@ -1055,7 +1054,7 @@ func (e *Engine) resolve(ctx context.Context, s *Session, ev Event, sh string, v
 			// The human is asked after the session is released (Decide):
 			// other events of the session must not wait on them.
 			d.Outcome, d.Reason = Ask, v.Reason
-			d.pending = &pendingAsk{key: key, seq: s.Seq, policy: v.policy, req: Request{Session: ev.Session, Tool: ev.Tool,
+			d.pending = &pendingAsk{key: key, seq: s.Seq, req: Request{Session: ev.Session, Tool: ev.Tool,
 				Question: v.Reason, Guard: v.Guard, Input: ev.Input, Labels: labels}}
 		default:
 			d.Outcome, d.Reason = Ask, v.Reason
