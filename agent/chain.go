@@ -112,6 +112,7 @@ func (e *Engine) chain(ctx context.Context, s *Session, ev Event, f *flow, op fu
 			}
 		case Block:
 			v = hookVerdict(h, guard.Deny, r.Reason)
+			v.retryable = r.Retryable
 		case AskUser:
 			v = hookVerdict(h, guard.Ask, r.Reason)
 		case RetryCall:
