@@ -45,7 +45,6 @@ func (in *interp) evalRef(e *env, r *ast.Ref) (*value.Variable, error) {
 	return in.evalRefRoot(e, r, root, ok)
 }
 
-
 // evalMxField evaluates `@mx.key…` from the one member read (mxMember)
 // instead of the whole @mx: most reads (`@mx.op.type`, `@mx.labels`,
 // `@mx.try`) need one namespace of it. ok is false when r is another
