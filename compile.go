@@ -56,7 +56,7 @@ func Compile(name string, src []byte, opts ...CompileOption) (prg *Program, err 
 	mode, ok := cfg.mode.astMode()
 	if !ok {
 		return nil, &Error{
-			Name:    "UsageError",
+			Name:    UsageErrorName,
 			Message: fmt.Sprintf("unknown mode %s", cfg.mode),
 			Pos:     ast.Pos{File: name},
 			Hint:    "pass guardrun.Markdown or guardrun.Strict to WithMode",
@@ -67,7 +67,7 @@ func Compile(name string, src []byte, opts ...CompileOption) (prg *Program, err 
 		return nil, newError(perr, source{name: name, src: src})
 	}
 	if doc == nil {
-		return nil, &Error{Name: "ParseError", Message: "parser returned no document", Pos: ast.Pos{File: name}}
+		return nil, &Error{Name: ParseErrorName, Message: "parser returned no document", Pos: ast.Pos{File: name}}
 	}
 	// A script that needs JavaScript or token counts in a program built
 	// without them is refused here, before it can run at all.
@@ -83,7 +83,7 @@ func CompileFile(path string, opts ...CompileOption) (*Program, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &Error{
-			Name:    "IOError",
+			Name:    IOErrorName,
 			Message: fmt.Sprintf("cannot read script: %v", err),
 			Pos:     ast.Pos{File: path},
 			Hint:    "check that the file exists and is readable",
@@ -96,7 +96,7 @@ func CompileFile(path string, opts ...CompileOption) (*Program, error) {
 	}
 	dir, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
-		return nil, &Error{Name: "IOError", Message: fmt.Sprintf("cannot resolve the script's directory: %v", err),
+		return nil, &Error{Name: IOErrorName, Message: fmt.Sprintf("cannot resolve the script's directory: %v", err),
 			Pos: ast.Pos{File: path}, Hint: "pass an absolute path", cause: err}
 	}
 	prg.dir = dir

@@ -3,6 +3,7 @@ package guardrun
 import (
 	"context"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -203,6 +204,10 @@ type Result struct {
 // nil. Cancelling ctx interrupts the run.
 func (p *Program) Run(ctx context.Context, opts ...RunOption) (res *Result, err error) {
 	o := p.options(opts)
+	var denials lastDenial
+	if o.Explain != nil {
+		o.Explain = denials.watch(o.Explain)
+	}
 	res = &Result{}
 	defer func() {
 		if r := recover(); r != nil {
@@ -222,5 +227,39 @@ func (p *Program) Run(ctx context.Context, opts ...RunOption) (res *Result, err 
 		return res, nil
 	}
 	res.Err = newError(rerr, source{name: p.name, src: p.src, dir: o.Dir})
+	denials.lineage(res.Err)
 	return res, res.Err
+}
+
+// lastDenial keeps the last denial a run explained, so that the Denial
+// of the error that ended the run carries its lineage.
+type lastDenial struct {
+	mu   sync.Mutex
+	last *Explanation
+}
+
+// watch wraps explain to keep the denials it receives.
+func (l *lastDenial) watch(explain func(Explanation)) func(Explanation) {
+	return func(x Explanation) {
+		if x.Decision != "override" {
+			l.mu.Lock()
+			l.last = &x
+			l.mu.Unlock()
+		}
+		explain(x)
+	}
+}
+
+// lineage gives e's Denial the lineage of the explanation of the same
+// denial, if the run explained it.
+func (l *lastDenial) lineage(e *Error) {
+	l.mu.Lock()
+	x := l.last
+	l.mu.Unlock()
+	if e == nil || e.Denial == nil || x == nil || len(x.Lineage) == 0 {
+		return
+	}
+	if x.Reason == e.Denial.Reason || x.Pos == e.Pos {
+		e.Denial.Lineage = slices.Clone(x.Lineage)
+	}
 }
