@@ -508,12 +508,12 @@ func (e *Engine) answer(ctx context.Context, ev Event, req Request) (ans Answer,
 // refusedAsk is the denial of an ask that was not approved: the ask's
 // guard, rule, policy, labels and lineage, the decision's reason.
 func (d *Decision) refusedAsk() *Denial {
-	dn := &Denial{Class: ClassApproval}
+	dn := &Denial{Denial: guardrun.Denial{Class: ClassApproval}}
 	if d.asked != nil {
 		c := *d.asked
 		dn = &c
 	}
-	dn.Reason, dn.Retryable = d.Reason, false
+	dn.Action, dn.Reason, dn.Retryable = Deny, d.Reason, false
 	return dn
 }
 
@@ -550,7 +550,7 @@ func (e *Engine) Undecided(ev Event, why string) error {
 
 // failed is the denial of an event the engine could not decide.
 func failed(reason string) Decision {
-	return Decision{Outcome: Deny, Reason: reason, Denial: &Denial{Class: ClassError, Reason: reason}}
+	return Decision{Outcome: Deny, Reason: reason, Denial: &Denial{Denial: guardrun.Denial{Action: Deny, Class: ClassError, Reason: reason}}}
 }
 
 func (e *Engine) validate(ev Event) error {
@@ -1031,7 +1031,7 @@ func (e *Engine) resolve(ctx context.Context, s *Session, ev Event, sh string, v
 			d.Outcome = Deny
 			d.Reason = fmt.Sprintf("retries exhausted (%d) for this call: %s", e.cfg.MaxRetries, v.Hint)
 			d.Denial = e.denial(v, labels, origins)
-			d.Denial.Reason, d.Denial.Retryable = d.Reason, false
+			d.Denial.Action, d.Denial.Reason, d.Denial.Retryable = Deny, d.Reason, false
 		} else {
 			d.Outcome, d.Reason = Retry, v.Hint
 			d.Denial = e.denial(v, labels, origins)
@@ -1061,7 +1061,11 @@ func (e *Engine) resolve(ctx context.Context, s *Session, ev Event, sh string, v
 
 // denial types a refusal.
 func (e *Engine) denial(v verdict, labels []string, origins []Origin) *Denial {
-	dn := &Denial{Guard: v.Guard, Rule: v.Rule, Policy: v.policy, Reason: v.Reason, Hint: v.Hint}
+	dn := &Denial{Denial: guardrun.Denial{Action: guardrun.Action(v.Action.String()), Guard: v.Guard, Rule: v.Rule,
+		Policy: v.policy, Reason: v.Reason, Hint: v.Hint}}
+	if h, ok := strings.CutPrefix(v.Guard, "hook:"); ok {
+		dn.Hook = h
+	}
 	switch v.Class {
 	case interp.ClassPolicy:
 		dn.Class = ClassPolicy
