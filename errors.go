@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/check"
 	"github.com/guardrun/guardrun/grammar"
 	"github.com/guardrun/guardrun/interp"
 	"github.com/guardrun/guardrun/interp/code"
@@ -57,6 +58,10 @@ type Error struct {
 	// (OperationDeniedName), or a guard that failed while deciding
 	// (GuardFailureName, class ClassError). Nil for every other error.
 	Denial *Denial
+
+	// Findings are the check's errors of a CheckError (WithStrictCheck),
+	// in source order; the error is positioned at the first.
+	Findings []check.Finding
 
 	cause error
 	// internal marks a recovered panic: a guardrun bug, never the script's

@@ -18,6 +18,9 @@ func (in *interp) execDocument(e *env, doc *ast.Document) error {
 	if e.mod.doc == nil {
 		e.mod.doc = doc
 	}
+	if err := in.checkImports(e, doc); err != nil {
+		return err
+	}
 	if doc.Frontmatter != "" {
 		e.sc.vars["fm"] = value.New(parseFrontmatter(doc.Frontmatter))
 	}
@@ -161,6 +164,9 @@ func redefinitionError(name string, pos ast.Pos) error {
 func (in *interp) define(e *env, name string, v *value.Variable, pos ast.Pos) error {
 	if _, exists := e.sc.vars[name]; exists {
 		return redefinitionError(name, pos)
+	}
+	if err := in.embedderName(e, name, pos); err != nil {
+		return err
 	}
 	e.sc.vars[name] = v
 	return nil
@@ -321,6 +327,9 @@ func showSubtype(x ast.Expr) string {
 func (in *interp) execExe(e *env, d *ast.ExeDirective) error {
 	if _, exists := e.sc.vars[d.Name]; exists {
 		return redefinitionError(d.Name, d.Pos)
+	}
+	if err := in.embedderName(e, d.Name, d.Pos); err != nil {
+		return err
 	}
 	x := in.newExe(e, d)
 	// Defining an exe is an operation with no inputs (SPEC §10 P11). The
