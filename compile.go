@@ -22,8 +22,10 @@ type Program struct {
 	// directory. Empty for a script compiled from memory, which has no
 	// base directory unless Run is given WithDir.
 	dir string
-	// funcs are the Go functions its scripts may call (WithFunctions).
-	funcs *interp.Funcs
+	// funcs are the Go functions its scripts may call (WithFunctions);
+	// declared the per-call variables it declares (DeclareVars).
+	funcs    *interp.Funcs
+	declared []string
 }
 
 // CompileOption configures Compile.
@@ -98,7 +100,7 @@ func compile(name string, src []byte, dir string, opts []CompileOption) (prg *Pr
 	if err := interp.CheckEngines(doc); err != nil {
 		return nil, newError(err, at)
 	}
-	prg = &Program{name: name, src: src, mode: cfg.mode, doc: doc, dir: dir}
+	prg = &Program{name: name, src: src, mode: cfg.mode, doc: doc, dir: dir, declared: slices.Clone(cfg.declared)}
 	if prg.funcs, err = interp.PrepareFuncs(cfg.funcs); err != nil {
 		return nil, usageError(name, err.Error(), "give WithFunctions names a script can write as @name that the language does not reserve, each once, with a Call", err)
 	}

@@ -30,6 +30,20 @@ func WithCheckTools(patterns ...string) CompileOption {
 	return func(c *compileConfig) { c.checkTools = append(c.checkTools, patterns...) }
 }
 
+// StrictCheck runs WithStrictCheck's pass over the compiled program: the
+// mistakes `guardrun check` reports as errors refuse it, as a CheckError
+// listing them (nil when there are none). tools are WithCheckTools'
+// patterns: a host that learns the tools in scope only when the program
+// has loaded (the agent engine, whose policies import tool collections)
+// checks after Load.
+func (p *Program) StrictCheck(tools ...string) error {
+	cfg := compileConfig{declared: p.declared, checkTools: tools}
+	if err := strictCheck(p.doc, cfg, p.funcs.Names(), source{name: p.name, src: p.src, dir: p.dir}); err != nil {
+		return err
+	}
+	return nil
+}
+
 // strictCheck is WithStrictCheck's pass over doc.
 func strictCheck(doc *ast.Document, cfg compileConfig, funcs []string, at source) *Error {
 	known := slices.Concat(cfg.declared, funcs)
