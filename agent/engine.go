@@ -130,6 +130,12 @@ type Config struct {
 	// guardrun.WithCoverage); `guardrun test --coverage` counts agent
 	// event tests with it.
 	Cover func(ast.Pos)
+	// Functions are Go functions the policies' guards and helper exes may
+	// call as @name(args) (guardrun.WithFunctions): a lookup in the
+	// embedder's own systems, say. Each call is an operation the
+	// policies' other guards see; an error or panic in one makes the
+	// guard that called it fail, so the event is denied.
+	Functions []guardrun.Function
 }
 
 // UnknownTools is what the engine does with a call of a tool that no
@@ -241,7 +247,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	sortHooks(e.hooks)
 	h := sha256.New()
 	for _, p := range cfg.Policies {
-		prg, err := guardrun.Compile(p.Name, p.Source)
+		prg, err := guardrun.Compile(p.Name, p.Source, guardrun.WithFunctions(cfg.Functions...))
 		if err != nil {
 			return nil, err
 		}

@@ -34,3 +34,30 @@ guard @g before op:cmd = when [
 	require.Equal(t, "p.guard:3:3", ge.Pos.String())
 	require.Contains(t, err.Error(), "unknown variable @tpyo")
 }
+
+// A policy's guard may call the embedder's Go functions (Config.Functions);
+// the strict load knows them.
+func TestPolicyCallsGoFunction(t *testing.T) {
+	owner := guardrun.Function{Name: "owner", Params: []guardrun.Param{{Name: "path", Type: guardrun.StringType}},
+		Call: func(ctx context.Context, args []guardrun.Var) (any, error) {
+			if args[0].Value == "/etc/passwd" {
+				return "root", nil
+			}
+			return "me", nil
+		}}
+	src := `var tools @agent = { Write: { labels: ["fs:w"] } }
+guard @mine before op:exe = when [
+  @mx.op.name == "Write" && @owner(@mx.args.file_path) != "me" => deny "not your file"
+  * => allow
+]
+`
+	e, err := New(context.Background(), Config{Policies: []Policy{{Name: "p.guard", Source: []byte(src)}}, Store: NewMemoryStore(),
+		Functions: []guardrun.Function{owner}})
+	require.NoError(t, err)
+	defer e.Close()
+	d := e.Decide(context.Background(), Event{Kind: ToolBefore, Session: "s", Tool: "Write", Input: map[string]any{"file_path": "/etc/passwd", "content": "x"}})
+	require.Equal(t, Deny, d.Outcome, d.Reason)
+	require.Equal(t, "not your file", d.Reason)
+	d = e.Decide(context.Background(), Event{Kind: ToolBefore, Session: "s", Tool: "Write", Input: map[string]any{"file_path": "notes.txt", "content": "x"}})
+	require.Equal(t, Allow, d.Outcome, d.Reason)
+}
