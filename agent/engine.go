@@ -23,7 +23,6 @@ import (
 	"github.com/guardrun/guardrun/interp"
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
-	"github.com/guardrun/guardrun/interp/policy"
 	"github.com/guardrun/guardrun/interp/value"
 	"github.com/guardrun/guardrun/taint"
 )
@@ -830,14 +829,14 @@ func descriptor(labels []string) taint.Descriptor {
 
 // inputs turns a tool input into one Variable per field (sorted by name),
 // each carrying the session's labels for its text.
-func (e *Engine) inputs(s *Session, in map[string]any) ([]*value.Variable, []any, []string, []Origin) {
+func (e *Engine) inputs(s *Session, in map[string]any) ([]*value.Variable, []string, []string, []Origin) {
 	names := make([]string, 0, len(in))
 	for k := range in {
 		names = append(names, k)
 	}
 	sort.Strings(names)
 	vars := make([]*value.Variable, len(names))
-	params := make([]any, len(names))
+	params := names
 	var all []string
 	var origins []Origin
 	for i, k := range names {
@@ -846,7 +845,6 @@ func (e *Engine) inputs(s *Session, in map[string]any) ([]*value.Variable, []any
 		all = appendNew(all, labels...)
 		origins = mergeOrigins(origins, o)
 		vars[i] = &value.Variable{Data: data, Security: descriptor(labels), Source: "agent"}
-		params[i] = k
 	}
 	if len(names) == 0 {
 		labels, o := e.sessionLabels(s, "")
@@ -871,19 +869,11 @@ func mergeOrigins(list []Origin, more []Origin) []Origin {
 	return list
 }
 
-// toolOp is the operation of a call of tool t with the given parameters.
-func toolOp(t toolDef, name string, params []any, input map[string]any) *hooks.OperationContext {
-	op := &hooks.OperationContext{Type: "exe", Name: name, Labels: t.labels,
-		Metadata: map[string]any{"params": params}}
-	if contains(t.labels, "cmd") {
-		cmd, _ := input["command"].(string)
-		op.Command = cmd
-		var ok bool
-		if op.OpLabels, op.Commands, ok = policy.CommandLineOpLabels(cmd); !ok {
-			op.Metadata["tooDeep"] = true
-		}
-	}
-	return op
+// toolOp is the operation of a call of tool t with the given parameters,
+// as the interpreter describes a tool call (interp.ToolCall).
+func toolOp(t toolDef, name string, params []string, input map[string]any) *hooks.OperationContext {
+	cmd, _ := input["command"].(string)
+	return interp.ToolCall{Name: name, Labels: t.labels, Params: params, Command: cmd}.Operation()
 }
 
 // shape identifies a call for retry counting: tool and exact input.
@@ -927,7 +917,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 	default:
 		v = e.chain(ctx, s, ev, f, func(f *flow) *hooks.OperationContext {
 			op := toolOp(t, ev.Tool, f.params, f.input)
-			if op.Metadata["tooDeep"] == true {
+			if op.Unchecked {
 				tooDeep = true
 			}
 			if sameJSON(f.input, in) {
@@ -1106,14 +1096,13 @@ func capText(s string) string {
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // goInput converts rewritten inputs back to a tool input.
-func goInput(params []any, vars []*value.Variable) map[string]any {
+func goInput(params []string, vars []*value.Variable) map[string]any {
 	out := make(map[string]any, len(vars))
 	for i, v := range vars {
 		if i >= len(params) || v == nil {
 			continue
 		}
-		name, _ := params[i].(string)
-		out[name] = goValue(v.Data)
+		out[params[i]] = goValue(v.Data)
 	}
 	return out
 }
@@ -1293,7 +1282,7 @@ func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision,
 	vars, params := f.vars, f.params
 	v := e.chain(ctx, s, ev, f, func(f *flow) *hooks.OperationContext {
 		return &hooks.OperationContext{Type: ev.Kind.opType(), Subtype: string(ev.Kind), Name: string(ev.Kind),
-			Metadata: map[string]any{"params": f.params}}
+			Params: f.params}
 	}, 1)
 	var rewritten []*value.Variable
 	if f.inputChanged {
@@ -1336,7 +1325,7 @@ func (e *Engine) toolsObject(s *Session) *value.Object {
 // confidentiality label is masked, a prompt or model text digested
 // (textDigest), and both are kept as the texts the reason must not
 // quote (logDecision masks it once it is final).
-func (e *Engine) record(ev Event, d *Decision, vars []*value.Variable, params []any) Record {
+func (e *Engine) record(ev Event, d *Decision, vars []*value.Variable, params []string) Record {
 	if e.log == nil {
 		return Record{}
 	}
@@ -1346,7 +1335,7 @@ func (e *Engine) record(ev Event, d *Decision, vars []*value.Variable, params []
 	if len(vars) > 0 {
 		r.Input = make(map[string]any, len(vars))
 		for i, v := range vars {
-			name, _ := params[i].(string)
+			name := params[i]
 			text, isText := v.Data.(string)
 			switch {
 			case confidential(v.Security.Labels()):

@@ -306,11 +306,10 @@ func freshResult(body ast.Expr) bool {
 // (without a location: the caller sets it) and shared.
 func exeOperation(x *exe) *hooks.OperationContext {
 	op := &hooks.OperationContext{Type: "exe", Name: x.name, Labels: x.labels}
-	names := make([]any, len(x.params))
+	op.Params = make([]string, len(x.params))
 	for i, p := range x.params {
-		names[i] = p.Name
+		op.Params[i] = p.Name
 	}
-	op.Metadata = map[string]any{"params": names}
 	switch b := x.body.(type) {
 	case *ast.CodeExpr:
 		op.Command = commandText(b)

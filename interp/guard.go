@@ -85,8 +85,11 @@ func (in *interp) addGuard(mod *module, g *guard.Guard, pos ast.Pos) error {
 // and never written.
 var defaultGuardCall = &guardCall{}
 
+// HooksGuardSettings marks a guardCall as a call's hooks.GuardSettings.
+func (*guardCall) HooksGuardSettings() {}
+
 func guardCallOf(c *hooks.Call) *guardCall {
-	if gc, ok := c.Extra.(*guardCall); ok && gc != nil {
+	if gc, ok := c.Guards.(*guardCall); ok && gc != nil {
 		return gc
 	}
 	return defaultGuardCall

@@ -499,24 +499,22 @@ func timingText(t guard.Timing) string {
 // each with its descriptor, and `names`.
 func argsObject(c *hooks.Call) *value.Variable {
 	o := value.NewRecord()
-	var names []any
-	if c.Op != nil && c.Op.Metadata != nil {
-		if ps, ok := c.Op.Metadata["params"].([]any); ok {
-			names = ps
-		}
+	var names []string
+	if c.Op != nil {
+		names = c.Op.Params
 	}
-	for i, n := range names {
-		name, _ := n.(string)
+	for i, name := range names {
 		if name == "" || i >= len(c.Inputs) || c.Inputs[i] == nil {
 			continue
 		}
 		o.Set(name, c.Inputs[i])
 	}
-	if names == nil {
-		names = []any{}
-	}
 	if _, taken := o.Get("names"); !taken {
-		o.SetData("names", names)
+		list := make([]any, len(names))
+		for i, n := range names {
+			list[i] = n
+		}
+		o.SetData("names", list)
 	}
 	return o.Variable()
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/taint"
 )
 
@@ -65,14 +66,14 @@ type Guard struct {
 	// Env is the interpreter environment the guard was defined in, opaque
 	// to this package: the guard's body runs in that scope (an imported
 	// guard's in its module's), never the calling code's.
-	Env any
+	Env hooks.Env
 	// Plan is what the evaluator prepared from Rules when the guard was
 	// registered (a compiled form, an analysis); opaque to this package.
 	Plan any
 }
 
 // New builds a guard from its directive. env is the defining environment.
-func New(d *ast.GuardDirective, env any) *Guard {
+func New(d *ast.GuardDirective, env hooks.Env) *Guard {
 	g := &Guard{Name: d.Name, Timing: ParseTiming(d.Timing), Privileged: d.Privileged, Rules: d.Body, Pos: d.Pos, Env: env}
 	t := d.Trigger
 	switch {
