@@ -746,7 +746,7 @@ func sameData(a, b []*value.Variable) bool {
 		if (a[i] == nil) != (b[i] == nil) {
 			return false
 		}
-		if a[i] != nil && value.ToJSON(a[i].Data, false) != value.ToJSON(b[i].Data, false) {
+		if a[i] != nil && !value.Same(a[i].Data, b[i].Data) {
 			return false
 		}
 	}
@@ -767,7 +767,7 @@ func labelOnly(orig, rep []*value.Variable) []*value.Variable {
 		return rep
 	}
 	for i, x := range list {
-		if orig[i] == nil || value.ToJSON(x, false) != value.ToJSON(orig[i].Data, false) {
+		if orig[i] == nil || !value.Same(x, orig[i].Data) {
 			return rep
 		}
 	}
@@ -920,7 +920,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 			if op.Unchecked {
 				tooDeep = true
 			}
-			if sameJSON(f.input, in) {
+			if sameInput(f.input, in) {
 				facts.mark(op)
 			} else {
 				l, _, _ := commandOf(f.input)
@@ -928,7 +928,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 			}
 			return op
 		}, try)
-		if f.inputChanged && !sameJSON(f.input, in) && v.Action != guard.Deny {
+		if f.inputChanged && !sameInput(f.input, in) && v.Action != guard.Deny {
 			// The call runs as rewritten: what it writes and whether it
 			// can be checked are decided again on its final form.
 			l, _, _ := commandOf(f.input)
@@ -970,7 +970,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 	}
 	d := e.resolve(ctx, s, ev, sh, v, f.labels, f.origins)
 	d.RetryDelay = f.retryDelay
-	if (d.Outcome == Allow || d.Outcome == Ask) && f.inputChanged && !sameJSON(f.input, in) {
+	if (d.Outcome == Allow || d.Outcome == Ask) && f.inputChanged && !sameInput(f.input, in) {
 		// An ask is about the call in its final form: the host shows and
 		// runs the rewritten input.
 		d.Input = hostInput(f.input, ev.Input, cmdField)
@@ -1107,18 +1107,16 @@ func goInput(params []string, vars []*value.Variable) map[string]any {
 	return out
 }
 
-func sameJSON(a, b any) bool {
-	x, err1 := json.Marshal(a)
-	y, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(x) == string(y)
-}
+// sameInput reports whether two tool inputs hold the same data.
+func sameInput(a, b map[string]any) bool { return value.Same(a, b) }
 
+// goValue is value data as plain Go values (a rewritten input or output
+// handed back to the host), as its JSON would read.
 func goValue(data any) any {
-	var x any
-	if err := json.Unmarshal([]byte(value.ToJSON(data, false)), &x); err != nil {
-		return value.Text(data)
+	if x, ok := value.ToGo(data); ok {
+		return x
 	}
-	return x
+	return value.Text(data)
 }
 
 // srcFor is the source taint of a tool's output, by kind of tool.
@@ -1181,7 +1179,7 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 		e.remember(s, ev, appendNew(e.dataLabels(t, seen), "secret"), value.Text(data))
 		return d, e.record(ev, &d, vars, params)
 	}
-	if value.ToJSON(final.Data, false) != value.ToJSON(data, false) {
+	if !value.Same(final.Data, data) {
 		d.Output = goValue(final.Data)
 	}
 	kept := e.dataLabels(t, final)
@@ -1295,7 +1293,7 @@ func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision,
 	}
 	d := e.resolve(ctx, s, ev, shape(string(ev.Kind), in), v, f.labels, f.origins)
 	if d.Outcome == Allow && rewritten != nil {
-		if in := goInput(params, rewritten); !sameJSON(in, goInput(params, vars)) {
+		if in := goInput(params, rewritten); !sameInput(in, goInput(params, vars)) {
 			d.Input = in
 		}
 		// What the agent will read carries the labels guards gave it.
