@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/policy"
 	"github.com/guardrun/guardrun/interp/value"
@@ -245,7 +246,7 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 				ce, _ := bind(args, nil)
 				return in.runDeniedHandler(ce, x, h, ge, args, o.pos)
 			}
-			if ge.Timing == "after" {
+			if ge.Timing == guard.After {
 				in.out.writeStderr("[Guard Warning] " + ge.Reason + "\n")
 			}
 		}

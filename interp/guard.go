@@ -328,7 +328,7 @@ func (in *interp) runDeniedHandler(ce *env, x *exe, w *ast.WhenExpr, ge *guard.E
 		}
 		return v, nil
 	}
-	if ge.Timing == "after" {
+	if ge.Timing == guard.After {
 		in.out.writeStderr("[Guard Warning] " + ge.Reason + "\n")
 	}
 	return nil, guardFailure(ge, pos)
@@ -358,7 +358,7 @@ func deniedFields(ge *guard.Error) *value.Variable {
 	o.Set("hints", hints)
 	o.Set("trace", trace)
 	setAttempts(o, ge.Try, guard.MaxTries, ge.History, saw)
-	o.SetData("timing", ge.Timing)
+	o.SetData("timing", ge.Timing.String())
 	o.SetData("filter", ge.Filter())
 	if ge.Policy != nil {
 		o.SetData("rule", ge.Policy.Rule)

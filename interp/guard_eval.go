@@ -481,18 +481,11 @@ func traceObjects(rs []guard.Result, saw taint.Descriptor) (trace, hints, reason
 		} else {
 			t.SetData("replacement", nil)
 		}
-		t.SetData("timing", timingText(r.Timing))
+		t.SetData("timing", r.Timing.String())
 		t.SetData("scope", r.Scope.String())
 		entries = append(entries, t.Variable())
 	}
 	return value.ListOf(entries), value.ListOf(hintList), value.ListOf(reasonList)
-}
-
-func timingText(t guard.Timing) string {
-	if t == guard.After {
-		return "after"
-	}
-	return "before"
 }
 
 // argsObject is `@mx.args`: the operation's inputs by parameter name,

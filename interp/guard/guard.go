@@ -19,6 +19,19 @@ const (
 )
 
 // ParseTiming maps the directive's keyword to a Timing.
+// String is the timing's name in the language: "before", "after" or
+// "always" (a phase is Before or After).
+func (t Timing) String() string {
+	switch t {
+	case After:
+		return "after"
+	case Always:
+		return "always"
+	}
+	return "before"
+}
+
+// ParseTiming reads a timing's name; anything else is Before.
 func ParseTiming(s string) Timing {
 	switch s {
 	case "after":
