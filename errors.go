@@ -302,7 +302,7 @@ func newError(err error, s source) *Error {
 		if gerr != nil && gerr.Op != nil {
 			e.Operation = gerr.Op.Type
 			e.OperationSubtype = gerr.Op.Subtype
-			e.Timing = gerr.Timing
+			e.Timing = gerr.Timing.String()
 		}
 		e.Denial = policyDenial(pd)
 	case gerr != nil:
@@ -317,7 +317,7 @@ func newError(err error, s source) *Error {
 			e.Operation = gerr.Op.Type
 			e.OperationSubtype = gerr.Op.Subtype
 		}
-		e.Timing = gerr.Timing
+		e.Timing = gerr.Timing.String()
 		e.OutputPreview = gerr.OutputPreview
 		e.Decision = gerr.Decision.String()
 		e.RetryHint = gerr.RetryHint

@@ -2,6 +2,9 @@ package guardrun
 
 import (
 	"context"
+	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -20,14 +23,18 @@ import (
 // guard, a stage or a hook body passes it @mx, @mx.op and @mx.guard, and
 // the embedder's hook (which sees helper calls too) reads what the
 // evaluator built.
-type probeKeys struct{ mx, op, guard map[string]bool }
+type probeKeys struct{ mx, op, guard, value map[string]bool }
 
 func (p *probeKeys) hook(m *hooks.Manager) {
 	m.RegisterPre("probe", func(c *hooks.Call) (hooks.Decision, error) {
-		if c.Op == nil || c.Op.Name != "probe" {
+		if c.Op == nil || (c.Op.Name != "probe" && c.Op.Name != "probeValue") {
 			return hooks.Decision{Action: hooks.Continue}, nil
 		}
-		for i, into := range []map[string]bool{p.mx, p.op, p.guard} {
+		into := []map[string]bool{p.mx, p.op, p.guard}
+		if c.Op.Name == "probeValue" {
+			into = []map[string]bool{p.value, p.value, p.value}
+		}
+		for i, into := range into {
 			if i < len(c.Inputs) && c.Inputs[i] != nil {
 				if o, ok := c.Inputs[i].Data.(*value.Object); ok {
 					for _, k := range o.Keys {
@@ -47,7 +54,7 @@ func (p *probeKeys) hook(m *hooks.Manager) {
 // check reads: no field the evaluator has is unknown to check, and the
 // table lists no field the evaluator never builds.
 func TestMxFieldsAreTheTable(t *testing.T) {
-	p := &probeKeys{map[string]bool{}, map[string]bool{}, map[string]bool{}}
+	p := &probeKeys{map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}}
 	policySrc := `exe @probe(m, o, g) = "x"
 guard @pre before op:exe = when [
   @mx.op.name != "probe" && @probe(@mx, @mx.op, @mx.guard) == "y" => deny "never"
@@ -77,11 +84,17 @@ exe @stage(input) = when [
 ]
 var @r = "v" | @stage
 hook @h before op:exe = when [
-  @mx.op.name != "probe" => @probe(@mx, @mx.op)
+  @mx.op.name == "f" => @probe(@mx, @mx.op)
 ]
 exe @f(x) = "f"
 var @g = @f("a")
 var @par = for parallel(2) @i in [1, 2] => @probe(@mx)
+exe @probeValue(a, b, c) = "x"
+exe @up(s) = @s | @upper
+var @file = <data.md>
+var @obj = {"a": 1}
+var @went = @up("x")
+var @pv = @probeValue(@file.mx, @obj.mx, @went.mx)
 var secret @k = "v"
 guard @dg before secret = when [ @mx.op.name == "fd" => deny "no"  * => allow ]
 exe @fd(a) = when [ denied => @probe(@mx, @mx.op, @mx.guard)  * => "ok" ]
@@ -93,14 +106,34 @@ show @r
 `
 	sp, err := Compile("s.mld", []byte(script))
 	require.NoError(t, err)
-	_, err = sp.Run(context.Background(), WithDir(t.TempDir()), WithStateDir(t.TempDir()), WithHooks(p.hook))
+	work := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(work, "data.md"), []byte("---\ntitle: t\n---\nbody\n"), 0o644))
+	_, err = sp.Run(context.Background(), WithDir(work), WithStateDir(t.TempDir()), WithHooks(p.hook))
 	require.NoError(t, err)
 
 	for _, tc := range []struct {
 		what  string
 		built map[string]bool
 		table []string
-	}{{"@mx", p.mx, lang.MxFields}, {"@mx.op", p.op, lang.OpFields}, {"@mx.guard", p.guard, lang.GuardFields}} {
+	}{{"@mx", p.mx, lang.MxFields}, {"@mx.op", p.op, lang.OpFields}, {"@mx.guard", p.guard, lang.GuardFields},
+		{"a value's .mx", p.value, lang.ValueMxFields}} {
+		if tc.what == "a value's .mx" {
+			// Some fields are read alone, never part of the whole object
+			// (an object's keys, a value's tools): interp's
+			// TestValueMxFieldsAreTheTable reads each.
+			tc.table = lang.ValueMxShown
+			for k := range tc.built {
+				if !slices.Contains(lang.ValueMxFields, k) {
+					t.Errorf("a value's .mx field the evaluator builds but the table (package lang) lacks: %s", k)
+				}
+			}
+			tc.built = maps.Clone(tc.built)
+			for k := range tc.built {
+				if !slices.Contains(tc.table, k) {
+					delete(tc.built, k)
+				}
+			}
+		}
 		var extra, never []string
 		for k := range tc.built {
 			if !slices.Contains(tc.table, k) {
@@ -133,6 +166,9 @@ show @r
 	}
 	for _, f := range lang.GuardFields {
 		b.WriteString("  @mx.guard." + f + " == \"x\" => deny \"no\"\n")
+	}
+	for _, f := range lang.ValueMxFields {
+		b.WriteString("  @input.mx." + f + " == \"x\" => deny \"no\"\n")
 	}
 	for _, f := range lang.Builtins() {
 		b.WriteString("  @" + f + "(@mx.op.name) == \"x\" => deny \"no\"\n")

@@ -16,7 +16,7 @@ import (
 type flow struct {
 	input   map[string]any
 	vars    []*value.Variable
-	params  []any
+	params  []string
 	labels  []string
 	origins []Origin
 	// out is the tool output (tool.after), nil before.

@@ -23,7 +23,6 @@ import (
 	"github.com/guardrun/guardrun/interp"
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
-	"github.com/guardrun/guardrun/interp/policy"
 	"github.com/guardrun/guardrun/interp/value"
 	"github.com/guardrun/guardrun/taint"
 )
@@ -753,7 +752,7 @@ func sameData(a, b []*value.Variable) bool {
 		if (a[i] == nil) != (b[i] == nil) {
 			return false
 		}
-		if a[i] != nil && value.ToJSON(a[i].Data, false) != value.ToJSON(b[i].Data, false) {
+		if a[i] != nil && !value.Same(a[i].Data, b[i].Data) {
 			return false
 		}
 	}
@@ -774,7 +773,7 @@ func labelOnly(orig, rep []*value.Variable) []*value.Variable {
 		return rep
 	}
 	for i, x := range list {
-		if orig[i] == nil || value.ToJSON(x, false) != value.ToJSON(orig[i].Data, false) {
+		if orig[i] == nil || !value.Same(x, orig[i].Data) {
 			return rep
 		}
 	}
@@ -836,14 +835,14 @@ func descriptor(labels []string) taint.Descriptor {
 
 // inputs turns a tool input into one Variable per field (sorted by name),
 // each carrying the session's labels for its text.
-func (e *Engine) inputs(s *Session, in map[string]any) ([]*value.Variable, []any, []string, []Origin) {
+func (e *Engine) inputs(s *Session, in map[string]any) ([]*value.Variable, []string, []string, []Origin) {
 	names := make([]string, 0, len(in))
 	for k := range in {
 		names = append(names, k)
 	}
 	sort.Strings(names)
 	vars := make([]*value.Variable, len(names))
-	params := make([]any, len(names))
+	params := names
 	var all []string
 	var origins []Origin
 	for i, k := range names {
@@ -852,7 +851,6 @@ func (e *Engine) inputs(s *Session, in map[string]any) ([]*value.Variable, []any
 		all = appendNew(all, labels...)
 		origins = mergeOrigins(origins, o)
 		vars[i] = &value.Variable{Data: data, Security: descriptor(labels), Source: "agent"}
-		params[i] = k
 	}
 	if len(names) == 0 {
 		labels, o := e.sessionLabels(s, "")
@@ -877,19 +875,11 @@ func mergeOrigins(list []Origin, more []Origin) []Origin {
 	return list
 }
 
-// toolOp is the operation of a call of tool t with the given parameters.
-func toolOp(t toolDef, name string, params []any, input map[string]any) *hooks.OperationContext {
-	op := &hooks.OperationContext{Type: "exe", Name: name, Labels: t.labels,
-		Metadata: map[string]any{"params": params}}
-	if contains(t.labels, "cmd") {
-		cmd, _ := input["command"].(string)
-		op.Command = cmd
-		var ok bool
-		if op.OpLabels, op.Commands, ok = policy.CommandLineOpLabels(cmd); !ok {
-			op.Metadata["tooDeep"] = true
-		}
-	}
-	return op
+// toolOp is the operation of a call of tool t with the given parameters,
+// as the interpreter describes a tool call (interp.ToolCall).
+func toolOp(t toolDef, name string, params []string, input map[string]any) *hooks.OperationContext {
+	cmd, _ := input["command"].(string)
+	return interp.ToolCall{Name: name, Labels: t.labels, Params: params, Command: cmd}.Operation()
 }
 
 // shape identifies a call for retry counting: tool and exact input.
@@ -933,10 +923,10 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 	default:
 		v = e.chain(ctx, s, ev, f, func(f *flow) *hooks.OperationContext {
 			op := toolOp(t, ev.Tool, f.params, f.input)
-			if op.Metadata["tooDeep"] == true {
+			if op.Unchecked {
 				tooDeep = true
 			}
-			if sameJSON(f.input, in) {
+			if sameInput(f.input, in) {
 				facts.mark(op)
 			} else {
 				l, _, _ := commandOf(f.input)
@@ -944,7 +934,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 			}
 			return op
 		}, try)
-		if f.inputChanged && !sameJSON(f.input, in) && v.Action != guard.Deny {
+		if f.inputChanged && !sameInput(f.input, in) && v.Action != guard.Deny {
 			// The call runs as rewritten: what it writes and whether it
 			// can be checked are decided again on its final form.
 			l, _, _ := commandOf(f.input)
@@ -986,7 +976,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 	}
 	d := e.resolve(ctx, s, ev, sh, v, f.labels, f.origins)
 	d.RetryDelay = f.retryDelay
-	if (d.Outcome == Allow || d.Outcome == Ask) && f.inputChanged && !sameJSON(f.input, in) {
+	if (d.Outcome == Allow || d.Outcome == Ask) && f.inputChanged && !sameInput(f.input, in) {
 		// An ask is about the call in its final form: the host shows and
 		// runs the rewritten input.
 		d.Input = hostInput(f.input, ev.Input, cmdField)
@@ -1116,30 +1106,27 @@ func capText(s string) string {
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // goInput converts rewritten inputs back to a tool input.
-func goInput(params []any, vars []*value.Variable) map[string]any {
+func goInput(params []string, vars []*value.Variable) map[string]any {
 	out := make(map[string]any, len(vars))
 	for i, v := range vars {
 		if i >= len(params) || v == nil {
 			continue
 		}
-		name, _ := params[i].(string)
-		out[name] = goValue(v.Data)
+		out[params[i]] = goValue(v.Data)
 	}
 	return out
 }
 
-func sameJSON(a, b any) bool {
-	x, err1 := json.Marshal(a)
-	y, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(x) == string(y)
-}
+// sameInput reports whether two tool inputs hold the same data.
+func sameInput(a, b map[string]any) bool { return value.Same(a, b) }
 
+// goValue is value data as plain Go values (a rewritten input or output
+// handed back to the host), as its JSON would read.
 func goValue(data any) any {
-	var x any
-	if err := json.Unmarshal([]byte(value.ToJSON(data, false)), &x); err != nil {
-		return value.Text(data)
+	if x, ok := value.ToGo(data); ok {
+		return x
 	}
-	return x
+	return value.Text(data)
 }
 
 // srcFor is the source taint of a tool's output, by kind of tool.
@@ -1202,7 +1189,7 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 		e.remember(s, ev, appendNew(e.dataLabels(t, seen), "secret"), value.Text(data))
 		return d, e.record(ev, &d, vars, params)
 	}
-	if value.ToJSON(final.Data, false) != value.ToJSON(data, false) {
+	if !value.Same(final.Data, data) {
 		d.Output = goValue(final.Data)
 	}
 	kept := e.dataLabels(t, final)
@@ -1303,7 +1290,7 @@ func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision,
 	vars, params := f.vars, f.params
 	v := e.chain(ctx, s, ev, f, func(f *flow) *hooks.OperationContext {
 		return &hooks.OperationContext{Type: ev.Kind.opType(), Subtype: string(ev.Kind), Name: string(ev.Kind),
-			Metadata: map[string]any{"params": f.params}}
+			Params: f.params}
 	}, 1)
 	var rewritten []*value.Variable
 	if f.inputChanged {
@@ -1316,7 +1303,7 @@ func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision,
 	}
 	d := e.resolve(ctx, s, ev, shape(string(ev.Kind), in), v, f.labels, f.origins)
 	if d.Outcome == Allow && rewritten != nil {
-		if in := goInput(params, rewritten); !sameJSON(in, goInput(params, vars)) {
+		if in := goInput(params, rewritten); !sameInput(in, goInput(params, vars)) {
 			d.Input = in
 		}
 		// What the agent will read carries the labels guards gave it.
@@ -1346,7 +1333,7 @@ func (e *Engine) toolsObject(s *Session) *value.Object {
 // confidentiality label is masked, a prompt or model text digested
 // (textDigest), and both are kept as the texts the reason must not
 // quote (logDecision masks it once it is final).
-func (e *Engine) record(ev Event, d *Decision, vars []*value.Variable, params []any) Record {
+func (e *Engine) record(ev Event, d *Decision, vars []*value.Variable, params []string) Record {
 	if e.log == nil {
 		return Record{}
 	}
@@ -1356,7 +1343,7 @@ func (e *Engine) record(ev Event, d *Decision, vars []*value.Variable, params []
 	if len(vars) > 0 {
 		r.Input = make(map[string]any, len(vars))
 		for i, v := range vars {
-			name, _ := params[i].(string)
+			name := params[i]
 			text, isText := v.Data.(string)
 			switch {
 			case confidential(v.Security.Labels()):

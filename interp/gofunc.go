@@ -162,7 +162,7 @@ func PrepareFuncs(fs []Func) (*Funcs, error) {
 		if f.Call == nil {
 			return nil, fmt.Errorf("function @%s has no Call", f.Name)
 		}
-		names := make([]any, len(f.Params))
+		names := make([]string, len(f.Params))
 		for j, p := range f.Params {
 			if !isIdent(p.Name) {
 				return nil, fmt.Errorf("function @%s: parameter %d has no usable name (%q)", f.Name, j+1, p.Name)
@@ -180,7 +180,7 @@ func PrepareFuncs(fs []Func) (*Funcs, error) {
 		f.Params = slices.Clone(f.Params)
 		f.Labels = slices.Clone(f.Labels)
 		g := &goFunc{fn: &f}
-		g.op = hooks.OperationContext{Type: "exe", Name: f.Name, Labels: f.Labels, Metadata: map[string]any{"params": names}}
+		g.op = hooks.OperationContext{Type: "exe", Name: f.Name, Labels: f.Labels, Params: names}
 		g.v = value.New(g)
 		out[f.Name] = g
 	}

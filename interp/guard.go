@@ -93,8 +93,11 @@ func (in *interp) addGuard(mod *module, g *guard.Guard, pos ast.Pos) error {
 // and never written.
 var defaultGuardCall = &guardCall{}
 
+// HooksGuardSettings marks a guardCall as a call's hooks.GuardSettings.
+func (*guardCall) HooksGuardSettings() {}
+
 func guardCallOf(c *hooks.Call) *guardCall {
-	if gc, ok := c.Extra.(*guardCall); ok && gc != nil {
+	if gc, ok := c.Guards.(*guardCall); ok && gc != nil {
 		return gc
 	}
 	return defaultGuardCall
@@ -376,7 +379,7 @@ func (in *interp) runDeniedHandler(ce *env, x *exe, w *ast.WhenExpr, ge *guard.E
 		}
 		return v, nil
 	}
-	if ge.Timing == "after" {
+	if ge.Timing == guard.After {
 		in.out.writeStderr("[Guard Warning] " + ge.Reason + "\n")
 	}
 	return nil, guardFailure(ge, pos)
@@ -406,7 +409,7 @@ func deniedFields(ge *guard.Error) *value.Variable {
 	o.Set("hints", hints)
 	o.Set("trace", trace)
 	setAttempts(o, ge.Try, guard.MaxTries, ge.History, saw)
-	o.SetData("timing", ge.Timing)
+	o.SetData("timing", ge.Timing.String())
 	o.SetData("filter", ge.Filter())
 	if ge.Policy != nil {
 		o.SetData("rule", ge.Policy.Rule)

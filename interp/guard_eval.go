@@ -481,42 +481,33 @@ func traceObjects(rs []guard.Result, saw taint.Descriptor) (trace, hints, reason
 		} else {
 			t.SetData("replacement", nil)
 		}
-		t.SetData("timing", timingText(r.Timing))
+		t.SetData("timing", r.Timing.String())
 		t.SetData("scope", r.Scope.String())
 		entries = append(entries, t.Variable())
 	}
 	return value.ListOf(entries), value.ListOf(hintList), value.ListOf(reasonList)
 }
 
-func timingText(t guard.Timing) string {
-	if t == guard.After {
-		return "after"
-	}
-	return "before"
-}
-
 // argsObject is `@mx.args`: the operation's inputs by parameter name,
 // each with its descriptor, and `names`.
 func argsObject(c *hooks.Call) *value.Variable {
 	o := value.NewRecord()
-	var names []any
-	if c.Op != nil && c.Op.Metadata != nil {
-		if ps, ok := c.Op.Metadata["params"].([]any); ok {
-			names = ps
-		}
+	var names []string
+	if c.Op != nil {
+		names = c.Op.Params
 	}
-	for i, n := range names {
-		name, _ := n.(string)
+	for i, name := range names {
 		if name == "" || i >= len(c.Inputs) || c.Inputs[i] == nil {
 			continue
 		}
 		o.Set(name, c.Inputs[i])
 	}
-	if names == nil {
-		names = []any{}
-	}
 	if _, taken := o.Get("names"); !taken {
-		o.SetData("names", names)
+		list := make([]any, len(names))
+		for i, n := range names {
+			list[i] = n
+		}
+		o.SetData("names", list)
 	}
 	return o.Variable()
 }

@@ -44,8 +44,19 @@ var MxFields = []string{"op", "operation", "labels", "taint", "sources", "args",
 	"try", "hint", "input", "errors", "isPipeline", "lastOutput",
 	"pipe", "policy", "stage", "tools", "hooks", "session", "denied"}
 
-// ValueMxFields are the fields of any value's `.mx` metadata.
-var ValueMxFields = []string{"labels", "taint", "sources", "text", "data", "type", "tokens", "tokest", "length", "keys", "values", "entries"}
+// ValueMxShown are the fields of a value's `.mx` object, in the order
+// `show @x.mx` prints them: "tokens" is a real count of `.mx.text`,
+// "tokest" mlld's length-based estimate.
+var ValueMxShown = []string{"labels", "taint", "sources", "text", "data", "type", "tokens", "tokest", "length"}
+
+// ValueMxFields are every field a value's `.mx` can have: the shown
+// ones, an object's `keys`/`values`/`entries`, the exes it came through
+// (`tools`), and a loaded file's metadata (FileMxFields).
+var ValueMxFields = append(append(slices.Clone(ValueMxShown), "keys", "values", "entries", "tools"), FileMxFields...)
+
+// FileMxFields are the `.mx` fields of a loaded file (and of each file
+// of a glob), beside the text and its type.
+var FileMxFields = []string{"filename", "relative", "absolute", "path", "dirname", "relativeDir", "absoluteDir", "ext", "fm"}
 
 // OpFields are the fields of `@mx.op`.
 var OpFields = []string{"type", "subtype", "name", "labels", "opLabels", "command", "target", "metadata"}

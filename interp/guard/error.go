@@ -17,8 +17,8 @@ type Error struct {
 	Guard *Guard
 	Scope Scope
 	Op    *hooks.OperationContext
-	// Timing is "before" or "after".
-	Timing string
+	// Timing is the phase that stopped the operation, Before or After.
+	Timing Timing
 	// Decision is Deny, Retry for a retry request no runner took, or Ask
 	// for an approval the caller must get (a Machine's decisions).
 	Decision Action

@@ -181,7 +181,7 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 		results = append([]Result(nil), results...)
 		d.Results = results
 		asker := &results[rd.askAt]
-		d.Err = &Error{Guard: asker.Guard, Scope: asker.Scope, Op: c.Op, Timing: timingName(phase),
+		d.Err = &Error{Guard: asker.Guard, Scope: asker.Scope, Op: c.Op, Timing: phase,
 			Decision: Ask, Reason: asker.Question, Reasons: []string{asker.Question}, Results: results, Try: try, History: history,
 			Labels: sawLabels(inputs, output, phase)}
 		if len(inputs) > 0 {
@@ -339,7 +339,7 @@ func (k *check) perOperationPass(d *Decision, rd *reducer) {
 func (k *check) denial(d *Decision, rd *reducer, output *value.Variable, o Options) *Error {
 	phase, c, inputs := k.phase, k.c, k.inputs
 	reported := &d.Results[rd.reported]
-	e := &Error{Guard: reported.Guard, Scope: reported.Scope, Op: c.Op, Timing: timingName(phase),
+	e := &Error{Guard: reported.Guard, Scope: reported.Scope, Op: c.Op, Timing: phase,
 		Decision: Deny, Reasons: rd.reasons, Hints: rd.hints, Results: d.Results, Try: k.try, History: k.history}
 	e.Cause = k.cause
 	e.Failed = reported.Failed
@@ -434,13 +434,6 @@ func lastOr(xs []string) string {
 	return xs[len(xs)-1]
 }
 
-func timingName(p Timing) string {
-	if p == After {
-		return "after"
-	}
-	return "before"
-}
-
 // skipsAfterData reports whether data-label after guards are skipped for
 // op: shown templates and literals (SPEC §8 item 9).
 func skipsAfterData(op *hooks.OperationContext) bool {
@@ -467,6 +460,6 @@ func withSource(v *value.Variable, g *Guard) *value.Variable {
 
 // attemptKey identifies an operation across re-runs for its retry count.
 func attemptKey(phase Timing, op *hooks.OperationContext) string {
-	return timingName(phase) + "|" + op.Type + "|" + op.Name + "|" + op.Location.File + ":" +
+	return phase.String() + "|" + op.Type + "|" + op.Name + "|" + op.Location.File + ":" +
 		itoa(op.Location.Line) + ":" + itoa(op.Location.Column)
 }
