@@ -134,7 +134,7 @@ func TestWithVarsMainScriptOnly(t *testing.T) {
 // (Operation.Vars), read by its guards; the loaded state is not written,
 // so concurrent decisions with different variables each see theirs.
 // Load itself takes none.
-func TestMachineDecisionVars(t *testing.T) {
+func TestMachineDecisionVarsConcurrent(t *testing.T) {
 	prg, err := guardrun.Compile("p.guard", []byte(`guard @limit before op:exe = when [
   @mx.op.name == "pay" && @amount > @budget => deny "over budget"
   * => allow
