@@ -246,7 +246,11 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	sortHooks(e.hooks)
 	h := sha256.New()
 	for _, p := range cfg.Policies {
-		prg, err := guardrun.Compile(p.Name, p.Source, guardrun.WithFunctions(cfg.Functions...))
+		var copts []guardrun.CompileOption
+		if len(cfg.Functions) > 0 {
+			copts = append(copts, guardrun.WithFunctions(cfg.Functions...))
+		}
+		prg, err := guardrun.Compile(p.Name, p.Source, copts...)
 		if err != nil {
 			return nil, err
 		}

@@ -55,8 +55,11 @@ func DocumentWith(doc *ast.Document, cfg Config) []Finding {
 func document(doc *ast.Document, agent bool, names []string, tools ...string) []Finding {
 	c := newChecker(doc)
 	c.agent = agent
-	for _, n := range names {
-		c.embedder[n] = true
+	if len(names) > 0 {
+		c.embedder = make(map[string]bool, len(names))
+		for _, n := range names {
+			c.embedder[n] = true
+		}
 	}
 	for _, t := range tools {
 		c.scopeTools = append(c.scopeTools, expandBraces(t)...)
@@ -127,7 +130,7 @@ type checker struct {
 func newChecker(doc *ast.Document) *checker {
 	return &checker{
 		doc: doc, seen: map[string]bool{},
-		globals: map[string]ast.Node{}, embedder: map[string]bool{}, exes: map[string]*ast.ExeDirective{}, objects: map[string]*ast.ObjectLit{},
+		globals: map[string]ast.Node{}, exes: map[string]*ast.ExeDirective{}, objects: map[string]*ast.ObjectLit{},
 		labels: map[string]bool{}, exeLabels: map[string]bool{}, commands: map[string]bool{},
 		guardNames: map[string]bool{},
 	}

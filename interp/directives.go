@@ -18,8 +18,15 @@ func (in *interp) execDocument(e *env, doc *ast.Document) error {
 	if e.mod.doc == nil {
 		e.mod.doc = doc
 	}
-	if err := in.checkImports(e, doc); err != nil {
-		return err
+	// A run resolves the document's imports before its first directive,
+	// so nothing runs (no output, no command) before a missing module is
+	// reported. Load needs no such pass: it runs the whole top level
+	// before any decision, so a missing import fails Load all the same,
+	// and a hook process does not pay a stat per import.
+	if !in.external {
+		if err := in.checkImports(e, doc); err != nil {
+			return err
+		}
 	}
 	if doc.Frontmatter != "" {
 		e.sc.vars["fm"] = value.New(parseFrontmatter(doc.Frontmatter))
