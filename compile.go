@@ -53,8 +53,9 @@ func WithMode(m Mode) CompileOption {
 // failure is returned as an *Error. The program has no base directory:
 // run without WithDir, a script that reads or writes a file, imports a
 // module or runs a command fails with "no base directory: use WithDir"
-// (so its imports are resolved by Load and Run, before the script's first
-// directive; CompileFile resolves them at once).
+// (so its imports are resolved by Run, before the script's first
+// directive, and by Load, which fails at a missing one; CompileFile
+// resolves them at once).
 //
 // Compile also checks what it is given: Go functions (WithFunctions) and
 // declared per-call variables (DeclareVars) whose names are not allowed
