@@ -37,11 +37,17 @@ func PrepareVars(vars map[string]any) (map[string]*value.Variable, error) {
 		return nil, nil
 	}
 	out := make(map[string]*value.Variable, len(vars))
-	for name, x := range vars {
+	names := make([]string, 0, len(vars))
+	for name := range vars {
+		names = append(names, name)
+	}
+	// In order, so that of several mistakes the same one is reported.
+	sort.Strings(names)
+	for _, name := range names {
 		if err := CheckEmbedderName("variable", name); err != nil {
 			return nil, err
 		}
-		v, err := GoVariable(x, "@"+name)
+		v, err := GoVariable(vars[name], "@"+name)
 		if err != nil {
 			return nil, err
 		}
