@@ -264,32 +264,6 @@ func number(f float64, at string) (any, error) {
 	return f, nil
 }
 
-// GoValue is v's data as a Go value: nil, bool, float64, string, []any or
-// map[string]any (undefined is nil; an exe is its name).
-func GoValue(data any) any {
-	switch t := data.(type) {
-	case nil, value.Undefined:
-		return nil
-	case bool, float64, string:
-		return t
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = GoValue(e)
-		}
-		return out
-	case *value.Object:
-		m := make(map[string]any, len(t.Keys))
-		for _, k := range t.Keys {
-			m[k] = GoValue(t.Values[k])
-		}
-		return m
-	case value.Callable:
-		return "@" + t.CallableName()
-	}
-	return value.Text(data)
-}
-
 // topNames are the names the main script's top level defines, with
 // where: what a per-call variable or Go function may not also be.
 func topNames(doc *ast.Document) map[string]ast.Pos {

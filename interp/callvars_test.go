@@ -48,10 +48,6 @@ func TestGoVariable(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"secret"}, v.Security.Labels())
 	require.Equal(t, []string{"vault"}, v.Security.Sources())
-
-	o := value.NewObject()
-	o.Set("a", []any{1.0, "s", nil, value.Undefined{}})
-	require.Equal(t, map[string]any{"a": []any{1.0, "s", nil, nil}}, GoValue(o))
 }
 
 func TestIsIdent(t *testing.T) {

@@ -35,8 +35,8 @@ type Func struct {
 	// `exfil`, `safe`…), which guards and policy rules read.
 	Labels []string
 	// Call computes the result from the arguments, in Params order, each
-	// as a Go value (nil, bool, float64, string, []any, map[string]any)
-	// with its labels and sources. It returns a Go value as PrepareVars
+	// as a Go value (nil, bool, float64, string, []any, map[string]any,
+	// as its JSON would decode: value.ToGo) with its labels and sources. It returns a Go value as PrepareVars
 	// takes one, or a Var to give the result labels of its own.
 	Call func(ctx context.Context, args []Var) (any, error)
 }
@@ -251,7 +251,8 @@ func (in *interp) callGoFunc(e *env, g *goFunc, args []*value.Variable, pos ast.
 func (in *interp) runGoFunc(f *Func, args []*value.Variable, pos ast.Pos) (res *value.Variable, explicit bool, err error) {
 	gargs := make([]Var, len(args))
 	for i, a := range args {
-		gargs[i] = Var{Value: GoValue(a.Data), Labels: a.Security.Labels(), Sources: a.Security.Sources()}
+		data, _ := value.ToGo(a.Data) // undefined is nil
+		gargs[i] = Var{Value: data, Labels: a.Security.Labels(), Sources: a.Security.Sources()}
 	}
 	defer func() {
 		if r := recover(); r != nil {
