@@ -64,6 +64,11 @@ type Denial struct {
 	// they came from.
 	Labels  []string `json:"labels,omitempty"`
 	Lineage []Origin `json:"lineage,omitempty"`
+	// OptIn is the policy line that lifts this denial, pasted into
+	// OptInFile (the policy that decided, by file name); Reason ends with
+	// OptInSentence. Empty when nothing can lift it (a failure).
+	OptIn     string `json:"opt_in,omitempty"`
+	OptInFile string `json:"opt_in_file,omitempty"`
 }
 
 // Injection is text for the agent's context or the user, with the guard
