@@ -117,6 +117,15 @@ func (in *interp) checkFlow(op *hooks.OperationContext, inputs []*value.Variable
 	var command, name string
 	if op != nil {
 		command, name = op.Command, op.Name
+		if command == "" && len(op.Labels) == 0 {
+			// An operation of no labels of its own inside another (a
+			// guard's helper exe deciding an agent's tool call) falls
+			// under a rule by the enclosing operation's labels only:
+			// it is excepted from the rule as that operation is.
+			if o := in.enclosingExe(op); o != nil {
+				command, name = o.Command, o.Name
+			}
+		}
 	}
 	if op == nil || len(op.Commands) == 0 {
 		if len(targets) == 0 {
@@ -196,6 +205,17 @@ func appendOpLabels(out []string, op *hooks.OperationContext) []string {
 		}
 	}
 	return out
+}
+
+// enclosingExe is the innermost exe call running below op on the
+// operation stack, nil when none is.
+func (in *interp) enclosingExe(op *hooks.OperationContext) *hooks.OperationContext {
+	for i := in.mx.Op.Len() - 1; i >= 0; i-- {
+		if o := in.mx.Op.At(i); o != nil && o != op && o.Type == "exe" && o.Subtype == "" {
+			return o
+		}
+	}
+	return nil
 }
 
 // enclosingExeLabels appends to out the labels of the exe calls running
