@@ -126,7 +126,7 @@ func (e *Engine) explain(d *Decision, v verdict, part callPart, protectedKey str
 	switch dn.Class {
 	case ClassGuard:
 		if name, ok := strings.CutPrefix(dn.Guard, "@"); ok && l != nil && l.m.GuardSkippable(name) {
-			optIn = fmt.Sprintf("policy @optIn = { guards: { except: [%q] } }", dn.Guard)
+			optIn = "policy @optIn = { guards: { except: [" + policy.Literal(dn.Guard) + "] } }"
 		}
 	case ClassPolicy:
 		if l != nil {
@@ -152,7 +152,7 @@ func (e *Engine) explain(d *Decision, v verdict, part callPart, protectedKey str
 		// The refusal names the path or command itself.
 		part.quote = ""
 		if protectedKey != "" && !e.cfg.Policies[0].Workspace {
-			optIn = fmt.Sprintf("policy @optIn = { protected: { except: [%q] } }", protectedKey)
+			optIn = "policy @optIn = { protected: { except: [" + policy.Literal(protectedKey) + "] } }"
 		}
 	}
 	var who []string

@@ -247,7 +247,7 @@ func setCommand(p map[string]any, cmd string) {
 // deniedByCmd is the reason, JSON-escaped, of the test policy's guard
 // @cmd denying command: what matched, the guard, and its opt-in.
 func deniedByCmd(command string) string {
-	return "guardrun: test deny (`" + command + "`; guard @cmd). To allow it, add to policy.guard: policy @optIn = { guards: { except: [\\\"@cmd\\\"] } }"
+	return "guardrun: test deny (`" + command + "`; guard @cmd). To allow it, add to policy.guard: policy @optIn = { guards: { except: ['@cmd'] } }"
 }
 
 // TestOutcomes checks each outcome (deny, ask, retry, rewrite, context)

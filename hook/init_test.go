@@ -224,7 +224,7 @@ func TestLogAndReplay(t *testing.T) {
 		e.run(t, mustJSON(t, p), "hook", "claude", "--policy", testPolicy(t))
 	}
 	r := e.run(t, nil, "log")
-	if r.code != 0 || strings.Count(r.stdout, "\n") != 3 || !strings.Contains(r.stdout, "deny   test deny (`run DENYME`; guard @cmd). To allow it, add to policy.guard: policy @optIn = { guards: { except: [\"@cmd\"] } }") {
+	if r.code != 0 || strings.Count(r.stdout, "\n") != 3 || !strings.Contains(r.stdout, "deny   test deny (`run DENYME`; guard @cmd). To allow it, add to policy.guard: policy @optIn = { guards: { except: ['@cmd'] } }") {
 		t.Fatalf("log: got\n%s", r)
 	}
 	logPath := filepath.Join(e.state, "guardrun", "decisions.jsonl")

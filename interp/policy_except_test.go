@@ -39,17 +39,17 @@ func TestGuardsExceptTurnsGuardsOff(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "nothing is shown") {
 		t.Fatalf("without the opt-in: %v", err)
 	}
-	res, err := runWithFiles(t, denyShows+"policy @optIn = { guards: { except: [\"@quiet\"] } }\nshow \"hi\"\n", nil)
+	res, err := runWithFiles(t, denyShows+"policy @optIn = { guards: { except: ['@quiet'] } }\nshow \"hi\"\n", nil)
 	if err != nil || strings.TrimSpace(res.Document) != "hi" {
 		t.Fatalf("with the opt-in: %v %q", err, res)
 	}
-	res, err = runWithFiles(t, "import guards from \"./mod.guard\"\npolicy @optIn = { guards: { except: [\"@quiet\"] } }\nshow \"hi\"\n",
+	res, err = runWithFiles(t, "import guards from \"./mod.guard\"\npolicy @optIn = { guards: { except: ['@quiet'] } }\nshow \"hi\"\n",
 		map[string]string{"mod.guard": denyShows})
 	if err != nil || strings.TrimSpace(res.Document) != "hi" {
 		t.Fatalf("an imported guard: %v %q", err, res)
 	}
 	// Another guard of the file still decides.
-	_, err = runWithFiles(t, denyShows+"guard @loud before op:show = when [\n  * => deny \"still not\"\n]\npolicy @optIn = { guards: { except: [\"@quiet\"] } }\nshow \"hi\"\n", nil)
+	_, err = runWithFiles(t, denyShows+"guard @loud before op:show = when [\n  * => deny \"still not\"\n]\npolicy @optIn = { guards: { except: ['@quiet'] } }\nshow \"hi\"\n", nil)
 	if err == nil || !strings.Contains(err.Error(), "still not") {
 		t.Fatalf("the other guard: %v", err)
 	}
@@ -62,10 +62,10 @@ func TestGuardsExceptMistakes(t *testing.T) {
 		line, col    int
 		msg, hint    string
 	}{
-		{"misspelt", denyShows + "policy @optIn = { guards: { except: [\"@qiet\"] } }\n", nil, 4, 38, "guards.except names @qiet, which is no guard of this policy", "did you mean '@quiet'?"},
-		{"declared after", "policy @optIn = { guards: { except: [\"@quiet\"] } }\n" + denyShows, nil, 1, 38, "no guard of this policy", "above this policy"},
-		{"privileged", "guard privileged @keep before op:show = when [\n  * => allow\n]\npolicy @optIn = { guards: { except: [\"@keep\"] } }\n", nil, 4, 38, "a privileged guard", "survives every override"},
-		{"in a module", "import guards from \"./mod.guard\"\n", map[string]string{"mod.guard": denyShows + "policy @optIn = { guards: { except: [\"@quiet\"] } }\n"}, 4, 38, "not of a module it imports", "in the policy file"},
+		{"misspelt", denyShows + "policy @optIn = { guards: { except: ['@qiet'] } }\n", nil, 4, 38, "guards.except names @qiet, which is no guard of this policy", "did you mean '@quiet'?"},
+		{"declared after", "policy @optIn = { guards: { except: ['@quiet'] } }\n" + denyShows, nil, 1, 38, "no guard of this policy", "above this policy"},
+		{"privileged", "guard privileged @keep before op:show = when [\n  * => allow\n]\npolicy @optIn = { guards: { except: ['@keep'] } }\n", nil, 4, 38, "a privileged guard", "survives every override"},
+		{"in a module", "import guards from \"./mod.guard\"\n", map[string]string{"mod.guard": denyShows + "policy @optIn = { guards: { except: ['@quiet'] } }\n"}, 4, 38, "not of a module it imports", "in the policy file"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

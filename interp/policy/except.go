@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
@@ -334,7 +335,17 @@ func (s *Set) FlowOptIn(denialRule, command, name string, targets []string) (rul
 func OptInLine(rule string, parts []string) string {
 	q := make([]string, len(parts))
 	for i, p := range parts {
-		q[i] = fmt.Sprintf("%q", p)
+		q[i] = Literal(p)
 	}
-	return fmt.Sprintf("policy @optIn = { defaults: { except: { %q: [%s] } } }", rule, strings.Join(q, ", "))
+	return fmt.Sprintf("policy @optIn = { defaults: { except: { %s: [%s] } } }", Literal(rule), strings.Join(q, ", "))
+}
+
+// Literal writes s as a string of the language that means s as it is: in
+// single quotes, which interpolate nothing ("@name" in double quotes
+// would be the variable's value), unless s holds a quote or backslash.
+func Literal(s string) string {
+	if strings.ContainsAny(s, "'\\\n") {
+		return strconv.Quote(s)
+	}
+	return "'" + s + "'"
 }

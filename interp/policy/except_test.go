@@ -88,8 +88,9 @@ func TestFlowOptInNamesTheSendingCommands(t *testing.T) {
 	require.Equal(t, []string{"@WebFetch"}, parts)
 	rule, _ = s.FlowOptIn("labels.secret.deny", "curl x", "Bash", nil)
 	require.Equal(t, "", rule)
-	require.Equal(t, `policy @optIn = { defaults: { except: { "no-secret-exfil": ["cmd:curl", "@WebFetch"] } } }`,
+	require.Equal(t, `policy @optIn = { defaults: { except: { 'no-secret-exfil': ['cmd:curl', '@WebFetch'] } } }`,
 		OptInLine("no-secret-exfil", []string{"cmd:curl", "@WebFetch"}))
+	require.Equal(t, `"it's"`, Literal("it's"))
 }
 
 func TestExceptKeysParse(t *testing.T) {
