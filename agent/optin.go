@@ -18,7 +18,7 @@ import (
 // layer where the opt-in works: a later policy can never lift an
 // earlier one's denial):
 //
-//	recursive or forced delete of … (`rm -rf /`; guard @deleteRoot). To allow it, add to policy.guard: policy @optIn = { guards: { except: ["@deleteRoot"] } }
+//	recursive or forced delete of … (`rm -rf /opt`; guard @deleteRoot). To allow it, add to policy.guard: policy @optIn = { guards: { except: ['@deleteRoot'] } }
 //
 // A capability denial names its own opt-in (interp/policy); a failure
 // (class error) has none: it is refused because it cannot be decided.
@@ -125,12 +125,12 @@ func (e *Engine) explain(d *Decision, v verdict, part callPart, protectedKey str
 	optIn := ""
 	switch dn.Class {
 	case ClassGuard:
-		if name, ok := strings.CutPrefix(dn.Guard, "@"); ok && l != nil && l.m.GuardSkippable(name) {
+		if name, ok := strings.CutPrefix(dn.Guard, "@"); ok && l != nil && l.skippable(name) {
 			optIn = "policy @optIn = { guards: { except: [" + policy.Literal(dn.Guard) + "] } }"
 		}
 	case ClassPolicy:
 		if l != nil {
-			if rule, parts := l.m.Policy().FlowOptIn(dn.Rule, part.command, part.tool, part.labels); rule != "" {
+			if rule, parts := l.flowOptIn(dn.Rule, part); rule != "" {
 				if len(parts) == 0 {
 					parts = []string{"*"}
 				}
@@ -151,7 +151,7 @@ func (e *Engine) explain(d *Decision, v verdict, part callPart, protectedKey str
 	case ClassProtected:
 		// The refusal names the path or command itself.
 		part.quote = ""
-		if protectedKey != "" && !e.cfg.Policies[0].Workspace {
+		if protectedKey != "" {
 			optIn = "policy @optIn = { protected: { except: [" + policy.Literal(protectedKey) + "] } }"
 		}
 	}
@@ -175,9 +175,29 @@ func (e *Engine) explain(d *Decision, v verdict, part callPart, protectedKey str
 	}
 	if optIn != "" && l != nil {
 		dn.OptIn, dn.OptInFile = optIn, l.displayName(l == e.layers[0])
+		if dn.Class == ClassProtected && e.cfg.Policies[0].Workspace {
+			// No policy of the user's is loaded: the opt-in goes in one.
+			dn.OptInFile = "your own policy (guardrun init writes it)"
+		}
 		reason += "." + dn.OptInSentence()
 	}
 	d.Reason, dn.Reason = reason, reason
+}
+
+// skippable reports whether guards.except can turn off the layer's guard
+// called name.
+func (l *layer) skippable(name string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.m.GuardSkippable(name)
+}
+
+// flowOptIn is the layer's opt-in of label-flow rule rule (Denial.Rule)
+// for part (policy.Set.FlowOptIn).
+func (l *layer) flowOptIn(rule string, part callPart) (string, []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.m.Policy().FlowOptIn(rule, part.command, part.tool, part.labels)
 }
 
 // layerNamed is the loaded policy called name, nil when none is.

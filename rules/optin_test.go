@@ -392,6 +392,16 @@ func TestWorkspaceCannotUseOptInsOnTheUser(t *testing.T) {
 		e.Close()
 		t.Errorf("a lone workspace policy lifted the protected set")
 	}
+	// Its protected refusals send the opt-in to a policy of the user's.
+	e, err = agent.New(context.Background(), agent.Config{Dir: ws, Store: agent.NewMemoryStore(), Policies: []agent.Policy{workspace("import { @agent } from \"./tools.guard\"")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	d := e.Decide(context.Background(), agent.Event{Kind: agent.ToolBefore, Session: "s", Tool: "Bash", Input: map[string]any{"command": "guardrun trust --user"}})
+	if d.Outcome != agent.Deny || d.Denial.Class != agent.ClassProtected || !strings.HasPrefix(d.Denial.OptInFile, "your own policy") {
+		t.Errorf("a protected refusal under a lone workspace policy: %s %+v", d.Outcome, d.Denial)
+	}
 }
 
 func copyRules(t *testing.T, dir string) {
