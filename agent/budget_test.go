@@ -125,7 +125,7 @@ func TestAccountSurvivesResume(t *testing.T) {
 	require.Equal(t, ModelUsage{Calls: 1, Input: 900, Output: 200}, account(t, fs, "s1").Models["gemini-2.5-pro"])
 	d := e2.Decide(ctx, model(ModelBefore, "", "gemini-2.5-pro", nil))
 	require.Equal(t, Deny, d.Outcome)
-	require.Equal(t, "over 1000 tokens", d.Reason)
+	require.True(t, strings.HasPrefix(d.Reason, "over 1000 tokens (guard @spent)."), d.Reason)
 }
 
 // TestJournalAccount: the account round-trips through snapshots and

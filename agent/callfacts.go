@@ -403,7 +403,7 @@ func (e *Engine) protectedSet(ws string) protect.Set {
 	if v, ok := e.protected.Load(ws); ok {
 		return v.(protect.Set)
 	}
-	set := protect.ForAgent(os.Getenv, homeDir(), ws)
+	set := protect.ForAgent(os.Getenv, homeDir(), ws).Without(e.protectedExcept...)
 	e.protected.Store(ws, set)
 	return set
 }
@@ -456,10 +456,13 @@ func interpreter(p string) bool {
 // guardrun's own files or an agent's hook settings ("" when it would
 // not): a path it writes is protected, it runs guardrun's trust or init,
 // or it runs code whose writes cannot be seen while spelling a
-// protected path.
-func (e *Engine) protectedWrite(ev Event, f callFacts, line string) string {
-	if what, ok := selfCommand(f.cmds); ok {
-		return "it runs `" + what + "`, which only the user may run"
+// protected path. key is what the user's policy names to let the agent
+// do it (protected.except): the protected root, the guardrun command,
+// guardrun's program name; the roots it names are left out of the
+// protected set (protectedSet), the others are checked here.
+func (e *Engine) protectedWrite(ev Event, f callFacts, line string) (why, key string) {
+	if what, ok := selfCommand(f.cmds); ok && !contains(e.protectedExcept, what) {
+		return "it runs `" + what + "`, which only the user may run", what
 	}
 	unseen := line != "" && (f.unchecked != "" || f.opaque || f.movedBlind)
 	for _, c := range f.cmds {
@@ -475,7 +478,7 @@ func (e *Engine) protectedWrite(ev Event, f callFacts, line string) string {
 		// Nothing written that the analysis sees, and nothing it cannot
 		// see: the protected set (built once, with file system look-ups)
 		// is not needed.
-		return ""
+		return "", ""
 	}
 	set := e.protectedSet(e.workspaceOf(ev))
 	covers := set.Inside
@@ -496,18 +499,18 @@ func (e *Engine) protectedWrite(ev Event, f callFacts, line string) string {
 	}
 	for _, p := range f.writes {
 		if root, ok := covers(p, ev.Cwd); ok {
-			return "it would write or delete " + p + ", which is or holds " + root
+			return "it would write or delete " + p + ", which is or holds " + root, root
 		}
-		if b := filepath.Base(p); b == "guardrun" || b == "guardrun-hook" {
-			return "it would write " + p + " (guardrun's program)"
+		if b := filepath.Base(p); (b == "guardrun" || b == "guardrun-hook") && !contains(e.protectedExcept, b) {
+			return "it would write " + p + " (guardrun's program)", b
 		}
 	}
 	if unseen {
 		if root, ok := set.Mentions(line); ok {
-			return "it runs code whose writes guardrun cannot see and names " + root
+			return "it runs code whose writes guardrun cannot see and names " + root, root
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // classProtected marks the engine's own refusal of a call that would

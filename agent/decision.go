@@ -73,6 +73,11 @@ type Denial struct {
 	// events that brought them. It replaces guardrun.Denial's lineage,
 	// which an agent's denial leaves empty.
 	Lineage []Origin `json:"lineage,omitempty"`
+	// OptIn is the policy line that lifts this denial, pasted into
+	// OptInFile (the policy that decided, by file name); Reason ends with
+	// OptInSentence. Empty when nothing can lift it (a failure).
+	OptIn     string `json:"opt_in,omitempty"`
+	OptInFile string `json:"opt_in_file,omitempty"`
 }
 
 // Injection is text for the agent's context or the user, with the guard

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,8 +38,13 @@ func TestDenialIsTheScriptsShape(t *testing.T) {
 
 	d = e.Decide(context.Background(), Event{Kind: ToolBefore, Session: "s", Tool: "Bash", Input: map[string]any{"command": "echo forbidden"}})
 	require.Equal(t, Deny, d.Outcome)
-	require.Equal(t, guardrun.Denial{Action: guardrun.Deny, Class: guardrun.ClassGuard, Guard: "@g", Reason: "forbidden",
-		Retryable: true, Policy: "p.guard"}, d.Denial.Denial)
+	// The reason is the guard's, followed by what matched and the opt-in
+	// (Denial.OptIn) the engine adds to every denial.
+	require.True(t, strings.HasPrefix(d.Denial.Reason, "forbidden ("), d.Denial.Reason)
+	require.Contains(t, d.Denial.Reason, d.Denial.OptIn)
+	want := guardrun.Denial{Action: guardrun.Deny, Class: guardrun.ClassGuard, Guard: "@g", Reason: d.Denial.Reason,
+		Retryable: true, Policy: "p.guard"}
+	require.Equal(t, want, d.Denial.Denial)
 
 	dn := Denial{Denial: guardrun.Denial{Action: Deny, Class: ClassPolicy, Rule: "r", Reason: "why", Labels: []string{"secret"}},
 		Lineage: []Origin{{Seq: 1, Event: ToolAfter, Tool: "Read", Labels: []string{"secret"}}}}

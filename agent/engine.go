@@ -36,6 +36,10 @@ type Policy struct {
 	// loads and commands), in place of Config.Dir: each policy is
 	// confined to its own tree, never to a directory that holds both.
 	Dir string
+	// Workspace marks a repository's policy: it can restrict, never
+	// lift, even when it is the only one, so it may not let the agent
+	// write what guardrun protects (protected.except).
+	Workspace bool
 }
 
 // baseDir is the policy's base directory: its Dir, else the engine's,
@@ -178,6 +182,9 @@ type Engine struct {
 	// once they are.
 	closeMu sync.RWMutex
 	closed  bool
+	// protectedExcept are the protected roots and guardrun commands the
+	// user's policy lets the agent write or run (protected.except).
+	protectedExcept []string
 }
 
 // layer is one loaded policy.
@@ -245,7 +252,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	sortHooks(e.hooks)
 	h := sha256.New()
-	for _, p := range cfg.Policies {
+	for i, p := range cfg.Policies {
 		var copts []guardrun.CompileOption
 		if len(cfg.Functions) > 0 {
 			copts = append(copts, guardrun.WithFunctions(cfg.Functions...))
@@ -280,6 +287,13 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		if m.HasPolicyRule("session-taint-strict") {
 			e.strict = true
 		}
+		ex, err := protectedExcepts(i, p, m)
+		if err != nil {
+			m.Close()
+			e.Close()
+			return nil, err
+		}
+		e.protectedExcept = append(e.protectedExcept, ex...)
 		e.layers = append(e.layers, l)
 		if err := checkPolicy(p.Name, prg, e.toolPatterns()); err != nil {
 			e.Close()
@@ -910,7 +924,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 	facts := e.factsOf(t, ev, in, line)
 	e.callLabels(s, ev, f, facts, facts.net || facts.inline || hasPrefixIn(t.labels, "net:") || contains(t.labels, "tool:w"))
 	vars = f.vars
-	protected := e.protectedWrite(ev, facts, line)
+	protected, protectedKey := e.protectedWrite(ev, facts, line)
 	switch {
 	case !cmdOK:
 		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
@@ -944,7 +958,8 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 			l, _, _ := commandOf(f.input)
 			fx := e.factsOf(t, ev, f.input, l)
 			facts = fx
-			if why := e.protectedWrite(ev, fx, l); why != "" {
+			if why, key := e.protectedWrite(ev, fx, l); why != "" {
+				protectedKey = key
 				v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: classProtected,
 					Reason: "guardrun protects its own files and the agents' hook settings: the rewritten call: " + why}}
 			} else if fx.unchecked != "" {
@@ -979,6 +994,9 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 		sh = shape(ev.Tool, ev.Input)
 	}
 	d := e.resolve(ctx, s, ev, sh, v, f.labels, f.origins)
+	if d.Outcome == Deny {
+		e.explain(&d, v, partOf(t, ev, f.input, line, facts), protectedKey)
+	}
 	d.RetryDelay = f.retryDelay
 	if (d.Outcome == Allow || d.Outcome == Ask) && f.inputChanged && !sameInput(f.input, in) {
 		// An ask is about the call in its final form: the host shows and
@@ -1179,6 +1197,9 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 	v := e.chain(ctx, s, ev, f, func(*flow) *hooks.OperationContext { return op }, 1)
 	final := f.out
 	d := e.resolve(ctx, s, ev, shape(ev.Tool, ev.Input), v, labels, origins)
+	if d.Outcome == Deny {
+		e.explain(&d, v, partOf(t, ev, in, line, facts), "")
+	}
 	if d.Outcome != Allow || final == nil {
 		// A refusal does not take the output back: the tool ran, and
 		// hosts show its output beside the reason (Claude Code's
@@ -1306,6 +1327,7 @@ func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision,
 		v.Action = guard.Allow
 	}
 	d := e.resolve(ctx, s, ev, shape(string(ev.Kind), in), v, f.labels, f.origins)
+	e.explain(&d, v, callPart{}, "")
 	if d.Outcome == Allow && rewritten != nil {
 		if in := goInput(params, rewritten); !sameInput(in, goInput(params, vars)) {
 			d.Input = in

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -215,7 +216,7 @@ func TestCountsOutliveCalls(t *testing.T) {
 	}
 	d := e.Decide(ctx, web)
 	require.Equal(t, Deny, d.Outcome)
-	require.Equal(t, "web limit", d.Reason)
+	require.True(t, strings.HasPrefix(d.Reason, "web limit (https://x.example; guard @webRate)."), d.Reason)
 	fs2, err := NewFileStore(dir)
 	require.NoError(t, err)
 	require.NoError(t, fs2.Update(ctx, "s", func(s *Session) error {

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -57,7 +58,7 @@ guard @mine before op:exe = when [
 	defer e.Close()
 	d := e.Decide(context.Background(), Event{Kind: ToolBefore, Session: "s", Tool: "Write", Input: map[string]any{"file_path": "/etc/passwd", "content": "x"}})
 	require.Equal(t, Deny, d.Outcome, d.Reason)
-	require.Equal(t, "not your file", d.Reason)
+	require.True(t, strings.HasPrefix(d.Reason, "not your file ("), d.Reason)
 	d = e.Decide(context.Background(), Event{Kind: ToolBefore, Session: "s", Tool: "Write", Input: map[string]any{"file_path": "notes.txt", "content": "x"}})
 	require.Equal(t, Allow, d.Outcome, d.Reason)
 }

@@ -51,7 +51,7 @@ func TestInvoke(t *testing.T) {
 		{name: "allowed", call: ToolCall{Tool: "Bash", Input: map[string]any{"command": "ls"}},
 			run: func(_ context.Context, in map[string]any) (any, error) { return "a.txt", nil }, ran: true, output: "a.txt"},
 		{name: "blocked", call: ToolCall{Tool: "Bash", Input: map[string]any{"command": "sudo ls"}},
-			code: "denied", postErr: "blocked: no sudo", context: "ask the user to run it"},
+			code: "denied", postErr: "blocked: no sudo (`sudo ls`; guard @nosudo). To allow it, add to w.guard: policy @optIn = { guards: { except: ['@nosudo'] } }", context: "ask the user to run it"},
 		{name: "rewritten input reaches the tool", call: ToolCall{Tool: "Bash", Input: map[string]any{"command": "make deploy"}},
 			run: func(_ context.Context, in map[string]any) (any, error) { return in["command"], nil }, ran: true, output: "make deploy-dry-run"},
 		{name: "tool error", call: ToolCall{Tool: "Bash", Input: map[string]any{"command": "false"}},
@@ -79,10 +79,11 @@ func TestInvoke(t *testing.T) {
 			require.Equal(t, c.ran, ran, "tool ran")
 			require.NotEmpty(t, inv.ID)
 			mu.Lock()
-			require.Len(t, post, 1, "post-hooks run exactly once")
-			require.Equal(t, inv.ID, post[0].CallID, "both events carry the invocation id")
-			require.Equal(t, c.postErr, post[0].Error)
+			seen := append([]Event(nil), post...)
 			mu.Unlock()
+			require.Len(t, seen, 1, "post-hooks run exactly once")
+			require.Equal(t, inv.ID, seen[0].CallID, "both events carry the invocation id")
+			require.Equal(t, c.postErr, seen[0].Error)
 			if c.code == "" {
 				require.Nil(t, inv.Err)
 				require.Equal(t, c.output, inv.Output)

@@ -1,7 +1,6 @@
 package hook
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -66,35 +65,9 @@ func Names() []string {
 }
 
 // reason is the text of a refusal for the agent: the reason (or hint,
-// or question), then what decided it, then whether retrying helps.
-// lineage says where a denial's labels came from: "secret from Read
-// (event 2), this call's input". At most three sources are named.
-func lineage(dn *agent.Denial) string {
-	if len(dn.Labels) == 0 || len(dn.Lineage) == 0 {
-		return ""
-	}
-	var from []string
-	for i, o := range dn.Lineage {
-		if i == 3 {
-			from = append(from, "…")
-			break
-		}
-		what := string(o.Event)
-		if o.Tool != "" {
-			what = o.Tool
-		}
-		if o.Event == agent.ToolBefore {
-			from = append(from, fmt.Sprintf("%s's input (event %d)", what, o.Seq))
-		} else {
-			from = append(from, fmt.Sprintf("%s (event %d)", what, o.Seq))
-		}
-		if o.Why != "" {
-			from[len(from)-1] += ": " + o.Why
-		}
-	}
-	return strings.Join(dn.Labels, ", ") + " from " + strings.Join(from, ", ")
-}
-
+// or question), then what decided it and where its labels came from
+// (unless the engine's reason says so already), whether retrying helps,
+// and last the opt-in the denial names.
 func reason(d agent.Decision) string {
 	r := d.Reason
 	switch d.Outcome {
@@ -111,21 +84,30 @@ func reason(d agent.Decision) string {
 		r = "denied by the guardrun policy"
 	}
 	if dn := d.Denial; dn != nil {
+		optIn := dn.OptInSentence()
+		if optIn != "" && d.Outcome == agent.Deny && strings.HasSuffix(r, "."+optIn) {
+			r = strings.TrimSuffix(r, "."+optIn)
+		} else {
+			optIn = ""
+		}
 		var by []string
-		if dn.Rule != "" {
+		if dn.Rule != "" && !strings.Contains(r, "rule "+dn.Rule) {
 			by = append(by, "rule "+dn.Rule)
 		}
-		if dn.Guard != "" {
+		if dn.Guard != "" && !strings.Contains(r, "guard "+dn.Guard) {
 			by = append(by, "guard "+dn.Guard)
 		}
 		if len(by) > 0 {
 			r += " (" + strings.Join(by, ", ") + ")"
 		}
-		if from := lineage(dn); from != "" {
+		if from := dn.Source(); from != "" && !strings.Contains(r, from) {
 			r += "; " + from
 		}
 		if !dn.Retryable && d.Outcome == agent.Deny && dn.Class != agent.ClassError {
 			r += "; do not retry this call"
+		}
+		if optIn != "" {
+			r += "." + optIn
 		}
 	}
 	return cut("guardrun: " + r)

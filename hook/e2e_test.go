@@ -244,31 +244,37 @@ func setCommand(p map[string]any, cmd string) {
 	p["command"] = cmd
 }
 
+// deniedByCmd is the reason, JSON-escaped, of the test policy's guard
+// @cmd denying command: what matched, the guard, and its opt-in.
+func deniedByCmd(command string) string {
+	return "guardrun: test deny (`" + command + "`; guard @cmd). To allow it, add to policy.guard: policy @optIn = { guards: { except: ['@cmd'] } }"
+}
+
 // TestOutcomes checks each outcome (deny, ask, retry, rewrite, context)
 // in each protocol's words on its tool-call event, and the stop retry.
 func TestOutcomes(t *testing.T) {
 	cases := []outcomeCase{
-		{"claude", "PreToolUse", "DENYME", 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"guardrun: test deny (guard @cmd)"}}`, ""},
+		{"claude", "PreToolUse", "DENYME", 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"` + deniedByCmd("run DENYME") + `"}}`, ""},
 		{"claude", "PreToolUse", "ASKME", 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"guardrun asks: test ask? (guard @cmd). If nobody can answer here (a non-interactive run): approve it in an interactive session, or allow it in your policy"}}`, ""},
 		{"claude", "PreToolUse", "RETRYME", 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"guardrun: test hint (guard @cmd)"}}`, ""},
 		{"claude", "PreToolUse", "REWRITEME", 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"guardrun: input rewritten by the policy","updatedInput":{"command":"echo rewritten","description":"List files","timeout":120000}}}`, ""},
 		{"claude", "PreToolUse", "CONTEXTME", 0, `{"hookSpecificOutput":{"additionalContext":"test context","hookEventName":"PreToolUse"}}`, ""},
-		{"codex", "PreToolUse", "DENYME", 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"guardrun: test deny (guard @cmd)"}}`, ""},
+		{"codex", "PreToolUse", "DENYME", 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"` + deniedByCmd("run DENYME") + `"}}`, ""},
 		{"codex", "PreToolUse", "ASKME", 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"guardrun: approval required, and this host cannot ask for it here: test ask? (guard @cmd) — approve it in an interactive session, or allow it in your policy"}}`, ""},
 		{"codex", "PreToolUse", "REWRITEME", 0, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"guardrun: input rewritten by the policy","updatedInput":{"command":"echo rewritten"}}}`, ""},
 		{"codex", "PreToolUse", "CONTEXTME", 0, ``, ""},
-		{"gemini", "BeforeTool", "DENYME", 0, `{"decision":"deny","reason":"guardrun: test deny (guard @cmd)"}`, ""},
+		{"gemini", "BeforeTool", "DENYME", 0, `{"decision":"deny","reason":"` + deniedByCmd("run DENYME") + `"}`, ""},
 		{"gemini", "BeforeTool", "ASKME", 0, `{"decision":"ask","reason":"guardrun asks: test ask? (guard @cmd). If nobody can answer here (a non-interactive run): approve it in an interactive session, or allow it in your policy"}`, ""},
 		{"gemini", "BeforeTool", "RETRYME", 0, `{"decision":"deny","reason":"guardrun: test hint (guard @cmd)"}`, ""},
 		{"gemini", "BeforeTool", "REWRITEME", 0, `{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"echo rewritten","description":"list"}}}`, ""},
 		{"gemini", "BeforeTool", "CONTEXTME", 0, `{"hookSpecificOutput":{"additionalContext":"test context","hookEventName":"BeforeTool"}}`, ""},
-		{"cursor", "beforeShellExecution", "DENYME", 0, `{"agent_message":"guardrun: test deny (guard @cmd)","permission":"deny","user_message":"guardrun: test deny (guard @cmd)"}`, ""},
+		{"cursor", "beforeShellExecution", "DENYME", 0, `{"agent_message":"` + deniedByCmd("run DENYME") + `","permission":"deny","user_message":"` + deniedByCmd("run DENYME") + `"}`, ""},
 		{"cursor", "beforeShellExecution", "ASKME", 0, `{"agent_message":"guardrun asks: test ask? (guard @cmd). If nobody can answer here (a non-interactive run): approve it in an interactive session, or allow it in your policy","permission":"ask","user_message":"guardrun asks: test ask? (guard @cmd). If nobody can answer here (a non-interactive run): approve it in an interactive session, or allow it in your policy"}`, ""},
 		{"cursor", "beforeShellExecution", "REWRITEME", 0, `{"agent_message":"guardrun: the policy rewrote the input, and Cursor cannot apply a rewrite on beforeShellExecution","permission":"deny","user_message":"guardrun: the policy rewrote the input, and Cursor cannot apply a rewrite on beforeShellExecution"}`, ""},
 		{"cursor", "preToolUse", "ASKME", 0, `{"agent_message":"guardrun: approval required, and this host cannot ask for it here: test ask? (guard @cmd) — approve it in an interactive session, or allow it in your policy","permission":"deny","user_message":"guardrun: approval required, and this host cannot ask for it here: test ask? (guard @cmd) — approve it in an interactive session, or allow it in your policy"}`, ""},
 		{"cursor", "preToolUse", "REWRITEME", 0, `{"permission":"allow","updated_input":{"command":"echo rewritten"}}`, ""},
 		{"cursor", "preToolUse", "CONTEXTME", 0, `{"agent_message":"test context","permission":"allow"}`, ""},
-		{"generic", "tool.before", "DENYME", 0, `{"continue":false,"systemMessage":"guardrun: test deny (guard @cmd)"}`, ""},
+		{"generic", "tool.before", "DENYME", 0, `{"continue":false,"systemMessage":"` + deniedByCmd("run DENYME") + `"}`, ""},
 		{"generic", "tool.before", "ASKME", 0, `{"continue":false,"decision":"ask","systemMessage":"guardrun: approval required: test ask?"}`, ""},
 		{"generic", "tool.before", "RETRYME", 0, `{"continue":false,"decision":"retry","systemMessage":"guardrun: test hint (guard @cmd)"}`, ""},
 		{"generic", "tool.before", "REWRITEME", 0, `{"continue":true,"data":{"command":"echo rewritten"}}`, ""},

@@ -106,8 +106,8 @@ func TestPermissionRequest(t *testing.T) {
 			noObjection = ""
 		}
 		cases := []struct{ name, cmd, want string }{
-			{"deny", "run DENYME", `{"hookSpecificOutput":{"decision":{"behavior":"deny","message":"guardrun: test deny (guard @cmd)"},"hookEventName":"PermissionRequest"}}`},
-			{"deny with context", "run DENYCTXME", `{"hookSpecificOutput":{"decision":{"behavior":"deny","message":"guardrun: test deny (guard @cmd)\ntest deny details"},"hookEventName":"PermissionRequest"}}`},
+			{"deny", "run DENYME", `{"hookSpecificOutput":{"decision":{"behavior":"deny","message":"` + deniedByCmd("run DENYME") + `"},"hookEventName":"PermissionRequest"}}`},
+			{"deny with context", "run DENYCTXME", `{"hookSpecificOutput":{"decision":{"behavior":"deny","message":"` + deniedByCmd("run DENYCTXME") + `\ntest deny details"},"hookEventName":"PermissionRequest"}}`},
 			{"allow", "ls", noObjection},
 			{"ask", "run ASKME", noObjection},
 			{"error", "run ERRORME", `~"behavior":"deny","message":"guardrun: guard @cmd failed`},
@@ -173,9 +173,9 @@ func TestFailuresLogged(t *testing.T) {
 // PreToolUse, Cursor's agent_message.
 func TestDenialContextInReason(t *testing.T) {
 	cases := []struct{ agent, event, want string }{
-		{"gemini", "BeforeTool", `"reason":"guardrun: test deny (guard @cmd)\ntest deny details"`},
-		{"codex", "PreToolUse", `"permissionDecisionReason":"guardrun: test deny (guard @cmd)\ntest deny details"`},
-		{"cursor", "beforeShellExecution", `"agent_message":"guardrun: test deny (guard @cmd)\ntest deny details"`},
+		{"gemini", "BeforeTool", `"reason":"` + deniedByCmd("run DENYCTXME") + `\ntest deny details"`},
+		{"codex", "PreToolUse", `"permissionDecisionReason":"` + deniedByCmd("run DENYCTXME") + `\ntest deny details"`},
+		{"cursor", "beforeShellExecution", `"agent_message":"` + deniedByCmd("run DENYCTXME") + `\ntest deny details"`},
 		{"claude", "PreToolUse", `"additionalContext":"test deny details"`},
 	}
 	for _, c := range cases {

@@ -224,7 +224,7 @@ func TestLogAndReplay(t *testing.T) {
 		e.run(t, mustJSON(t, p), "hook", "claude", "--policy", testPolicy(t))
 	}
 	r := e.run(t, nil, "log")
-	if r.code != 0 || strings.Count(r.stdout, "\n") != 3 || !strings.Contains(r.stdout, "deny   test deny (guard @cmd)") {
+	if r.code != 0 || strings.Count(r.stdout, "\n") != 3 || !strings.Contains(r.stdout, "deny   test deny (`run DENYME`; guard @cmd). To allow it, add to policy.guard: policy @optIn = { guards: { except: ['@cmd'] } }") {
 		t.Fatalf("log: got\n%s", r)
 	}
 	logPath := filepath.Join(e.state, "guardrun", "decisions.jsonl")
@@ -235,7 +235,7 @@ func TestLogAndReplay(t *testing.T) {
 	stricter := filepath.Join(e.home, "stricter.guard")
 	os.WriteFile(stricter, []byte(strings.Replace(string(src), `@mx.args.command?.match("DENYME")`, `@mx.args.command?.match("DENYME|go test")`, 1)), 0o600)
 	r = e.run(t, nil, "log", "--replay", logPath, "--policy", stricter)
-	if r.code != 1 || !strings.Contains(r.stdout, "changed  #3") || !strings.Contains(r.stdout, "allow → deny (test deny)") || !strings.Contains(r.stdout, "1 changed") {
+	if r.code != 1 || !strings.Contains(r.stdout, "changed  #3") || !strings.Contains(r.stdout, "allow → deny (test deny (`go test ./...`; guard @cmd). To allow it, add to stricter.guard: ") || !strings.Contains(r.stdout, "1 changed") {
 		t.Fatalf("replay, stricter policy: got\n%s", r)
 	}
 }

@@ -314,10 +314,13 @@ func loadPolicies(o Options, call *Call, state string) (Policies, []agent.Policy
 		}
 		return pol, policies, gate, nil
 	}
+	// A policy other than the user's is a workspace's, even when it is
+	// the only one: it can restrict, never lift.
+	user, _ := UserPolicy()
 	policies := make([]agent.Policy, len(pol.Files))
 	for i, f := range pol.Files {
 		// The bytes hashed against the pin are the bytes loaded.
-		policies[i] = agent.Policy{Name: f, Dir: pol.Dirs[i], Source: pol.Approved[i].Source}
+		policies[i] = agent.Policy{Name: f, Dir: pol.Dirs[i], Source: pol.Approved[i].Source, Workspace: f != user}
 	}
 	return pol, policies, gate, nil
 }

@@ -72,9 +72,9 @@ func writePolicy(t *testing.T, src string) string {
 // are exactly guardrun's, and the event is decided once.
 func TestSlimHookDelegatesToGuardrun(t *testing.T) {
 	cases := []struct{ name, policy, command, want string }{
-		{"js deny", jsPolicy, "echo JSDENY", `"permissionDecision":"deny","permissionDecisionReason":"guardrun: the js helper said no (guard @cmd)"`},
+		{"js deny", jsPolicy, "echo JSDENY", `"permissionDecision":"deny","permissionDecisionReason":"guardrun: the js helper said no (` + "`echo JSDENY`" + `; guard @cmd). To allow it, add to policy.guard: policy @optIn = { guards: { except: ['@cmd'] } }"`},
 		{"js allow", jsPolicy, "echo fine", `{}`},
-		{"tokens deny", tokensPolicy, "echo one two three four five", `"permissionDecision":"deny","permissionDecisionReason":"guardrun: too many tokens (guard @cmd)"`},
+		{"tokens deny", tokensPolicy, "echo one two three four five", `"permissionDecision":"deny","permissionDecisionReason":"guardrun: too many tokens (` + "`echo one two three four five`" + `; guard @cmd). To allow it, add to policy.guard: policy @optIn = { guards: { except: ['@cmd'] } }"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -112,7 +112,7 @@ func (in *interp) guardPreHook(c *hooks.Call) (hooks.Decision, error) {
 		return hooks.Decision{Action: hooks.Continue}, nil
 	}
 	gc := guardCallOf(c)
-	d := in.guards.Before(c, gc.opts)
+	d := in.guards.Before(c, in.policyGuardOpts(gc.opts))
 	in.afterPhase(gc, "before", c, nil, d)
 	if flow != nil {
 		// A non-locked label-flow denial stands unless a privileged guard
@@ -159,7 +159,7 @@ func (in *interp) guardPostHook(c *hooks.Call, res *value.Variable) (*value.Vari
 	if gc.beforeOnly {
 		return res, nil
 	}
-	d := in.guards.After(c, res, gc.opts)
+	d := in.guards.After(c, res, in.policyGuardOpts(gc.opts))
 	in.afterPhase(gc, "after", c, res, d)
 	switch d.Action {
 	case guard.Deny:

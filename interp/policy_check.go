@@ -114,30 +114,45 @@ func (in *interp) checkFlow(op *hooks.OperationContext, inputs []*value.Variable
 	// small operations build their lists on the stack.
 	var tbuf [16]string
 	targets := in.flowTargets(tbuf[:0], op, extra)
+	var command, name string
+	if op != nil {
+		command, name = op.Command, op.Name
+		if command == "" && len(op.Labels) == 0 {
+			// An operation of no labels of its own inside another (a
+			// guard's helper exe deciding an agent's tool call) falls
+			// under a rule by the enclosing operation's labels only:
+			// it is excepted from the rule as that operation is.
+			if o := in.enclosingExe(op); o != nil {
+				command, name = o.Command, o.Name
+			}
+		}
+	}
 	if op == nil || len(op.Commands) == 0 {
 		if len(targets) == 0 {
 			return nil
 		}
-		return in.checkInputs(targets, inputs)
+		return in.checkInputs(targets, inputs, command, name)
 	}
-	return in.checkEachCommand(targets, op.Commands, inputs)
+	return in.checkEachCommand(targets, op.Commands, inputs, command, name)
 }
 
 // checkEachCommand checks inputs flowing to the shared targets plus, in
 // turn, each command's operation labels.
-func (in *interp) checkEachCommand(targets []string, commands [][]string, inputs []*value.Variable) *policy.Denial {
+func (in *interp) checkEachCommand(targets []string, commands [][]string, inputs []*value.Variable, command, name string) *policy.Denial {
 	base := len(targets)
 	for _, cmd := range commands {
 		targets = append(targets[:base], cmd...)
-		if d := in.checkInputs(targets, inputs); d != nil {
+		if d := in.checkInputs(targets, inputs, command, name); d != nil {
 			return d
 		}
 	}
 	return nil
 }
 
-// checkInputs runs the label-flow rules for inputs flowing to targets.
-func (in *interp) checkInputs(targets []string, inputs []*value.Variable) *policy.Denial {
+// checkInputs runs the label-flow rules for inputs flowing to targets,
+// of the operation that runs command (its command line, if any) or is
+// called name (for the opt-ins of `defaults.except`).
+func (in *interp) checkInputs(targets []string, inputs []*value.Variable, command, name string) *policy.Denial {
 	var lbuf [4][]string
 	labels := lbuf[:0]
 	for _, v := range inputs {
@@ -147,7 +162,7 @@ func (in *interp) checkInputs(targets []string, inputs []*value.Variable) *polic
 		}
 		labels = append(labels, l)
 	}
-	return in.policy.CheckFlow(policy.Flow{Inputs: labels, Targets: targets})
+	return in.policy.CheckFlow(policy.Flow{Inputs: labels, Targets: targets, Command: command, Name: name})
 }
 
 // flowTargets are what an operation flows into, for label-flow rules:
@@ -190,6 +205,17 @@ func appendOpLabels(out []string, op *hooks.OperationContext) []string {
 		}
 	}
 	return out
+}
+
+// enclosingExe is the innermost exe call running below op on the
+// operation stack, nil when none is.
+func (in *interp) enclosingExe(op *hooks.OperationContext) *hooks.OperationContext {
+	for i := in.mx.Op.Len() - 1; i >= 0; i-- {
+		if o := in.mx.Op.At(i); o != nil && o != op && o.Type == "exe" && o.Subtype == "" {
+			return o
+		}
+	}
+	return nil
 }
 
 // enclosingExeLabels appends to out the labels of the exe calls running
@@ -235,9 +261,9 @@ func (in *interp) checkCommandPolicy(pc *preparedCommand, flowDone bool) error {
 		inputs := []*value.Variable{input}
 		var d *policy.Denial
 		if len(commands) == 0 {
-			d = in.checkFlowWith(append([]string{"op:run"}, union...), inputs)
+			d = in.checkInputs(in.enclosingExeLabels(append([]string{"op:run"}, union...), nil), inputs, text, "")
 		} else {
-			d = in.checkEachCommand(in.enclosingExeLabels([]string{"op:run"}, nil), commands, inputs)
+			d = in.checkEachCommand(in.enclosingExeLabels([]string{"op:run"}, nil), commands, inputs, text, "")
 		}
 		if d != nil {
 			in.explainPolicy(top, d, inputs)
@@ -270,12 +296,6 @@ func (in *interp) checkRunOutput(v *value.Variable, pos ast.Pos) error {
 	ge := &guard.Error{Policy: d, Op: op, Timing: guard.After, Decision: guard.Deny, Reason: d.Reason, Reasons: []string{d.Reason}, Input: v}
 	return &Error{Kind: KindPolicy, Pos: pos, Message: ge.Error(), Err: ge,
 		Hint: "the output of this /run carries a label the policy keeps out of the document (op:show); capture it with `var @r = cmd {…}` instead, or change the data's labels or the policy"}
-}
-
-// checkFlowWith is checkFlow for a command that is not an operation of its
-// own: its targets plus the enclosing exe calls' labels.
-func (in *interp) checkFlowWith(targets []string, inputs []*value.Variable) *policy.Denial {
-	return in.checkInputs(in.enclosingExeLabels(targets, nil), inputs)
 }
 
 // checkCodePolicy is the executor check of a js, node, sh or bash block

@@ -43,6 +43,9 @@ func (in *interp) execPolicy(e *env, d *ast.PolicyDirective) error {
 		}
 		layers = append(layers, cfg)
 	}
+	if err := in.checkGuardExcepts(e, "policy @"+d.Name, layers, false); err != nil {
+		return err
+	}
 	return in.addPolicy(e, d.Name, d.Pos, layers)
 }
 
@@ -73,6 +76,9 @@ func (in *interp) importPolicy(e *env, d *ast.ImportDirective) error {
 	cfg, err := policy.Parse(v.Data, objectLocator(lit, d.Pos))
 	if err != nil {
 		return policyConfigError(err, "policy @"+d.Namespace+" (from "+d.Path+")", d.Pos)
+	}
+	if err := in.checkGuardExcepts(e, "policy @"+d.Namespace+" (from "+d.Path+")", []*policy.Config{cfg}, true); err != nil {
+		return err
 	}
 	return in.addPolicy(e, d.Namespace, d.Pos, []*policy.Config{cfg})
 }

@@ -173,11 +173,12 @@ func formatRecord(r agent.Record) string {
 	if r.Reason != "" {
 		b.WriteString("  " + printable(r.Reason))
 	}
+	// The engine's reason of a denial names its guard or rule already.
 	var by []string
-	if r.Rule != "" {
+	if r.Rule != "" && !strings.Contains(r.Reason, "rule "+r.Rule) {
 		by = append(by, "rule "+printable(r.Rule))
 	}
-	if r.Guard != "" {
+	if r.Guard != "" && !strings.Contains(r.Reason, "guard "+r.Guard) {
 		by = append(by, "guard "+printable(r.Guard))
 	}
 	if a := r.Approval; a != nil {

@@ -155,6 +155,36 @@ func (o *Override) keeps(g *Guard) bool {
 	return true
 }
 
+// Excepting returns o with the guards names (without '@') dropped as
+// well, unless privileged: a policy's `guards: { except: [...] }` on top
+// of an operation's own override. o is not changed.
+func (o *Override) Excepting(names []string) *Override {
+	if len(names) == 0 {
+		return o
+	}
+	switch {
+	case o == nil:
+		return &Override{Except: names}
+	case o.Disabled:
+		return o
+	case o.Only != nil:
+		only := []string{}
+		for _, n := range o.Only {
+			if !contains(names, n) {
+				only = append(only, n)
+			}
+		}
+		return &Override{Only: only}
+	}
+	except := append([]string(nil), o.Except...)
+	for _, n := range names {
+		if !contains(except, n) {
+			except = append(except, n)
+		}
+	}
+	return &Override{Except: except}
+}
+
 func contains(xs []string, s string) bool {
 	for _, x := range xs {
 		if x == s {

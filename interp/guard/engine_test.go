@@ -250,3 +250,39 @@ func TestAllowAllocatesNothing(t *testing.T) {
 	allocs := testing.AllocsPerRun(100, func() { f.en.Before(c, Options{}) })
 	require.Zero(t, allocs)
 }
+
+// A policy's guards.except adds to an operation's override without
+// lifting what the override drops, and never drops a privileged guard.
+func TestOverrideExcepting(t *testing.T) {
+	a, b, p := &Guard{Name: "a"}, &Guard{Name: "b"}, &Guard{Name: "p", Privileged: true}
+	keeps := func(o *Override, gs ...*Guard) []bool {
+		out := make([]bool, len(gs))
+		for i, g := range gs {
+			out[i] = o.keeps(g)
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		o    *Override
+		want []bool // a, b, p
+	}{
+		{"none", nil, []bool{false, true, true}},
+		{"disabled", &Override{Disabled: true}, []bool{false, false, true}},
+		{"only a, b", &Override{Only: []string{"a", "b"}}, []bool{false, true, true}},
+		{"only a", &Override{Only: []string{"a"}}, []bool{false, false, true}},
+		{"except b", &Override{Except: []string{"b"}}, []bool{false, false, true}},
+	}
+	for _, tc := range tests {
+		got := keeps(tc.o.Excepting([]string{"a", "p"}), a, b, p)
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("%s: keeps %v, want %v", tc.name, got, tc.want)
+				break
+			}
+		}
+	}
+	if o := (&Override{Only: []string{"a"}}); o.Excepting(nil) != o {
+		t.Errorf("no names must leave the override as it is")
+	}
+}

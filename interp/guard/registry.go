@@ -97,6 +97,18 @@ func (r *Registry) Lookup(name string) (*Guard, bool) {
 	return g, ok
 }
 
+// Names returns the names of the registered named guards, in
+// registration order.
+func (r *Registry) Names() []string {
+	var out []string
+	for _, g := range r.all {
+		if g.Name != "" {
+			out = append(out, g.Name)
+		}
+	}
+	return out
+}
+
 // OpFilterLabels returns the values used by operation guards, so that a
 // data guard on one of them can be flagged (`Did you mean "op:X"?`).
 func (r *Registry) OpFilterLabels() map[string]bool {

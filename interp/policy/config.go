@@ -35,6 +35,16 @@ type Config struct {
 	Danger []string
 	// Timeout is limits.timeout in milliseconds; 0 means none.
 	Timeout float64
+	// GuardExcept are the guards this policy turns off (`guards: {
+	// except: ["@name"] }`), names without '@'.
+	GuardExcept []Except
+	// RuleExcept relax built-in label-flow rules for parts of an
+	// operation (`defaults: { except: { "no-secret-exfil": ["cmd:curl"] } }`).
+	RuleExcept []RuleExcept
+	// ProtectedExcept are the protected paths and guardrun commands the
+	// agent engine lets the agent write or run (`protected: { except:
+	// [...] }`); the engine reads them from the user's policy only.
+	ProtectedExcept []Except
 }
 
 // LabelRule says where data carrying Label may (Allow) and may not (Deny)
@@ -85,9 +95,9 @@ var builtinRules = []string{
 var unsupportedRules = []string{"no-novel-urls"}
 
 var (
-	topKeys         = []string{"locked", "defaults", "labels", "operations", "allow", "deny", "deny_cmd", "capabilities", "danger", "limits"}
+	topKeys         = []string{"locked", "defaults", "labels", "operations", "allow", "deny", "deny_cmd", "capabilities", "danger", "limits", "guards", "protected"}
 	topUnsupported  = []string{"auth", "keychain", "env", "authorizations", "facts", "signers", "filesystem_integrity", "urls", "default", "verify_all_instructions"}
-	defaultsKeys    = []string{"rules", "unlabeled"}
+	defaultsKeys    = []string{"rules", "unlabeled", "except"}
 	defaultsUnsupp  = []string{"autosign", "autoverify", "trustconflict"}
 	labelRuleKeys   = []string{"deny", "allow"}
 	capsKeys        = []string{"allow", "deny", "danger"}
@@ -243,6 +253,14 @@ func (ps *parser) config(obj *value.Object, base keyPath) (*Config, error) {
 			if err = ps.limits(cfg, v, p); err != nil {
 				return nil, err
 			}
+		case "guards":
+			if err = ps.guards(cfg, v, p); err != nil {
+				return nil, err
+			}
+		case "protected":
+			if err = ps.protected(cfg, v, p); err != nil {
+				return nil, err
+			}
 		default:
 			return nil, ps.unknownKey(p, k, topKeys, topUnsupported)
 		}
@@ -318,6 +336,10 @@ func (ps *parser) defaults(cfg *Config, v any, p keyPath) error {
 				return ps.fail(kp, `use unlabeled: "untrusted" or unlabeled: "trusted"`, "policy key '%s' must be \"trusted\" or \"untrusted\", got %s", kp, describe(kv))
 			}
 			cfg.Unlabeled = s
+		case "except":
+			if err := ps.ruleExcepts(cfg, kv, kp); err != nil {
+				return err
+			}
 		default:
 			return ps.unknownKey(kp, k, defaultsKeys, defaultsUnsupp)
 		}

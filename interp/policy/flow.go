@@ -10,6 +10,10 @@ type Flow struct {
 	// Targets are the operation's targets: "op:show", "op:cmd",
 	// "op:cmd:git:status", and exe labels such as "exfil", "net:w".
 	Targets []string
+	// Command is the command line the operation runs, "" for none; Name
+	// the operation's name (an exe's, an agent tool's). Opt-ins of
+	// `defaults.except` name parts of them.
+	Command, Name string
 }
 
 // matchesPrefix reports whether a rule covers a target: "*" covers all,
@@ -228,7 +232,7 @@ func (s *Set) CheckFlow(f Flow) *Denial {
 		} else {
 			violated = in.has(r.label)
 		}
-		if violated {
+		if violated && !s.exceptedFrom(r, f) {
 			return s.flowDenial(&in, targets, "defaults.rules."+name, r.reason, r.label, r.target,
 				s.layerNames(func(c *Config) bool { return contains(c.Rules, name) }))
 		}

@@ -30,6 +30,8 @@ type Set struct {
 	influence  bool
 	ops        []Operation
 	labelNames map[string]bool
+	// guardExcept unites the layers' GuardExcept names.
+	guardExcept []string
 }
 
 // Add records the layers of one policy directive under name (union(@a, @b)
@@ -63,6 +65,11 @@ func (s *Set) Add(name string, layers ...*Config) {
 		}
 		for _, op := range c.Operations {
 			s.ops = unionOperation(s.ops, op)
+		}
+		for _, g := range c.GuardExcept {
+			if !contains(s.guardExcept, g.Name) {
+				s.guardExcept = append(s.guardExcept, g.Name)
+			}
 		}
 		for _, lr := range c.Labels {
 			if s.labelNames == nil {
