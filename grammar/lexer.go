@@ -106,6 +106,7 @@ const (
 	tCallOpen
 	tBarePath
 	tCondOpen
+	tCondDQOpen
 )
 
 // tokenNames maps the token names the grammar in tree.go uses to their
@@ -124,6 +125,7 @@ var tokenNames = sync.OnceValue(func() map[string]lexer.TokenType {
 		"TLParen": tTLParen, "TFallback": tTFallback, "TOmit": tTOmit, "TRBrack": tTRBrack,
 		"TRParen": tTRParen, "CodeLBrace": tCodeLBrace, "CodeRBrace": tCodeRBrace, "CodeText": tCodeText,
 		"IndexOpen": tIndexOpen, "CallOpen": tCallOpen, "BarePath": tBarePath, "CondOpen": tCondOpen,
+		"CondDQOpen": tCondDQOpen,
 	}
 })
 

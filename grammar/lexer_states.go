@@ -346,16 +346,50 @@ func (l *handLexer) tref(i int) (lexer.Token, step) {
 			l.push(stTFB)
 			return l.emit(tTFallback, 2), stepToken
 		}
-		if strings.HasPrefix(rest, "?`") {
+		if strings.HasPrefix(rest, "?`") && l.snippetFollows(rest[2:], '`') {
 			// `@x?`snippet``: the snippet is included when @x is truthy.
 			l.pop()
 			l.push(stBT)
 			return l.emit(tCondOpen, 2), stepToken
 		}
+		if strings.HasPrefix(rest, `?"`) && l.snippetFollows(rest[2:], '"') {
+			// "@x?"fragment"": the same inside a double-quoted string.
+			l.pop()
+			l.push(stDQ)
+			return l.emit(tCondDQOpen, 2), stepToken
+		}
 		return l.emit(tTOmit, 1), stepToken
 	}
 	l.pop()
 	return none, stepAgain
+}
+
+// snippetFollows reports whether the quote after `@x?` opens a
+// conditional snippet rather than closing the template around it. As in
+// mlld's grammar, a snippet inside a backtick template or a double-quoted
+// string is inline: its closing quote is on the same line (so
+// `x:@e?` ends with an omitted @e). In a :: template or a command a
+// backtick snippet may span lines but is not empty. A double-quoted
+// string takes only "…" fragments, and only it does.
+func (l *handLexer) snippetFollows(after string, quote byte) bool {
+	enclosing := stExpr
+	if len(l.stack) >= 2 {
+		enclosing = l.stack[len(l.stack)-2]
+	}
+	switch {
+	case quote == '"' || enclosing == stDQ:
+		// Only "…" fragments inside "…", and only there.
+		if quote != '"' || enclosing != stDQ {
+			return false
+		}
+	case enclosing != stBT:
+		return after != "" && after[0] != '`'
+	}
+	end := strings.IndexByte(after, '\n')
+	if end < 0 {
+		end = len(after)
+	}
+	return strings.IndexByte(after[:end], quote) >= 0
 }
 
 // nested lexes expression tokens inside a template reference's [ ] or
@@ -754,16 +788,13 @@ func fileLoadLen(s string) int {
 
 // textLen is the length of template text at the start of s: anything but
 // the closer, @ and backslash (cmd templates keep backslashes out only so
-// that `\@` is seen). An alphanumeric right before @ makes the @ text
-// (alice@example.com), unless the @ starts an `@@` escape (a@@b is a@b).
+// that `\@` is seen). As in mlld, an @ right after a word character
+// still starts a reference (user@host interpolates @host; an undefined
+// name stays as written); `\@` or `@@` make it text.
 func textLen(s string, closer byte, cmd bool) int {
 	i := 0
 	for i < len(s) {
 		c := s[i]
-		if isAlnum(c) && i+1 < len(s) && s[i+1] == '@' && (i+2 >= len(s) || s[i+2] != '@') {
-			i += 2
-			continue
-		}
 		if c == '@' || c == '\\' || !cmd && c == closer {
 			return i
 		}

@@ -129,9 +129,12 @@ func (l *lowerer) interp(in *interp) *ast.InterpPart {
 			r.Path = append(r.Path, l.bracketAccessor(ap, a.Wild, a.Index, a.Args))
 		}
 	}
-	out := &ast.InterpPart{Pos: p, Value: r, OmitFalsy: in.Omit || in.Cond}
-	if in.Cond {
+	out := &ast.InterpPart{Pos: p, Value: r, OmitFalsy: in.Omit || in.Cond || in.CondDQ}
+	switch {
+	case in.Cond:
 		out.Snippet = l.parts(in.Snippet, func(s string) string { return s[1:] })
+	case in.CondDQ:
+		out.Snippet = l.parts(in.Fragment, unescapeDouble)
 	}
 	if in.Fallback != nil {
 		out.Fallback = l.primary(in.Fallback)

@@ -140,7 +140,7 @@ func TestTemplateInterpolation(t *testing.T) {
 			kinds = append(kinds, s)
 		}
 	}
-	require.Equal(t, []string{"text:Hi ", "ref:name", "text:. ", "ref:x", "text:-y @ a@b.c ", "ref:v?", "text: ", "ref:w??", "text: ", "ref:s"}, kinds)
+	require.Equal(t, []string{"text:Hi ", "ref:name", "text:. ", "ref:x", "text:-y @ a", "ref:b", "text: ", "ref:v?", "text: ", "ref:w??", "text: ", "ref:s"}, kinds)
 	single := parseStrict(t, "var @x = 'no @interp'").Body[0].(*ast.VarDirective).Value.(*ast.StringLit)
 	require.Equal(t, ast.SingleQuote, single.Kind)
 	require.Equal(t, "no @interp", single.Parts[0].(*ast.TextPart).Text)

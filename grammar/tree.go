@@ -613,6 +613,8 @@ type interp struct {
 	Path     []*tplAccessor `parser:"@@*"`
 	Cond     bool           `parser:"( @CondOpen"`
 	Snippet  []*part        `parser:"  @@* BTClose"`
+	CondDQ   bool           `parser:"| @CondDQOpen"`
+	Fragment []*part        `parser:"  @@* DQClose"`
 	Omit     bool           `parser:"| @TOmit"`
 	Fallback *primary       `parser:"| TFallback @@ )?"`
 }
