@@ -180,6 +180,11 @@ func (in *interp) execVar(e *env, d *ast.VarDirective) error {
 	if isSkip(v) {
 		v = undefined()
 	}
+	if _, undef := v.Data.(value.Undefined); undef && isOperatorExpr(d.Value) {
+		// mlld stores an operator expression's undefined result as the
+		// text "undefined" (`var @x = @a && @b` with neither defined).
+		v = derived("undefined", v)
+	}
 	labelled, err := in.declaredLabels(v, d.Labels, d.Pos)
 	if err != nil {
 		return err
@@ -197,6 +202,16 @@ func (in *interp) execVar(e *env, d *ast.VarDirective) error {
 		}
 	}
 	return in.define(e, d.Name, stored, d.Pos)
+}
+
+// isOperatorExpr reports whether x is a unary, binary or ternary
+// expression.
+func isOperatorExpr(x ast.Expr) bool {
+	switch x.(type) {
+	case *ast.UnaryExpr, *ast.BinaryExpr, *ast.TernaryExpr:
+		return true
+	}
+	return false
 }
 
 // firstInput is the body of an operation whose result is its (possibly
