@@ -180,6 +180,7 @@ func (in *interp) execVar(e *env, d *ast.VarDirective) error {
 	if isSkip(v) {
 		v = undefined()
 	}
+	deferTemplate(e, d.Value, v)
 	if _, undef := v.Data.(value.Undefined); undef && isOperatorExpr(d.Value) {
 		// mlld stores an operator expression's undefined result as the
 		// text "undefined" (`var @x = @a && @b` with neither defined).

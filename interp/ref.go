@@ -119,6 +119,12 @@ func (in *interp) evalMxField(e *env, r *ast.Ref) (*value.Variable, bool, error)
 // stage (pipelineIndex): callers that had to look the root up anyway
 // (evalArgs, interpolate) spare the second lookup.
 func (in *interp) evalRefRoot(e *env, r *ast.Ref, root *value.Variable, ok bool) (*value.Variable, error) {
+	if ok && root.Deferred != nil {
+		var err error
+		if root, err = in.renderDeferred(e, root); err != nil {
+			return nil, err
+		}
+	}
 	if ok && r.Name == "mx" && len(r.Path) > 0 && r.Path[0].Kind == ast.AccessField && r.Path[0].Name == "guard" {
 		if !e.in.mx.InGuard() {
 			return nil, newError(KindVariable, r.Pos, "@mx.guard exists only inside guards and denied handlers",
