@@ -413,6 +413,17 @@ func (l *lowerer) importStmt(s *importStmt, p ast.Pos) *ast.ImportDirective {
 		return d
 	}
 	switch {
+	case s.Templates:
+		d.Templates = true
+		d.Path = l.literalPath(s.TPath)
+		d.Namespace = (*s.TAlias)[1:]
+		for _, n := range s.TParams {
+			d.Params = append(d.Params, ast.Param{Pos: p, Name: strings.TrimPrefix(n, "@")})
+		}
+		if len(d.Params) == 0 {
+			l.fail(s.Pos, "Templates import requires parameters", "templates",
+				`name the parameters every template takes: import templates from "./dir" as @tpl(message)`)
+		}
 	case s.Policy != nil:
 		d.Policy = true
 		d.Namespace = (*s.Policy)[1:]

@@ -149,16 +149,22 @@ type importStmt struct {
 	Pos lexer.Position
 	// Kind is mlld's import type (`import static <x> as @ns`); local
 	// modules load the same way whichever is named.
-	Kind   *string       `parser:"@('module'|'static'|'live'|'local')?"`
-	Policy *string       `parser:"(  'policy' @AtIdent 'from'"`
-	PPath  *primary      `parser:"   @@"`
-	Guards bool          `parser:" | @'guards' 'from'"`
-	GPath  *primary      `parser:"   @@"`
-	All    bool          `parser:" | '{' ( @'*'"`
-	Names  []*importName `parser:"       | @@ ( ',' @@ )* ','? ) '}' 'from'"`
-	LPath  *primary      `parser:"   @@"`
-	Path   *primary      `parser:" | @@"`
-	Alias  *string       `parser:"   ( 'as' @AtIdent )? )"`
+	Kind *string `parser:"@('module'|'static'|'live'|'local')?"`
+	// Templates is `import templates from "dir" as @name(params)`: a
+	// directory of template files imported as a collection of exes.
+	Templates bool          `parser:"(  @'templates' 'from'"`
+	TPath     *primary      `parser:"   @@ 'as'"`
+	TAlias    *string       `parser:"   @AtIdent"`
+	TParams   []string      `parser:"   ( CallOpen ( @(Ident|AtIdent) ( ',' @(Ident|AtIdent) )* )? ')' )?"`
+	Policy    *string       `parser:" | 'policy' @AtIdent 'from'"`
+	PPath     *primary      `parser:"   @@"`
+	Guards    bool          `parser:" | @'guards' 'from'"`
+	GPath     *primary      `parser:"   @@"`
+	All       bool          `parser:" | '{' ( @'*'"`
+	Names     []*importName `parser:"       | @@ ( ',' @@ )* ','? ) '}' 'from'"`
+	LPath     *primary      `parser:"   @@"`
+	Path      *primary      `parser:" | @@"`
+	Alias     *string       `parser:"   ( 'as' @AtIdent )? )"`
 }
 
 type exportStmt struct {

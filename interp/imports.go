@@ -15,6 +15,9 @@ func (in *interp) execImport(e *env, d *ast.ImportDirective) error {
 	if d.Policy {
 		return in.importPolicy(e, d)
 	}
+	if d.Templates {
+		return in.importTemplates(e, d)
+	}
 	file, isDir := in.openImport(e, d)
 	if isDir {
 		return in.importDirectory(e, d)

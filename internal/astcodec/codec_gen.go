@@ -107,7 +107,7 @@ var slabMin = [nSlabs]uint64{
 	slabPtrGuardDirective:  9,
 	slabPtrHookDirective:   11,
 	slabPtrIfDirective:     7,
-	slabPtrImportDirective: 10,
+	slabPtrImportDirective: 12,
 	slabPtrInterpPart:      8,
 	slabPtrLabelExpr:       6,
 	slabPtrLeadParallel:    5,
@@ -1026,6 +1026,8 @@ func encImportDirective(e *encoder, v *ast.ImportDirective) {
 	e.str(v.Path)
 	e.bool(v.Policy)
 	e.bool(v.Guards)
+	e.bool(v.Templates)
+	encSliceParam(e, v.Params)
 }
 
 func decImportDirective(d *decoder, v *ast.ImportDirective) {
@@ -1036,6 +1038,8 @@ func decImportDirective(d *decoder, v *ast.ImportDirective) {
 	v.Path = d.str()
 	v.Policy = d.bool()
 	v.Guards = d.bool()
+	v.Templates = d.bool()
+	v.Params = decSliceParam(d)
 }
 
 func encImportName(e *encoder, v *ast.ImportName) {
