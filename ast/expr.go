@@ -208,6 +208,10 @@ type CodeExpr struct {
 	// Args are the variables a block names in its header
 	// (`js (@a, @b) { … }`), bound as its parameters.
 	Args []string
+	// Dir, when set, is the working directory the header names
+	// (`cmd:/tmp { … }`, `sh(@a):@dir { … }`): an absolute path, `~` or
+	// `~/…`, possibly interpolating @references.
+	Dir *StringLit
 }
 
 // WithClause is `with { pipeline: [...], key: value, … }`. Pipeline holds

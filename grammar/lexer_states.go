@@ -696,6 +696,17 @@ func langOpenLen(s string) int {
 				i += j + 1
 				i += blankLen(s[i:])
 			}
+			if i < len(s) && s[i] == ':' {
+				// `cmd:/path {`, `sh(@a):@dir {`: the working directory.
+				i++
+				i += blankLen(s[i:])
+				n := strings.IndexAny(s[i:], " \t\r\n{}]")
+				if n <= 0 {
+					return 0
+				}
+				i += n
+				i += blankLen(s[i:])
+			}
 			if i < len(s) && s[i] == '{' {
 				return i + 1
 			}

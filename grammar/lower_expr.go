@@ -476,6 +476,20 @@ func (l *lowerer) code(c *codeBlock) *ast.CodeExpr {
 	start := open.Pos.Offset + len(open.Value)
 	raw := l.text[start:last.Pos.Offset]
 	head := strings.TrimSuffix(strings.TrimPrefix(open.Value, "|"), "{")
+	var dir *ast.StringLit
+	if i := strings.LastIndexByte(head, ':'); i >= 0 && strings.IndexByte(head[i:], ')') < 0 {
+		// The working directory, read as a command template so that
+		// @references interpolate.
+		text := strings.TrimSpace(head[i+1:])
+		from := len(open.Value) - len(strings.TrimPrefix(open.Value, "|")) + i + 1
+		from += len(head[i+1:]) - len(strings.TrimLeft(head[i+1:], " \t"))
+		sub := &lowerer{src: l.src, base: l.base + open.Pos.Offset + from, text: text}
+		dir = sub.cmdTemplate(text, open.Pos)
+		if sub.err != nil && l.err == nil {
+			l.err = sub.err
+		}
+		head = head[:i]
+	}
 	var args []string
 	if i := strings.IndexByte(head, '('); i >= 0 {
 		for _, a := range strings.Split(strings.Trim(head[i:], "() \t"), ",") {
@@ -486,7 +500,7 @@ func (l *lowerer) code(c *codeBlock) *ast.CodeExpr {
 		head = head[:i]
 	}
 	words := strings.Fields(head)
-	out := &ast.CodeExpr{Pos: l.pos(c.Pos), Lang: "cmd", Code: raw, Args: args}
+	out := &ast.CodeExpr{Pos: l.pos(c.Pos), Lang: "cmd", Code: raw, Args: args, Dir: dir}
 	if len(words) > 0 && words[0] == "run" {
 		out.Run = true
 		words = words[1:]

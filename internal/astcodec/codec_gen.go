@@ -92,7 +92,7 @@ var slabMin = [nSlabs]uint64{
 	slabPtrBinaryExpr:      7,
 	slabPtrBlockExpr:       5,
 	slabPtrBoolLit:         5,
-	slabPtrCodeExpr:        9,
+	slabPtrCodeExpr:        10,
 	slabPtrDeniedExpr:      4,
 	slabPtrDenyExpr:        6,
 	slabPtrDocument:        5,
@@ -807,6 +807,7 @@ func encCodeExpr(e *encoder, v *ast.CodeExpr) {
 	encPtrStringLit(e, v.Command)
 	e.bool(v.Run)
 	encSliceString(e, v.Args)
+	encPtrStringLit(e, v.Dir)
 }
 
 func decCodeExpr(d *decoder, v *ast.CodeExpr) {
@@ -816,6 +817,7 @@ func decCodeExpr(d *decoder, v *ast.CodeExpr) {
 	v.Command = decPtrStringLit(d)
 	v.Run = d.bool()
 	v.Args = decSliceString(d)
+	v.Dir = decPtrStringLit(d)
 }
 
 func encDeniedExpr(e *encoder, v *ast.DeniedExpr) {
