@@ -170,15 +170,19 @@ func (p *docParser) run() error {
 			if err != nil {
 				return err
 			}
-			if p.endsInComment(p.lastTokenEnd, dirEnd) {
+			switch {
+			case p.endsInComment(p.lastTokenEnd, dirEnd):
 				// As in mlld, a comment ending a directive's line takes the
 				// line break with it: no blank line is left behind.
 				dirEnd = min(lineEnd(text, dirEnd)+1, len(text))
-			}
-			if kw == "show" && swallowsBlankLines(p.doc.Body[len(p.doc.Body)-1]) {
+			case kw == "show" && swallowsBlankLines(p.doc.Body[len(p.doc.Body)-1]):
 				for dirEnd < len(text) && strings.IndexByte(" \t\r\n", text[dirEnd]) >= 0 {
 					dirEnd++
 				}
+			case p.lastTokenEnd < dirEnd && strings.Trim(text[p.lastTokenEnd:dirEnd], " \t") == "":
+				// Blanks after the directive are document text, as its
+				// line break is.
+				dirEnd = p.lastTokenEnd
 			}
 			pos, proseStart = dirEnd, dirEnd
 			continue
@@ -199,12 +203,17 @@ func swallowsBlankLines(n ast.Node) bool {
 	if !ok {
 		return true
 	}
-	pl, ok := d.Value.(*ast.PipelineExpr)
-	if !ok {
-		return true
+	switch v := d.Value.(type) {
+	case *ast.ShowJoin, *ast.FileLoad:
+		// `show foreach …` and `show <file>` end with the directive.
+		return false
+	case *ast.PipelineExpr:
+		switch v.Source.(type) {
+		case *ast.StringLit, *ast.FileLoad:
+			return false
+		}
 	}
-	_, isTemplate := pl.Source.(*ast.StringLit)
-	return !isTemplate
+	return true
 }
 
 // frontmatter stores a leading --- block and returns where the body starts.
