@@ -304,12 +304,15 @@ type WhenExpr struct {
 // `for @var in source [ stmts ]`. Body is an Expr, a Directive or a
 // *BlockExpr.
 type ForExpr struct {
-	Pos    Pos
-	Key    string
-	Var    string
-	Source Expr
-	Filter Expr
-	Body   Node
+	Pos Pos
+	Key string
+	Var string
+	// VarPath is the field path of a dotted binding, `for @item.path in
+	// @items`: @item is the element, which must have that field.
+	VarPath []string
+	Source  Expr
+	Filter  Expr
+	Body    Node
 	// Parallel marks `for parallel[(cap)]`: an iteration's error is
 	// collected in @mx.errors instead of ending the loop, and the body
 	// may not write outer variables. Cap is the concurrency cap.

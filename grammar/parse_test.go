@@ -298,6 +298,8 @@ func TestErrors(t *testing.T) {
 		{"cmd background", "run cmd {sleep 1 &}", ast.Strict, 1, 18, "Background execution"},
 		{"allow takes star", "guard @g before secret = when [ @x => allow * => deny \"x\" ]", ast.Strict, 1, 45, "bare allow followed by *"},
 		{"stray /end in :: template", "var @m = ::\n/for @x in @a\n@x\n", ast.Strict, 1, 10, "Unterminated :: template"},
+		{"dotted for key", "var @p = for @k.path, @v in @o => @v", ast.Strict, 1, 14, `Cannot access field "path" on loop key "@k"`},
+		{"templates import needs params", `import templates from "./t" as @t`, ast.Strict, 1, 8, "Templates import requires parameters"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -304,6 +304,7 @@ type forBody struct {
 	Cap      *expr    `parser:"  ( '(' @@?"`
 	Pace     *string  `parser:"    ( ',' @Number @Ident? )? ')' )? )?"`
 	First    string   `parser:"@AtIdent"`
+	Path     []string `parser:"( '.' @Ident )*"`
 	Second   *string  `parser:"( ',' @AtIdent )?"`
 	Source   *expr    `parser:"'in' @@"`
 	Filter   *expr    `parser:"( 'when' @@ )?"`

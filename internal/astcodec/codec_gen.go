@@ -102,7 +102,7 @@ var slabMin = [nSlabs]uint64{
 	slabPtrExprStmt:        5,
 	slabPtrFileLoad:        9,
 	slabPtrForDirective:    5,
-	slabPtrForExpr:         11,
+	slabPtrForExpr:         12,
 	slabPtrForeachExpr:     5,
 	slabPtrGuardDirective:  9,
 	slabPtrHookDirective:   11,
@@ -938,6 +938,7 @@ func encForExpr(e *encoder, v *ast.ForExpr) {
 	encPos(e, &v.Pos)
 	e.str(v.Key)
 	e.str(v.Var)
+	encSliceString(e, v.VarPath)
 	encExpr(e, v.Source)
 	encExpr(e, v.Filter)
 	encNode(e, v.Body)
@@ -949,6 +950,7 @@ func decForExpr(d *decoder, v *ast.ForExpr) {
 	decPos(d, &v.Pos)
 	v.Key = d.str()
 	v.Var = d.str()
+	v.VarPath = decSliceString(d)
 	v.Source = decExpr(d)
 	v.Filter = decExpr(d)
 	v.Body = decNode(d)
