@@ -47,8 +47,7 @@ func (in *interp) evalExpr(e *env, x ast.Expr) (*value.Variable, error) {
 	case *ast.PipelineExpr:
 		return in.evalPipeline(e, x)
 	case *ast.WhenExpr:
-		v, _, _, err := in.evalWhen(e, x, false)
-		return v, err
+		return in.evalWhenExpr(e, x)
 	case *ast.ForExpr:
 		return in.evalFor(e, x, true)
 	case *ast.ForeachExpr:
