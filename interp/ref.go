@@ -61,6 +61,11 @@ func (in *interp) evalRef(e *env, r *ast.Ref) (*value.Variable, error) {
 		}
 	}
 	root, ok := e.lookup(r.Name)
+	if ok && root.Namespace != "" && !e.lenient {
+		if err := namespaceField(root, r); err != nil {
+			return nil, err
+		}
+	}
 	return in.evalRefRoot(e, r, root, ok)
 }
 

@@ -78,6 +78,10 @@ type Variable struct {
 	// {{names}} were not all defined when it was assigned (mlld keeps such
 	// templates unrendered until use). Data holds the rendering so far.
 	Deferred any
+	// Namespace, when set, is the module file a namespace import (`import
+	// "x.mld" as @ns`) made this object from: reading a field it does not
+	// have is an error, not undefined.
+	Namespace string
 }
 
 // New wraps data in a Variable with an empty descriptor.
