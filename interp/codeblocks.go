@@ -74,7 +74,7 @@ func jsValue(v *value.Variable) any {
 	if c, ok := loadedForCode(v); ok {
 		return c
 	}
-	if v.Text != nil && isStructured(v.Data) {
+	if v.Text != nil && isStructured(v.Data) && v.Source != sourceOutput {
 		return *v.Text
 	}
 	if _, ok := v.Data.(value.Undefined); ok {
@@ -260,6 +260,8 @@ func (in *interp) runJS(e *env, c *ast.CodeExpr) (*value.Variable, error) {
 	res := value.New(out)
 	if s, ok := out.(string); ok {
 		res = textOutput(s)
+		// A string a block returned stays a string for the next block.
+		res.Source = ""
 	}
 	if mx != nil {
 		// The code can read anything `mx` holds (a stage input, a
