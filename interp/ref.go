@@ -519,7 +519,15 @@ func (in *interp) transform(name string, input any, args []any, pos ast.Pos, fro
 			return nil, err
 		}
 	}
-	return derived(out, from...), nil
+	res := derived(out, from...)
+	if s, ok := out.(string); ok && name == "json" {
+		// As in mlld, @json's result is structured: its text, and its data
+		// where a command interpolates it (as compact JSON).
+		if t := textOutput(s); t.Text != nil {
+			res.Data, res.Text, res.Source = t.Data, t.Text, sourceJSON
+		}
+	}
+	return res, nil
 }
 
 // refText reconstructs how a reference was written, for undefined

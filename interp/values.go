@@ -115,6 +115,10 @@ func (in *interp) displayText(v *value.Variable) string {
 
 const sourceParallel = "parallel"
 
+// sourceJSON marks @json's result: templates show its text (pretty JSON),
+// commands get its data as compact JSON.
+const sourceJSON = "json"
+
 // sourceOutput marks a command's output that parsed as JSON: as in mlld,
 // a js or node block receives it parsed (a loaded file's text stays text).
 const sourceOutput = "output"
