@@ -107,6 +107,9 @@ const (
 	tBarePath
 	tCondOpen
 	tCondDQOpen
+	tMLBrack
+	tMRBrack
+	tMKey
 )
 
 // tokenNames maps the token names the grammar in tree.go uses to their
@@ -126,6 +129,7 @@ var tokenNames = sync.OnceValue(func() map[string]lexer.TokenType {
 		"TRParen": tTRParen, "CodeLBrace": tCodeLBrace, "CodeRBrace": tCodeRBrace, "CodeText": tCodeText,
 		"IndexOpen": tIndexOpen, "CallOpen": tCallOpen, "BarePath": tBarePath, "CondOpen": tCondOpen,
 		"CondDQOpen": tCondDQOpen,
+		"MLBrack": tMLBrack, "MRBrack": tMRBrack, "MKey": tMKey,
 	}
 })
 

@@ -321,6 +321,21 @@ func (l *handLexer) mustache(i int) (lexer.Token, step) {
 		return none, stepAgain
 	case rest[0] == '.':
 		return l.emit(tMDot, 1), stepToken
+	case rest[0] == '[':
+		// {{list[0]}}, {{obj["key"]}}: index access, as in mlld.
+		return l.emit(tMLBrack, 1), stepToken
+	case rest[0] == ']':
+		return l.emit(tMRBrack, 1), stepToken
+	case rest[0] == '"' || rest[0] == '\'':
+		if n := strings.IndexByte(rest[1:], rest[0]); n >= 0 && strings.IndexByte(rest[1:n+1], '\n') < 0 {
+			return l.emit(tMKey, n+2), stepToken
+		}
+	case isDigit(rest[0]):
+		n := 1
+		for n < len(rest) && isDigit(rest[n]) {
+			n++
+		}
+		return l.emit(tNumber, n), stepToken
 	}
 	if n := identLen(rest); n > 0 {
 		return l.emit(tIdent, n), stepToken

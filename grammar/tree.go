@@ -637,9 +637,18 @@ type tplAccessor struct {
 
 type tpart struct {
 	Pos    lexer.Position
-	Text   *string  `parser:"  @Text"`
-	Name   *string  `parser:"| MOpen @Ident"`
-	Fields []string `parser:"  ( MDot @Ident )* MClose"`
+	Text   *string   `parser:"  @Text"`
+	Name   *string   `parser:"| MOpen @Ident"`
+	Fields []*mfield `parser:"  @@* MClose"`
+}
+
+// mfield is one accessor of a {{name…}}: `.field`, `.0`, `[0]` or
+// `["key"]`.
+type mfield struct {
+	Pos   lexer.Position
+	Name  *string `parser:"  MDot @(Ident|Number)"`
+	Index *string `parser:"| MLBrack @Number MRBrack"`
+	Key   *string `parser:"| MLBrack @MKey MRBrack"`
 }
 
 // cmdTemplate is the body of a cmd/run block read as a template.
