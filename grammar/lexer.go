@@ -129,7 +129,7 @@ var tokenNames = sync.OnceValue(func() map[string]lexer.TokenType {
 		"TRParen": tTRParen, "CodeLBrace": tCodeLBrace, "CodeRBrace": tCodeRBrace, "CodeText": tCodeText,
 		"IndexOpen": tIndexOpen, "CallOpen": tCallOpen, "BarePath": tBarePath, "CondOpen": tCondOpen,
 		"CondDQOpen": tCondDQOpen,
-		"MLBrack": tMLBrack, "MRBrack": tMRBrack, "MKey": tMKey,
+		"MLBrack":    tMLBrack, "MRBrack": tMRBrack, "MKey": tMKey,
 	}
 })
 
