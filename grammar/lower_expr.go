@@ -298,7 +298,7 @@ func (l *lowerer) primary(p *primary) ast.Expr {
 		r := &ast.Ref{Pos: at, Name: string(p.Call.Name)}
 		acc := ast.Accessor{Pos: at, Kind: ast.AccessCall, Args: []ast.Expr{}}
 		for _, a := range p.Call.Args {
-			acc.Args = append(acc.Args, l.expr(a))
+			acc.Args = append(acc.Args, l.callArg(a))
 		}
 		r.Path = append(r.Path, acc)
 		return r
@@ -388,7 +388,7 @@ func (l *lowerer) ref(r *ref) *ast.Ref {
 // bracketAccessor lowers the accessors written with brackets, shared by
 // expressions and template interpolations: `[*]`, `[index]` or `(args)`.
 // The grammar guarantees exactly one of them is present.
-func (l *lowerer) bracketAccessor(p ast.Pos, wild bool, index *expr, args []*expr) ast.Accessor {
+func (l *lowerer) bracketAccessor(p ast.Pos, wild bool, index *expr, args []*callArg) ast.Accessor {
 	switch {
 	case wild:
 		return ast.Accessor{Pos: p, Kind: ast.AccessWildcard}
@@ -397,9 +397,24 @@ func (l *lowerer) bracketAccessor(p ast.Pos, wild bool, index *expr, args []*exp
 	}
 	acc := ast.Accessor{Pos: p, Kind: ast.AccessCall, Args: make([]ast.Expr, 0, len(args))}
 	for _, x := range args {
-		acc.Args = append(acc.Args, l.expr(x))
+		acc.Args = append(acc.Args, l.callArg(x))
 	}
 	return acc
+}
+
+// callArg lowers a call's argument; a bare word is its text (mlld's raw
+// argument).
+func (l *lowerer) callArg(a *callArg) ast.Expr {
+	if a.Bare != nil {
+		p := l.pos(a.Pos)
+		first, last := a.Tokens[0], a.Tokens[len(a.Tokens)-1]
+		text := strings.Join(a.Bare, " ")
+		if end := last.Pos.Offset + len(last.Value); first.Pos.Offset >= 0 && end <= len(l.text) && first.Pos.Offset < end {
+			text = l.text[first.Pos.Offset:end]
+		}
+		return &ast.StringLit{Pos: p, Kind: ast.DoubleQuote, Raw: text, Parts: []ast.TemplatePart{&ast.TextPart{Pos: p, Text: text}}}
+	}
+	return l.expr(a.Expr)
 }
 
 func (l *lowerer) array(a *array) *ast.ArrayLit {

@@ -344,6 +344,7 @@ func (l *lowerer) exe(e *exeStmt, p ast.Pos) *ast.ExeDirective {
 			return d
 		}
 		d.Body = l.expr(e.Body)
+		delegateParams(d)
 	} else {
 		var outer *bracketExpr
 		d.Body, outer = l.bracketExpr(e.Block)
@@ -547,4 +548,32 @@ func (l *lowerer) filter(f *filter) string {
 func isStringLit(x ast.Expr) bool {
 	_, ok := x.(*ast.StringLit)
 	return ok
+}
+
+// delegateParams applies mlld's rule for an exe whose body calls another
+// exe (`exe @f(value) = @g(value) | cmd {…}`): an argument of that call
+// whose text is the name of one of f's parameters passes the parameter.
+func delegateParams(d *ast.ExeDirective) {
+	body := d.Body
+	if pl, ok := body.(*ast.PipelineExpr); ok {
+		body = pl.Source
+	}
+	r, ok := body.(*ast.Ref)
+	if !ok || len(r.Path) == 0 || r.Path[len(r.Path)-1].Kind != ast.AccessCall {
+		return
+	}
+	params := map[string]bool{}
+	for _, p := range d.Params {
+		params[p.Name] = true
+	}
+	args := r.Path[len(r.Path)-1].Args
+	for i, a := range args {
+		lit, ok := a.(*ast.StringLit)
+		if !ok || lit.Kind == ast.SingleQuote || len(lit.Parts) != 1 {
+			continue
+		}
+		if t, ok := lit.Parts[0].(*ast.TextPart); ok && params[t.Text] {
+			args[i] = &ast.Ref{Pos: lit.Pos, Name: t.Text}
+		}
+	}
 }

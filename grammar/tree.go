@@ -487,8 +487,17 @@ type askX struct {
 
 type bareCall struct {
 	Pos  lexer.Position
-	Name name    `parser:"@@ '('"`
-	Args []*expr `parser:"( @@ ( ',' @@ )* ','? )? ')'"`
+	Name name       `parser:"@@ '('"`
+	Args []*callArg `parser:"( @@ ( ',' @@ )* ','? )? ')'"`
+}
+
+// callArg is one argument of a call: an expression, or, as in mlld, a
+// bare word (`@f(value)`), which is that text.
+type callArg struct {
+	Pos    lexer.Position
+	Expr   *expr    `parser:"  @@"`
+	Bare   []string `parser:"| @Ident @(Ident|Number)* (?= ',' | ')' | TRParen)"`
+	Tokens []lexer.Token
 }
 
 // name is the name of a bare call or a label: any identifier but when
@@ -515,16 +524,16 @@ type ref struct {
 
 type accessor struct {
 	Pos      lexer.Position
-	Optional bool    `parser:"(   ( @'?.' | '.' )"`
-	Field    *string `parser:"    @(Ident|Number)"`
-	Wild     bool    `parser:"  | ( IndexOpen | TLBrack ) ( @'*'"`
-	Index    *expr   `parser:"    | @@"`
-	Colon    bool    `parser:"      ( @':'"`
-	End      *expr   `parser:"        @@? )?"`
-	Lead     bool    `parser:"    | @':'"`
-	LeadEnd  *expr   `parser:"      @@? ) ']'"`
-	Call     bool    `parser:"  | @( CallOpen | TLParen )"`
-	Args     []*expr `parser:"    ( @@ ( ',' @@ )* ','? )? ')' )"`
+	Optional bool       `parser:"(   ( @'?.' | '.' )"`
+	Field    *string    `parser:"    @(Ident|Number)"`
+	Wild     bool       `parser:"  | ( IndexOpen | TLBrack ) ( @'*'"`
+	Index    *expr      `parser:"    | @@"`
+	Colon    bool       `parser:"      ( @':'"`
+	End      *expr      `parser:"        @@? )?"`
+	Lead     bool       `parser:"    | @':'"`
+	LeadEnd  *expr      `parser:"      @@? ) ']'"`
+	Call     bool       `parser:"  | @( CallOpen | TLParen )"`
+	Args     []*callArg `parser:"    ( @@ ( ',' @@ )* ','? )? ')' )"`
 }
 
 type arrayItem struct {
@@ -628,11 +637,11 @@ type interp struct {
 
 type tplAccessor struct {
 	Pos   lexer.Position
-	Field *string `parser:"  @TField"`
-	Wild  bool    `parser:"| TLBrack @'*' TRBrack"`
-	Index *expr   `parser:"| TLBrack @@ TRBrack"`
-	Call  bool    `parser:"| @TLParen"`
-	Args  []*expr `parser:"  ( @@ ( ',' @@ )* )? TRParen"`
+	Field *string    `parser:"  @TField"`
+	Wild  bool       `parser:"| TLBrack @'*' TRBrack"`
+	Index *expr      `parser:"| TLBrack @@ TRBrack"`
+	Call  bool       `parser:"| @TLParen"`
+	Args  []*callArg `parser:"  ( @@ ( ',' @@ )* )? TRParen"`
 }
 
 type tpart struct {
