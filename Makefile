@@ -6,7 +6,7 @@ FAIL_UNDER ?=
 FUZZTIME  ?= 30s
 GOTESTFLAGS ?= -timeout 5m
 
-.PHONY: all build test vet fmt-check lint policies conformance agent-corpus bench bench-hook fuzz soundness e2e diff-mlld
+.PHONY: all build test vet fmt-check lint policies conformance agent-corpus bench bench-hook fuzz soundness e2e diff-mlld race
 
 all: build test
 
@@ -15,6 +15,12 @@ build:
 
 test: fmt-check vet policies
 	$(GO) test $(GOTESTFLAGS) ./...
+
+# Decisions of different sessions run at once on one engine (each in its
+# own evaluation of the prepared policies): the tests that decide from
+# many goroutines, under the race detector. CI runs it.
+race:
+	$(GO) test -race -count=1 -run 'Concurrent|Parallel|Close|InFlight' ./agent ./rules ./interp .
 
 vet:
 	$(GO) vet ./...

@@ -235,7 +235,7 @@ func newError(err error, s source) *Error {
 		if gerr != nil && gerr.Op != nil {
 			e.Operation = gerr.Op.Type
 			e.OperationSubtype = gerr.Op.Subtype
-			e.Timing = gerr.Timing
+			e.Timing = gerr.Timing.String()
 		}
 	} else if gerr != nil {
 		e.Name = string(interp.KindGuard)
@@ -246,9 +246,9 @@ func newError(err error, s source) *Error {
 			e.Operation = gerr.Op.Type
 			e.OperationSubtype = gerr.Op.Subtype
 		}
-		e.Timing = gerr.Timing
+		e.Timing = gerr.Timing.String()
 		e.OutputPreview = gerr.OutputPreview
-		e.Decision = gerr.Decision
+		e.Decision = gerr.Decision.String()
 		e.RetryHint = gerr.RetryHint
 	}
 	if e.Pos.File == "" && e.Pos.Line == 0 {

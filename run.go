@@ -107,7 +107,9 @@ func WithWritableProtected(paths ...string) RunOption {
 // Pre-hooks see every hooked operation (directives and user-defined exe
 // calls, with their inputs and an OperationContext) before it runs and may
 // deny it; post-hooks see its result. A hook that errors or panics denies
-// the operation.
+// the operation. For a loaded Machine, register is called once at Load
+// and its hooks serve every decision: decisions of different sessions run
+// at once, so the hooks must be safe for concurrent use.
 func WithHooks(register func(*hooks.Manager)) RunOption {
 	return func(c *runConfig) {
 		prev := c.opts.RegisterHooks
@@ -132,7 +134,8 @@ type Explanation = interp.Explanation
 // interpreter only because explain is set (interp/lineage.go); when the
 // recorder could not trace a label, the static label-flow analysis of the
 // script (package check) fills it in, listing every path by which the
-// label may have reached the operation.
+// label may have reached the operation. A loaded Machine calls explain
+// from each decision's goroutine, concurrently when decisions are.
 func WithExplain(explain func(Explanation)) RunOption {
 	return func(c *runConfig) { c.opts.Explain = explain }
 }

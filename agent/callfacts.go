@@ -540,7 +540,7 @@ func (e *Engine) callLabels(s *Session, ev Event, fl *flow, facts callFacts, sen
 	}
 	var added []string
 	for i, v := range fl.vars {
-		name, _ := fl.params[i].(string)
+		name := fl.params[i]
 		if v == nil {
 			continue
 		}
@@ -623,7 +623,7 @@ func (e *Engine) shellWrites(ctx context.Context, s *Session, ev Event, facts ca
 		in := map[string]any{"file_path": p}
 		vars, params, _, _ := e.inputs(s, in)
 		opFor := func([]*value.Variable) *hooks.OperationContext {
-			return &hooks.OperationContext{Type: "exe", Name: ev.Tool, Labels: []string{"fs:w"}, Metadata: map[string]any{"params": params}}
+			return interp.ToolCall{Name: ev.Tool, Labels: []string{"fs:w"}, Params: params}.Operation()
 		}
 		v, _, _ := e.run(ctx, opFor, vars, nil, try, func() *value.Object { return e.toolsObject(s) }, func() *value.Object { return e.sessionObject(s, ev) }, e.workspaceOf(ev))
 		if rankOf(v.Action) > rankOf(best.Action) {

@@ -16,7 +16,7 @@ import (
 type flow struct {
 	input   map[string]any
 	vars    []*value.Variable
-	params  []any
+	params  []string
 	labels  []string
 	origins []Origin
 	// out is the tool output (tool.after), nil before.
@@ -112,6 +112,7 @@ func (e *Engine) chain(ctx context.Context, s *Session, ev Event, f *flow, op fu
 			}
 		case Block:
 			v = hookVerdict(h, guard.Deny, r.Reason)
+			v.retryable = r.Retryable
 		case AskUser:
 			v = hookVerdict(h, guard.Ask, r.Reason)
 		case RetryCall:

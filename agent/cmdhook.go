@@ -24,6 +24,7 @@ import (
 //	        {"continue": false, "systemMessage": "why"}            (deny)
 //	        {"continue": true, "data": {…}}                        (modify)
 //	        {"continue": false, "decision": "ask"|"retry"|"skip", "systemMessage": "…", "retry_delay_ms": 500}
+//	        optional "retryable": true on a deny (HookResult.Retryable)
 //	        optional "context" (for the agent) and "message" (for the user)
 //
 // It runs only while the SHA-256 of its file is the pinned one. A
@@ -85,6 +86,7 @@ type cmdResponse struct {
 	Context       string          `json:"context"`
 	Message       string          `json:"message"`
 	RetryDelayMS  int64           `json:"retry_delay_ms"`
+	Retryable     bool            `json:"retryable"`
 }
 
 // cappedBuffer keeps at most max bytes and remembers that more came.
@@ -173,7 +175,7 @@ func parseCmdResponse(b []byte, kind Kind) (HookResult, error) {
 	case r.Decision != "" && r.Decision != "deny" && r.Decision != "allow":
 		return HookResult{}, fmt.Errorf("command hook answered unknown decision %q", r.Decision)
 	case !*r.Continue || r.Decision == "deny":
-		res.Action = Block
+		res.Action, res.Retryable = Block, r.Retryable
 		if res.Reason == "" {
 			res.Reason = "denied by a command hook"
 		}

@@ -57,8 +57,9 @@ type Denial struct {
 	Reason string `json:"reason"`
 	Hint   string `json:"hint,omitempty"`
 	// Retryable tells the agent whether a changed call may pass: false
-	// for policy and capability denials and once a call shape used its
-	// retries.
+	// for policy and capability denials, refused asks, a hook's block
+	// (unless the hook sets HookResult.Retryable) and once a call shape
+	// used its retries.
 	Retryable bool `json:"retryable"`
 	// Labels are the labels that triggered the denial and Lineage where
 	// they came from.
@@ -88,8 +89,11 @@ type Decision struct {
 	// question; tests (`guardrun test`) name the guard.
 	Asker string `json:"-"`
 	// Approved says how an ask was answered ("once", "always", "cached").
-	Approved string  `json:"approved,omitempty"`
-	Denial   *Denial `json:"denial,omitempty"`
+	Approved string `json:"approved,omitempty"`
+	// Approval is how the engine's Approver settled an ask (asked now,
+	// or an answer reused): the human's answer or why there is none.
+	Approval *Approval `json:"approval,omitempty"`
+	Denial   *Denial   `json:"denial,omitempty"`
 	// Input is the rewritten tool input (allow @value), nil when
 	// unchanged; Output the transformed tool output (tool.after).
 	Input  map[string]any `json:"input,omitempty"`
@@ -109,6 +113,10 @@ type Decision struct {
 	Latency    time.Duration `json:"-"`
 
 	pending *pendingAsk
+	// asked types an ask (guard, rule, policy, labels, lineage; class
+	// ClassApproval): the denial of an ask that is not approved, and
+	// what the log records of any ask.
+	asked *Denial
 }
 
 // Allowed reports whether the event may proceed.

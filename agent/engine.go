@@ -23,7 +23,6 @@ import (
 	"github.com/guardrun/guardrun/interp"
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
-	"github.com/guardrun/guardrun/interp/policy"
 	"github.com/guardrun/guardrun/interp/value"
 	"github.com/guardrun/guardrun/taint"
 )
@@ -84,8 +83,24 @@ type Config struct {
 	// Log receives the decision log (JSONL), nil for none.
 	Log io.Writer
 	// Approver answers asks; nil leaves an ask to the host (Outcome Ask).
-	Approver        Approver
+	Approver Approver
+	// ApprovalTimeout bounds one ask (default DefaultApprovalTimeout).
 	ApprovalTimeout time.Duration
+	// UnknownTools is what a tool call (tool.before) of a tool that no
+	// policy's tool collection declares gets: DecideUnknownTools (the
+	// default) or DenyUnknownTools.
+	UnknownTools UnknownTools
+	// AnswerTTL is how long the engine keeps a human's answer to the ask
+	// of a tool call, to answer an identical ask (same session, tool,
+	// input as the host will run it, asking guard and question) without
+	// asking again: a denial is reused by every identical call, an
+	// "allow once" only by the same call (the same non-empty
+	// Event.CallID, sent again). Default DefaultAnswerTTL; negative
+	// keeps none. Answers are kept in the engine's memory, not the
+	// store: another engine asks again. "Allow always" is kept in the
+	// session, for its life, for the tool and question whatever the
+	// input.
+	AnswerTTL time.Duration
 	// Deadline bounds one decision (default 5s): it must end before the
 	// host's hook timeout, because hosts fail open when a hook times out.
 	Deadline time.Duration
@@ -116,6 +131,25 @@ type Config struct {
 	Cover func(ast.Pos)
 }
 
+// UnknownTools is what the engine does with a call of a tool that no
+// policy's tool collection declares (no key, exact or glob, matches its
+// name).
+type UnknownTools int
+
+const (
+	// DecideUnknownTools, the default, decides the call like any other,
+	// as a call of a tool without labels: guards on its name, on op:exe
+	// and on the labels its data carries see it, but no rule keyed on
+	// the tool's labels (capabilities, fs:/net: risk classes) does, so
+	// most policies allow it.
+	DecideUnknownTools UnknownTools = iota
+	// DenyUnknownTools denies the call (class policy, rule
+	// "unknown-tools", not retryable), naming the tool and how to
+	// declare it. A tool declared with no labels (`{ T: { labels: [] }
+	// }`) is known.
+	DenyUnknownTools
+)
+
 // Engine decides agent events. It is safe for concurrent use.
 type Engine struct {
 	cfg    Config
@@ -131,6 +165,13 @@ type Engine struct {
 	// protected caches the protected path set of each workspace
 	// (protect.ForAgent stats and resolves its roots: not per call).
 	protected sync.Map
+	// answers are the humans' recent answers to asks (AnswerTTL).
+	answers answers
+	// closeMu is held (read) by every decision while it uses the
+	// policies, and by Close (write) to release them; closed is set
+	// once they are.
+	closeMu sync.RWMutex
+	closed  bool
 }
 
 // layer is one loaded policy.
@@ -148,6 +189,8 @@ type toolDef struct {
 	pattern string
 	labels  []string
 	returns []string
+	// declared is false for the stand-in of a tool no key matches.
+	declared bool
 }
 
 // New loads the policies once (each top level runs once) into an engine.
@@ -221,7 +264,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		for _, tc := range m.Tools() {
 			for _, k := range tc.Value.Keys {
 				t, _ := tc.Value.Values[k].(*value.Object)
-				l.tools = append(l.tools, toolDef{pattern: k, labels: strs(t, "labels"), returns: strs(t, "returns")})
+				l.tools = append(l.tools, toolDef{pattern: k, labels: strs(t, "labels"), returns: strs(t, "returns"), declared: true})
 			}
 		}
 		if m.HasPolicyRule("session-taint-strict") {
@@ -253,11 +296,30 @@ func strs(o *value.Object, key string) []string {
 	return out
 }
 
+// ErrClosed is the reason of every decision of an Engine after Close.
+var ErrClosed = errors.New("agent: the engine is closed: its policies were released, so it decides nothing (every event is denied)")
+
 // PolicyHash identifies the loaded policies (their names and content).
 func (e *Engine) PolicyHash() string { return e.hash }
 
-// Close releases the policies' resources.
+// Close releases the policies' resources: each policy's interpreter
+// state, its open base and state directories and its memory budget. It
+// waits for the decisions using the policies to finish (an approval
+// being asked is not waited for: it no longer uses them), and is safe to
+// call more than once and concurrently with Decide. It does not close
+// what the Config handed in: the Store, the Log writer and the hooks are
+// the caller's.
+//
+// After Close, Decide (and Invoke) decide nothing: every event is denied
+// with the reason ErrClosed, class ClassError, and logged as such; an
+// Invoke does not run the tool.
 func (e *Engine) Close() {
+	e.closeMu.Lock()
+	defer e.closeMu.Unlock()
+	if e.closed {
+		return
+	}
+	e.closed = true
 	for _, l := range e.layers {
 		l.m.Close()
 	}
@@ -296,7 +358,8 @@ func globMatch(pattern, name string) bool {
 }
 
 // Decide decides one event. It never fails: an error of any kind is a
-// denial whose reason says what went wrong (fail closed).
+// denial whose reason says what went wrong (fail closed), and so is every
+// event after Close (ErrClosed).
 func (e *Engine) Decide(ctx context.Context, ev Event) Decision {
 	start := e.now()
 	if ctx == nil {
@@ -314,6 +377,12 @@ func (e *Engine) Decide(ctx context.Context, ev Event) Decision {
 				d = failed(fmt.Sprintf("internal error while deciding: %v", r))
 			}
 		}()
+		e.closeMu.RLock()
+		defer e.closeMu.RUnlock()
+		if e.closed {
+			d = failed(ErrClosed.Error())
+			return
+		}
 		if err := e.validate(ev); err != nil {
 			d = failed(err.Error())
 			return
@@ -347,30 +416,41 @@ func (e *Engine) Decide(ctx context.Context, ev Event) Decision {
 // pendingAsk is an ask the approver must answer once the session is
 // released.
 type pendingAsk struct {
-	key    string
-	seq    int
-	policy string
-	req    Request
+	key string
+	seq int
+	req Request
 }
 
 // askApprover asks the human (under ApprovalTimeout, not the decision's
-// deadline), then records the answer in the session: an "allow always"
-// and the call's final decision. A store that fails then denies.
+// deadline), or takes the answer an identical ask got (AnswerTTL), then
+// records the answer in the session: an "allow always" and the call's
+// final decision. A store that fails then denies.
 func (e *Engine) askApprover(ctx context.Context, ev Event, d *Decision) {
 	p := d.pending
 	d.pending = nil
-	ans, why := approve(ctx, e.cfg.Approver, e.cfg.ApprovalTimeout, p.req)
-	switch ans {
-	case AllowAlways:
-		d.Outcome, d.Reason, d.Approved = Allow, "", "always"
-	case AllowOnce:
-		d.Outcome, d.Reason, d.Approved = Allow, "", "once"
+	if d.Input != nil {
+		// The human is asked about the call the host will run.
+		p.req.Input = d.Input
+	}
+	ans, reply, why, reused := e.answer(ctx, ev, p.req)
+	d.Approval = &Approval{Question: p.req.Question, Answer: reply}
+	if reused {
+		d.Approval.Reused = ReusedEarlier
+	}
+	switch {
+	case ans == AllowAlways || ans == AllowOnce:
+		d.Outcome, d.Reason, d.Approved = Allow, "", string(reply)
+		if reused {
+			d.Approved = "cached"
+		}
 	default:
 		d.Outcome = Deny
 		d.Reason = "not approved (" + p.req.Question + "): " + why
-		d.Denial = &Denial{Class: ClassApproval, Guard: p.req.Guard, Policy: p.policy, Reason: d.Reason, Retryable: false}
+		d.Denial = d.refusedAsk()
 	}
-	sctx, cancel := context.WithTimeout(ctx, e.cfg.Deadline)
+	// The answer is recorded even when the caller's context has ended
+	// (a refusal for that reason included), within the deadline.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.cfg.Deadline)
 	defer cancel()
 	err := e.cfg.Store.Update(sctx, ev.Session, func(s *Session) error {
 		if ans == AllowAlways {
@@ -383,8 +463,57 @@ func (e *Engine) askApprover(ctx context.Context, ev Event, d *Decision) {
 		return nil
 	})
 	if err != nil {
+		// The human was asked all the same: the log says what they
+		// answered.
+		ap := d.Approval
 		*d = failed(err.Error())
+		d.Approval = ap
 	}
+}
+
+// answer is the human's answer to an ask: one an identical ask of a tool
+// call got (reused), else the approver's. An identical ask being
+// answered now is waited for rather than put to the human twice.
+func (e *Engine) answer(ctx context.Context, ev Event, req Request) (ans Answer, reply Reply, why string, reused bool) {
+	ttl := e.cfg.AnswerTTL
+	if ttl == 0 {
+		ttl = DefaultAnswerTTL
+	}
+	if ev.Kind != ToolBefore || ttl < 0 {
+		ans, reply, why = approve(ctx, e.cfg.Approver, e.cfg.ApprovalTimeout, req)
+		return ans, reply, why, false
+	}
+	key := askKey(ev.Session, ev.Tool, req.Input, req.Guard, req.Question)
+	ans, reused, err := e.answers.settle(ctx, key, ev.CallID, e.now, ttl)
+	switch {
+	case err != nil:
+		return DenyIt, ReplyCanceled, "the caller gave up before the approver answered: " + err.Error(), false
+	case reused:
+		switch ans {
+		case AllowOnce:
+			return ans, ReplyOnce, "", true
+		case AllowAlways:
+			return ans, ReplyAlways, "", true
+		}
+		return DenyIt, ReplyDenied, "the user denied the same call earlier (an answer is kept " + ttl.String() + ")", true
+	}
+	got := false
+	defer func() { e.answers.done(key, ev.CallID, ans, got, e.now(), ttl) }()
+	ans, reply, why = approve(ctx, e.cfg.Approver, e.cfg.ApprovalTimeout, req)
+	got = reply == ReplyOnce || reply == ReplyAlways || reply == ReplyDenied
+	return ans, reply, why, false
+}
+
+// refusedAsk is the denial of an ask that was not approved: the ask's
+// guard, rule, policy, labels and lineage, the decision's reason.
+func (d *Decision) refusedAsk() *Denial {
+	dn := &Denial{Class: ClassApproval}
+	if d.asked != nil {
+		c := *d.asked
+		dn = &c
+	}
+	dn.Reason, dn.Retryable = d.Reason, false
+	return dn
 }
 
 // Undecided records in ev's session what a tool.after event that could
@@ -482,6 +611,9 @@ type verdict struct {
 	// rewrittenBy names the restricting (non-first) policy that rewrote
 	// the call, "" when none did.
 	rewrittenBy string
+	// retryable is a hook's Block that lets the agent change the call
+	// and try again (HookResult.Retryable).
+	retryable bool
 }
 
 func rankOf(a guard.Action) int {
@@ -614,7 +746,7 @@ func sameData(a, b []*value.Variable) bool {
 		if (a[i] == nil) != (b[i] == nil) {
 			return false
 		}
-		if a[i] != nil && value.ToJSON(a[i].Data, false) != value.ToJSON(b[i].Data, false) {
+		if a[i] != nil && !value.Same(a[i].Data, b[i].Data) {
 			return false
 		}
 	}
@@ -635,7 +767,7 @@ func labelOnly(orig, rep []*value.Variable) []*value.Variable {
 		return rep
 	}
 	for i, x := range list {
-		if orig[i] == nil || value.ToJSON(x, false) != value.ToJSON(orig[i].Data, false) {
+		if orig[i] == nil || !value.Same(x, orig[i].Data) {
 			return rep
 		}
 	}
@@ -697,14 +829,14 @@ func descriptor(labels []string) taint.Descriptor {
 
 // inputs turns a tool input into one Variable per field (sorted by name),
 // each carrying the session's labels for its text.
-func (e *Engine) inputs(s *Session, in map[string]any) ([]*value.Variable, []any, []string, []Origin) {
+func (e *Engine) inputs(s *Session, in map[string]any) ([]*value.Variable, []string, []string, []Origin) {
 	names := make([]string, 0, len(in))
 	for k := range in {
 		names = append(names, k)
 	}
 	sort.Strings(names)
 	vars := make([]*value.Variable, len(names))
-	params := make([]any, len(names))
+	params := names
 	var all []string
 	var origins []Origin
 	for i, k := range names {
@@ -713,7 +845,6 @@ func (e *Engine) inputs(s *Session, in map[string]any) ([]*value.Variable, []any
 		all = appendNew(all, labels...)
 		origins = mergeOrigins(origins, o)
 		vars[i] = &value.Variable{Data: data, Security: descriptor(labels), Source: "agent"}
-		params[i] = k
 	}
 	if len(names) == 0 {
 		labels, o := e.sessionLabels(s, "")
@@ -738,19 +869,11 @@ func mergeOrigins(list []Origin, more []Origin) []Origin {
 	return list
 }
 
-// toolOp is the operation of a call of tool t with the given parameters.
-func toolOp(t toolDef, name string, params []any, input map[string]any) *hooks.OperationContext {
-	op := &hooks.OperationContext{Type: "exe", Name: name, Labels: t.labels,
-		Metadata: map[string]any{"params": params}}
-	if contains(t.labels, "cmd") {
-		cmd, _ := input["command"].(string)
-		op.Command = cmd
-		var ok bool
-		if op.OpLabels, op.Commands, ok = policy.CommandLineOpLabels(cmd); !ok {
-			op.Metadata["tooDeep"] = true
-		}
-	}
-	return op
+// toolOp is the operation of a call of tool t with the given parameters,
+// as the interpreter describes a tool call (interp.ToolCall).
+func toolOp(t toolDef, name string, params []string, input map[string]any) *hooks.OperationContext {
+	cmd, _ := input["command"].(string)
+	return interp.ToolCall{Name: name, Labels: t.labels, Params: params, Command: cmd}.Operation()
 }
 
 // shape identifies a call for retry counting: tool and exact input.
@@ -785,16 +908,19 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 	case protected != "":
 		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: classProtected,
 			Reason: "guardrun protects its own files and the agents' hook settings: " + protected + "; edit them yourself, outside the agent"}}
+	case !t.declared && e.cfg.UnknownTools == DenyUnknownTools:
+		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassPolicy, Rule: "unknown-tools",
+			Reason: fmt.Sprintf("tool %q is not declared in any policy's tool collection, and unknown tools are denied (Config.UnknownTools); declare it with its labels, e.g. var tools @mine = { %q: { labels: [] } }", ev.Tool, ev.Tool)}}
 	case facts.unchecked != "":
 		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
 			Reason: "the command cannot be checked: " + facts.unchecked}}
 	default:
 		v = e.chain(ctx, s, ev, f, func(f *flow) *hooks.OperationContext {
 			op := toolOp(t, ev.Tool, f.params, f.input)
-			if op.Metadata["tooDeep"] == true {
+			if op.Unchecked {
 				tooDeep = true
 			}
-			if sameJSON(f.input, in) {
+			if sameInput(f.input, in) {
 				facts.mark(op)
 			} else {
 				l, _, _ := commandOf(f.input)
@@ -802,7 +928,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 			}
 			return op
 		}, try)
-		if f.inputChanged && !sameJSON(f.input, in) && v.Action != guard.Deny {
+		if f.inputChanged && !sameInput(f.input, in) && v.Action != guard.Deny {
 			// The call runs as rewritten: what it writes and whether it
 			// can be checked are decided again on its final form.
 			l, _, _ := commandOf(f.input)
@@ -844,7 +970,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 	}
 	d := e.resolve(ctx, s, ev, sh, v, f.labels, f.origins)
 	d.RetryDelay = f.retryDelay
-	if (d.Outcome == Allow || d.Outcome == Ask) && f.inputChanged && !sameJSON(f.input, in) {
+	if (d.Outcome == Allow || d.Outcome == Ask) && f.inputChanged && !sameInput(f.input, in) {
 		// An ask is about the call in its final form: the host shows and
 		// runs the rewritten input.
 		d.Input = hostInput(f.input, ev.Input, cmdField)
@@ -903,15 +1029,18 @@ func (e *Engine) resolve(ctx context.Context, s *Session, ev Event, sh string, v
 		}
 	case guard.Ask:
 		d.Question, d.Asker = v.Reason, v.Guard
+		d.asked = e.denial(v, labels, origins)
+		d.asked.Class, d.asked.Reason, d.asked.Hint, d.asked.Retryable = ClassApproval, v.Reason, "", false
 		key := ev.Tool + "\x00" + v.Reason
 		switch {
 		case s.Approvals[key]:
 			d.Approved = "cached"
+			d.Approval = &Approval{Question: v.Reason, Answer: ReplyAlways, Reused: ReusedSession}
 		case e.cfg.Approver != nil:
 			// The human is asked after the session is released (Decide):
 			// other events of the session must not wait on them.
 			d.Outcome, d.Reason = Ask, v.Reason
-			d.pending = &pendingAsk{key: key, seq: s.Seq, policy: v.policy, req: Request{Session: ev.Session, Tool: ev.Tool,
+			d.pending = &pendingAsk{key: key, seq: s.Seq, req: Request{Session: ev.Session, Tool: ev.Tool,
 				Question: v.Reason, Guard: v.Guard, Input: ev.Input, Labels: labels}}
 		default:
 			d.Outcome, d.Reason = Ask, v.Reason
@@ -933,7 +1062,7 @@ func (e *Engine) denial(v verdict, labels []string, origins []Origin) *Denial {
 	case classProtected:
 		dn.Class = ClassProtected
 	case classHook:
-		dn.Class, dn.Retryable = ClassHook, true
+		dn.Class, dn.Retryable = ClassHook, v.retryable
 	default:
 		dn.Class, dn.Retryable = ClassGuard, true
 	}
@@ -967,30 +1096,27 @@ func capText(s string) string {
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // goInput converts rewritten inputs back to a tool input.
-func goInput(params []any, vars []*value.Variable) map[string]any {
+func goInput(params []string, vars []*value.Variable) map[string]any {
 	out := make(map[string]any, len(vars))
 	for i, v := range vars {
 		if i >= len(params) || v == nil {
 			continue
 		}
-		name, _ := params[i].(string)
-		out[name] = goValue(v.Data)
+		out[params[i]] = goValue(v.Data)
 	}
 	return out
 }
 
-func sameJSON(a, b any) bool {
-	x, err1 := json.Marshal(a)
-	y, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(x) == string(y)
-}
+// sameInput reports whether two tool inputs hold the same data.
+func sameInput(a, b map[string]any) bool { return value.Same(a, b) }
 
+// goValue is value data as plain Go values (a rewritten input or output
+// handed back to the host), as its JSON would read.
 func goValue(data any) any {
-	var x any
-	if err := json.Unmarshal([]byte(value.ToJSON(data, false)), &x); err != nil {
-		return value.Text(data)
+	if x, ok := value.ToGo(data); ok {
+		return x
 	}
-	return x
+	return value.Text(data)
 }
 
 // srcFor is the source taint of a tool's output, by kind of tool.
@@ -1053,7 +1179,7 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 		e.remember(s, ev, appendNew(e.dataLabels(t, seen), "secret"), value.Text(data))
 		return d, e.record(ev, &d, vars, params)
 	}
-	if value.ToJSON(final.Data, false) != value.ToJSON(data, false) {
+	if !value.Same(final.Data, data) {
 		d.Output = goValue(final.Data)
 	}
 	kept := e.dataLabels(t, final)
@@ -1154,7 +1280,7 @@ func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision,
 	vars, params := f.vars, f.params
 	v := e.chain(ctx, s, ev, f, func(f *flow) *hooks.OperationContext {
 		return &hooks.OperationContext{Type: ev.Kind.opType(), Subtype: string(ev.Kind), Name: string(ev.Kind),
-			Metadata: map[string]any{"params": f.params}}
+			Params: f.params}
 	}, 1)
 	var rewritten []*value.Variable
 	if f.inputChanged {
@@ -1167,7 +1293,7 @@ func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision,
 	}
 	d := e.resolve(ctx, s, ev, shape(string(ev.Kind), in), v, f.labels, f.origins)
 	if d.Outcome == Allow && rewritten != nil {
-		if in := goInput(params, rewritten); !sameJSON(in, goInput(params, vars)) {
+		if in := goInput(params, rewritten); !sameInput(in, goInput(params, vars)) {
 			d.Input = in
 		}
 		// What the agent will read carries the labels guards gave it.
@@ -1197,19 +1323,17 @@ func (e *Engine) toolsObject(s *Session) *value.Object {
 // confidentiality label is masked, a prompt or model text digested
 // (textDigest), and both are kept as the texts the reason must not
 // quote (logDecision masks it once it is final).
-func (e *Engine) record(ev Event, d *Decision, vars []*value.Variable, params []any) Record {
+func (e *Engine) record(ev Event, d *Decision, vars []*value.Variable, params []string) Record {
 	if e.log == nil {
 		return Record{}
 	}
 	r := Record{Session: ev.Session, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Cwd: ev.Cwd, Decision: d.Outcome,
 		Reason: d.Reason, Labels: d.Labels}
-	if d.Denial != nil {
-		r.Rule, r.Guard, r.Class = d.Denial.Rule, d.Denial.Guard, d.Denial.Class
-	}
+	r.decidedBy(d)
 	if len(vars) > 0 {
 		r.Input = make(map[string]any, len(vars))
 		for i, v := range vars {
-			name, _ := params[i].(string)
+			name := params[i]
 			text, isText := v.Data.(string)
 			switch {
 			case confidential(v.Security.Labels()):
@@ -1232,6 +1356,19 @@ func (e *Engine) record(ev Event, d *Decision, vars []*value.Variable, params []
 		r.masks = appendTexts(r.masks, ev.Output)
 	}
 	return r
+}
+
+// decidedBy sets the record's rule, guard and class from the decision's
+// denial, or from its ask (an ask left to the host, or approved): class
+// ClassApproval and the guard that asked.
+func (r *Record) decidedBy(d *Decision) {
+	dn := d.Denial
+	if dn == nil {
+		dn = d.asked
+	}
+	if dn != nil {
+		r.Rule, r.Guard, r.Class = dn.Rule, dn.Guard, dn.Class
+	}
 }
 
 // modelText reports whether field of a kind's input is a prompt or a
@@ -1270,6 +1407,14 @@ func (e *Engine) logDecision(ev Event, d *Decision, r Record) {
 	}
 	r.Time = e.when(ev)
 	r.Decision, r.Reason = d.Outcome, maskText(d.Reason, r.masks)
+	// An ask was settled after the record was built: it says who asked
+	// and what the human answered.
+	r.decidedBy(d)
+	if d.Approval != nil {
+		ap := *d.Approval
+		ap.Question = maskText(ap.Question, r.masks)
+		r.Approval = &ap
+	}
 	r.LatencyUS = d.Latency.Microseconds()
 	r.PolicyHash = e.hash
 	if err := e.log.write(&r); err != nil && d.Outcome != Deny {

@@ -50,6 +50,13 @@ type HookResult struct {
 	// Context is text for the agent, Message text for the user.
 	Context, Message string
 	RetryDelay       time.Duration
+	// Retryable, on a Block, tells the agent that a changed call may
+	// pass (Denial.Retryable). It is false by default: a hook's refusal
+	// is final, like a policy's, so the agent does not try variations
+	// of the call to get past it; a hook that wants the call changed
+	// and tried again says so, or answers RetryCall (which counts the
+	// retries against Config.MaxRetries).
+	Retryable bool
 }
 
 // HookFunc is a Go hook.

@@ -25,13 +25,16 @@ type Record struct {
 	CallID  string    `json:"call_id,omitempty"`
 	// Cwd is the event's working directory (replay decides the event
 	// in it again).
-	Cwd      string         `json:"cwd,omitempty"`
-	Decision Outcome        `json:"decision"`
-	Reason   string         `json:"reason,omitempty"`
-	Rule     string         `json:"rule,omitempty"`
-	Guard    string         `json:"guard,omitempty"`
-	Class    Class          `json:"class,omitempty"`
-	Labels   []string       `json:"labels,omitempty"`
+	Cwd      string   `json:"cwd,omitempty"`
+	Decision Outcome  `json:"decision"`
+	Reason   string   `json:"reason,omitempty"`
+	Rule     string   `json:"rule,omitempty"`
+	Guard    string   `json:"guard,omitempty"`
+	Class    Class    `json:"class,omitempty"`
+	Labels   []string `json:"labels,omitempty"`
+	// Approval is set when the engine's Approver settled an ask: what
+	// the human answered (Decision is then the outcome after it).
+	Approval *Approval      `json:"approval,omitempty"`
 	Input    map[string]any `json:"input,omitempty"`
 	// LatencyUS is the decision's latency in microseconds.
 	LatencyUS  int64  `json:"latency_us"`

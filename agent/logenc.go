@@ -40,6 +40,14 @@ func (r *Record) AppendJSON(b []byte) []byte {
 		}
 		b = append(b, ']')
 	}
+	if a := r.Approval; a != nil {
+		b = append(b, `,"approval":{"question":`...)
+		b = appendString(b, a.Question)
+		b = append(b, `,"answer":`...)
+		b = appendString(b, string(a.Answer))
+		b = appendField(b, "reused", a.Reused)
+		b = append(b, '}')
+	}
 	if len(r.Input) > 0 {
 		b = append(b, `,"input":`...)
 		b = appendAny(b, r.Input)

@@ -61,6 +61,9 @@ func TestLogRecordMatchesJSON(t *testing.T) {
 				r.Labels = append(r.Labels, str())
 			}
 		}
+		if rng.Intn(3) == 0 {
+			r.Approval = &Approval{Question: str(), Answer: Reply(str()), Reused: str()}
+		}
 		if rng.Intn(3) > 0 {
 			r.Input = map[string]any{}
 			for n := rng.Intn(5); n > 0; n-- {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/grammar"
-	"github.com/guardrun/guardrun/interp"
 	"github.com/guardrun/guardrun/toolschema"
 )
 
@@ -28,16 +27,6 @@ var knownCommands = &lazySet{names: []string{"git", "npm", "npx", "yarn", "pnpm"
 	"ssh", "scp", "rsync", "bash", "sh", "zsh", "terraform", "gh", "aws", "gcloud", "az", "psql", "mysql", "cat",
 	"find", "sed", "awk", "tar", "dd", "mkfs", "kill", "eval", "env", "printenv", "nc", "netcat", "base64", "xargs",
 	"tee", "less", "head", "tail", "grep", "rg", "ls", "echo", "brew", "apt", "apt-get", "helm", "guardrun"}}
-
-// evalBuiltin reports whether name is a builtin of the evaluator.
-func evalBuiltin(name string) bool {
-	for _, b := range interp.Builtins() {
-		if b == name {
-			return true
-		}
-	}
-	return false
-}
 
 // collectionKeys are the tool-name patterns of the tool collections in
 // scope: the document's (`var tools @agent = { "{Bash,Shell}": … }`) and

@@ -9,13 +9,13 @@ import (
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/check"
 	"github.com/guardrun/guardrun/grammar"
-	"github.com/guardrun/guardrun/interp"
+	"github.com/guardrun/guardrun/lang"
 )
 
 // Every builtin the evaluator has is known to check, in a script and in
 // an agent policy's guard (issue 31: "unknown exe @pathMatches").
 func TestCheckKnowsEveryEvaluatorBuiltin(t *testing.T) {
-	for _, name := range interp.Builtins() {
+	for _, name := range lang.Builtins() {
 		for _, file := range []string{"s.mld", "p.guard"} {
 			src := "guard @g before op:cmd = when [\n  @" + name + "(@mx.args.command) == \"x\" => deny \"no\"\n  @" + name + " == \"y\" => deny \"no\"\n  * => allow\n]\n"
 			fs, err := check.Source(file, []byte(src), ast.Strict)

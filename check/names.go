@@ -1,13 +1,14 @@
 package check
 
 import (
-	"github.com/guardrun/guardrun/internal/editdist"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/guardrun/guardrun/ast"
-	"github.com/guardrun/guardrun/interp"
+	"github.com/guardrun/guardrun/internal/editdist"
+	"github.com/guardrun/guardrun/lang"
 )
 
 // context says where a name is used: in a guard or policy an unknown name
@@ -29,33 +30,21 @@ func (x context) severity() Severity {
 	return Warning
 }
 
-// builtins are the names that exist without a declaration.
-var builtins = &lazySet{names: []string{
-	"mx", "p", "pipeline", "fm", "input", "output",
-	"json", "JSON", "parse", "trim", "upper", "lower",
-	"pretty", "sort", "xml", "csv", "md",
-	// guard helpers
-	"opIs", "opHas", "opHasAny", "opHasAll", "inputHas",
-	"prefixWith", "tagValue",
-	// policy composition
-	"union",
-}}
+// builtins are the names that exist without a declaration: the
+// language's name table (package lang), which the interpreter reads too.
+var builtins = &lazySet{names: slices.Concat(lang.Ambient, lang.Builtins(), lang.GuardHelpers, lang.PolicyHelpers)}
 
 // mxFields are the fields of @mx, in guards, exes and pipelines.
-var mxFields = &lazySet{names: []string{"op", "operation", "labels", "taint", "sources", "tokens", "args", "guard",
-	"try", "tries", "hint", "hints", "input", "errors", "guards", "isPipeline", "lastOutput",
-	"pipe", "policy", "stage", "text", "metadata", "tools", "hooks", "session"}}
+var mxFields = &lazySet{names: lang.MxFields}
 
 // valueMxFields are the fields of any value's `.mx` metadata.
-var valueMxFields = &lazySet{names: []string{"labels", "taint", "sources", "text", "data", "type", "tokens", "tokest", "length", "keys", "values", "entries"}}
+var valueMxFields = &lazySet{names: lang.ValueMxFields}
 
 // opFields are the fields of @mx.op.
-var opFields = &lazySet{names: []string{"type", "subtype", "name", "labels", "opLabels", "command", "target", "metadata"}}
+var opFields = &lazySet{names: lang.OpFields}
 
 // guardFields are the fields of @mx.guard.
-var guardFields = &lazySet{names: []string{"name", "try", "attempt", "tries", "max", "hintHistory", "timing", "input",
-	"output", "labels", "taint", "sources", "trace", "hints", "reasons", "reason", "filter", "args",
-	"decision"}}
+var guardFields = &lazySet{names: lang.GuardFields}
 
 // lazySet is a fixed set of names whose map is built on first use: the
 // checker's tables cost nothing when a process that never checks a script
@@ -267,7 +256,7 @@ func (c *checker) ref(r *ast.Ref, sc *scope, x context) {
 
 // name checks that a name exists; it reports whether it does.
 func (c *checker) name(name string, at ast.Pos, call bool, sc *scope, x context) bool {
-	if sc.has(name) || c.globals[name] != nil || builtins.has(name) || evalBuiltin(name) || c.guardNames[name] || c.open {
+	if sc.has(name) || c.globals[name] != nil || builtins.has(name) || c.guardNames[name] || c.open {
 		return true
 	}
 	what := "variable"
@@ -314,7 +303,6 @@ func (c *checker) suggest(name string, sc *scope) string {
 	for n := range builtins.all() {
 		cands = append(cands, n)
 	}
-	cands = append(cands, interp.Builtins()...)
 	return closest(name, cands)
 }
 

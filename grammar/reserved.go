@@ -2,8 +2,10 @@ package grammar
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/lang"
 )
 
 // reservedNames says what name is when a script can never bind it: `@mx`
@@ -18,7 +20,8 @@ func reservedNames(name string) (string, bool) {
 	switch name {
 	case "mx":
 		return "the ambient context @mx", true
-	case "opIs", "opHas", "opHasAny", "opHasAll", "inputHas":
+	}
+	if slices.Contains(lang.ReservedHelpers, name) {
 		return "the guard helper @" + name, true
 	}
 	return "", false

@@ -49,6 +49,8 @@ type Change struct {
 // masks values that carried a confidentiality label: events whose input
 // was masked cannot be re-decided faithfully and are reported as
 // skipped, not as changes; events guardrun only observed are ignored.
+// The replay has no approver: an ask a human answered (a record with an
+// Approval) is compared as the ask it was.
 func Replay(ctx context.Context, records []agent.Record, policies []agent.Policy, dir string) ([]Change, error) {
 	e, err := agent.New(ctx, agent.Config{Policies: policies, Dir: dir, Store: agent.NewMemoryStore()})
 	if err != nil {
@@ -84,11 +86,22 @@ func Replay(ctx context.Context, records []agent.Record, policies []agent.Policy
 			// decision is not comparable.
 			continue
 		}
-		if d.Outcome != r.Decision {
+		if d.Outcome != policyOutcome(r) {
 			out = append(out, Change{Index: i, Record: r, New: d})
 		}
 	}
 	return out, nil
+}
+
+// policyOutcome is what the policies decided of a recorded event: an
+// ask, when the engine's approver settled it (the record's decision is
+// then the human's), else the record's decision. A record written
+// before the log recorded approvals has its decision only.
+func policyOutcome(r agent.Record) agent.Outcome {
+	if r.Approval != nil {
+		return agent.Ask
+	}
+	return r.Decision
 }
 
 func masked(v any) bool {

@@ -289,6 +289,9 @@ type env struct {
 	quietRun bool
 }
 
+// HooksEnv marks an env as a call's hooks.Env.
+func (*env) HooksEnv() {}
+
 func (in *interp) rootEnv(mod *module) *env {
 	return &env{in: in, sc: mod.root, mod: mod}
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/policy"
 	"github.com/guardrun/guardrun/interp/value"
@@ -245,7 +246,7 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 				ce, _ := bind(args, nil)
 				return in.runDeniedHandler(ce, x, h, ge, args, o.pos)
 			}
-			if ge.Timing == "after" {
+			if ge.Timing == guard.After {
 				in.out.writeStderr("[Guard Warning] " + ge.Reason + "\n")
 			}
 		}
@@ -305,11 +306,10 @@ func freshResult(body ast.Expr) bool {
 // (without a location: the caller sets it) and shared.
 func exeOperation(x *exe) *hooks.OperationContext {
 	op := &hooks.OperationContext{Type: "exe", Name: x.name, Labels: x.labels}
-	names := make([]any, len(x.params))
+	op.Params = make([]string, len(x.params))
 	for i, p := range x.params {
-		names[i] = p.Name
+		op.Params[i] = p.Name
 	}
-	op.Metadata = map[string]any{"params": names}
 	switch b := x.body.(type) {
 	case *ast.CodeExpr:
 		op.Command = commandText(b)

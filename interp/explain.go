@@ -78,7 +78,7 @@ func (in *interp) explainGuard(c *hooks.Call, ge *guard.Error) {
 	if !in.explainOn() || ge == nil || ge.Policy != nil {
 		return
 	}
-	x := Explanation{Pos: opPos(c.Op, in.curPos), Operation: explainOp(c.Op), Decision: ge.Decision, Reason: ge.Reason}
+	x := Explanation{Pos: opPos(c.Op, in.curPos), Operation: explainOp(c.Op), Decision: ge.Decision.String(), Reason: ge.Reason}
 	if ge.Guard != nil {
 		x.Decider = "guard " + ge.Guard.Label()
 		if ge.Guard.Name != "" {

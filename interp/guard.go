@@ -85,8 +85,11 @@ func (in *interp) addGuard(mod *module, g *guard.Guard, pos ast.Pos) error {
 // and never written.
 var defaultGuardCall = &guardCall{}
 
+// HooksGuardSettings marks a guardCall as a call's hooks.GuardSettings.
+func (*guardCall) HooksGuardSettings() {}
+
 func guardCallOf(c *hooks.Call) *guardCall {
-	if gc, ok := c.Extra.(*guardCall); ok && gc != nil {
+	if gc, ok := c.Guards.(*guardCall); ok && gc != nil {
 		return gc
 	}
 	return defaultGuardCall
@@ -132,7 +135,7 @@ func (in *interp) guardPreHook(c *hooks.Call) (hooks.Decision, error) {
 // a reason that says what needed approval (fail closed).
 func (in *interp) askDecision(c *hooks.Call, d guard.Decision) hooks.Decision {
 	if !in.external {
-		d.Err.Decision = "deny"
+		d.Err.Decision = guard.Deny
 		d.Err.Reason = "approval required: " + d.Err.Reason
 		d.Err.Reasons = []string{d.Err.Reason}
 		in.explainGuard(c, d.Err)
@@ -163,7 +166,7 @@ func (in *interp) guardPostHook(c *hooks.Call, res *value.Variable) (*value.Vari
 		return nil, sig
 	case guard.Ask:
 		if !in.external {
-			d.Err.Decision = "deny"
+			d.Err.Decision = guard.Deny
 			d.Err.Reason = "approval required: " + d.Err.Reason
 			d.Err.Reasons = []string{d.Err.Reason}
 			in.explainGuard(c, d.Err)
@@ -325,7 +328,7 @@ func (in *interp) runDeniedHandler(ce *env, x *exe, w *ast.WhenExpr, ge *guard.E
 		}
 		return v, nil
 	}
-	if ge.Timing == "after" {
+	if ge.Timing == guard.After {
 		in.out.writeStderr("[Guard Warning] " + ge.Reason + "\n")
 	}
 	return nil, guardFailure(ge, pos)
@@ -350,12 +353,12 @@ func deniedFields(ge *guard.Error) *value.Variable {
 	}
 	// Reasons include retry hints, which guards compute.
 	o.Set("reasons", &value.Variable{Data: reasons, Security: saw})
-	o.SetData("decision", ge.Decision)
+	o.SetData("decision", ge.Decision.String())
 	trace, hints, _ := traceObjects(ge.Results, saw)
 	o.Set("hints", hints)
 	o.Set("trace", trace)
 	setAttempts(o, ge.Try, guard.MaxTries, ge.History, saw)
-	o.SetData("timing", ge.Timing)
+	o.SetData("timing", ge.Timing.String())
 	o.SetData("filter", ge.Filter())
 	if ge.Policy != nil {
 		o.SetData("rule", ge.Policy.Rule)
@@ -409,7 +412,7 @@ func setAttempts(o *value.Record, try, max int, history []guard.Attempt, saw tai
 	for _, a := range history {
 		t := value.NewObject()
 		t.Set("attempt", float64(a.Attempt))
-		t.Set("decision", a.Decision)
+		t.Set("decision", a.Decision.String())
 		t.Set("hint", a.Hint)
 		tries = append(tries, t)
 		hints = append(hints, a.Hint)

@@ -4,16 +4,24 @@ import (
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/lang"
 	"github.com/guardrun/guardrun/taint"
 )
 
-// guardCompileEnabled lets tests run every guard through the interpreter
-// to compare it with the compiled form.
-var guardCompileEnabled = true
-
-// guardLazyContext lets tests make the interpreter build the whole guard
-// context for every guard, as if every rule could read all of it.
-var guardLazyContext = true
+// evalPaths choose between the evaluator's equivalent paths, for the
+// tests that prove them equivalent (Options.paths, never set outside
+// this package's tests). The zero value takes the fast paths the plans
+// allow: compiled guard arms, a guard context built as far as the plan
+// reads it, @mx members built alone.
+type evalPaths struct {
+	// wholeGuards interprets every guard over its whole context, as if
+	// every rule could read all of it (no compiled arms, no lazy parts).
+	wholeGuards bool
+	// mxMember, when set, sees every member (keys: one, or the operation
+	// object's key and a field of it) evalMxField built alone, to compare
+	// it with what a read of the whole @mx object gives.
+	mxMember func(e *env, keys []string, member *value.Variable)
+}
 
 // guardPlan is what evalGuard knows about a guard's rules, worked out once
 // when the guard registers (guard.Guard.Plan).
@@ -75,7 +83,7 @@ type compiledArm struct {
 type condFn func(ev *guard.Evaluation) bool
 
 // guardHelperNames are the helpers bound inside guard bodies.
-var guardHelperNames = [...]string{"opIs", "opHas", "opHasAny", "opHasAll", "inputHas", "prefixWith", "tagValue"}
+var guardHelperNames = lang.GuardHelpers
 
 func isGuardHelper(name string) bool {
 	for _, h := range guardHelperNames {

@@ -35,14 +35,11 @@ func runBoth(t *testing.T, name string, src []byte, dir string) (compiled, inter
 		return outcome{err: err.Error()}, outcome{err: err.Error()}
 	}
 	one := func(enabled bool) outcome {
-		prevCompile, prevLazy := guardCompileEnabled, guardLazyContext
-		guardCompileEnabled, guardLazyContext = enabled, enabled
-		defer func() { guardCompileEnabled, guardLazyContext = prevCompile, prevLazy }()
 		work := t.TempDir()
 		if dir != "" {
 			require.NoError(t, os.CopyFS(work, os.DirFS(dir)))
 		}
-		res, err := Run(context.Background(), doc, Options{Dir: work})
+		res, err := Run(context.Background(), doc, Options{Dir: work, paths: evalPaths{wholeGuards: !enabled}})
 		var o outcome
 		if res != nil {
 			o.doc, o.stdout, o.stderr = res.Document, res.Stdout, res.Stderr

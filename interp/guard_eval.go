@@ -29,7 +29,7 @@ func (in *interp) evalGuard(ev *guard.Evaluation) (out guard.Outcome, err error)
 	if cover := in.opts.Cover; cover != nil {
 		cover(ev.Guard.Pos)
 	}
-	if p.arms != nil && guardCompileEnabled && in.opts.Cover == nil {
+	if p.arms != nil && !in.opts.paths.wholeGuards && in.opts.Cover == nil {
 		if out, ok, err := in.runCompiled(p, ev); ok {
 			return out, err
 		}
@@ -48,7 +48,7 @@ func (in *interp) evalGuard(ev *guard.Evaluation) (out guard.Outcome, err error)
 	}()
 	gx := &guardCtx{ev: ev}
 	ge := in.guardEnv(ev)
-	full := p.opaque || !guardLazyContext
+	full := p.opaque || in.opts.paths.wholeGuards
 	if !full && containsString(p.helpers, "tagValue") {
 		// A user @tagValue of the guard's own scope replaces the helper,
 		// and may read anything of the guard's context.
@@ -481,42 +481,33 @@ func traceObjects(rs []guard.Result, saw taint.Descriptor) (trace, hints, reason
 		} else {
 			t.SetData("replacement", nil)
 		}
-		t.SetData("timing", timingText(r.Timing))
+		t.SetData("timing", r.Timing.String())
 		t.SetData("scope", r.Scope.String())
 		entries = append(entries, t.Variable())
 	}
 	return value.ListOf(entries), value.ListOf(hintList), value.ListOf(reasonList)
 }
 
-func timingText(t guard.Timing) string {
-	if t == guard.After {
-		return "after"
-	}
-	return "before"
-}
-
 // argsObject is `@mx.args`: the operation's inputs by parameter name,
 // each with its descriptor, and `names`.
 func argsObject(c *hooks.Call) *value.Variable {
 	o := value.NewRecord()
-	var names []any
-	if c.Op != nil && c.Op.Metadata != nil {
-		if ps, ok := c.Op.Metadata["params"].([]any); ok {
-			names = ps
-		}
+	var names []string
+	if c.Op != nil {
+		names = c.Op.Params
 	}
-	for i, n := range names {
-		name, _ := n.(string)
+	for i, name := range names {
 		if name == "" || i >= len(c.Inputs) || c.Inputs[i] == nil {
 			continue
 		}
 		o.Set(name, c.Inputs[i])
 	}
-	if names == nil {
-		names = []any{}
-	}
 	if _, taken := o.Get("names"); !taken {
-		o.SetData("names", names)
+		list := make([]any, len(names))
+		for i, n := range names {
+			list[i] = n
+		}
+		o.SetData("names", list)
 	}
 	return o.Variable()
 }

@@ -25,7 +25,7 @@ func (h *guardHelper) CallableName() string { return h.name }
 // @tagValue, which gives way to a user exe of the guard's own scope
 // (SPEC §5.6).
 func bindGuardHelpers(ge *env, ev *guard.Evaluation, base *value.Variable) {
-	bindHelpers(ge, ev, base, guardHelperNames[:])
+	bindHelpers(ge, ev, base, guardHelperNames)
 }
 
 // bindHelpers binds the named helpers (those a guard's rules mention).

@@ -46,7 +46,7 @@ func (in *interp) runHooked(e *env, node ast.Node, call *hooks.Call, gc *guardCa
 	}
 	if gc != nil {
 		in.announceOverride(gc.opts.Override)
-		call.Extra = gc
+		call.Guards = gc
 	}
 	var pos ast.Pos
 	if node != nil {

@@ -88,7 +88,7 @@ run cmd {echo @x there}
 	require.Equal(t, "exe", call.Type)
 	require.Equal(t, "g", call.Name)
 	require.Equal(t, []string{"op:cmd", "op:cmd:printf", "op:cmd:printf:ok"}, call.OpLabels)
-	require.Equal(t, []any{"v"}, call.Metadata["params"])
+	require.Equal(t, []string{"v"}, call.Params)
 	require.Equal(t, 3, call.Location.Line)
 	run := ops[4]
 	require.Equal(t, "runCommand", run.Subtype)

@@ -215,12 +215,7 @@ func (r *lineageRec) opNode(c *hooks.Call) *lnode {
 			n.kind = lkVar
 		case "exe", "pipeline-stage":
 			n.kind = lkExe
-			if ps, ok := op.Metadata["params"].([]any); ok {
-				for _, p := range ps {
-					s, _ := p.(string)
-					n.params = append(n.params, s)
-				}
-			}
+			n.params = append(n.params, op.Params...)
 			for _, l := range op.OpLabels {
 				switch l {
 				case "op:js", "op:node", "op:sh", "op:py":

@@ -3,6 +3,7 @@ package interp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/guardrun/guardrun/ast"
@@ -34,6 +35,33 @@ type Machine struct {
 	// evals keeps the evaluations finished decisions left, ready for the
 	// next (building one registers hooks and a guard engine).
 	evals sync.Pool
+}
+
+// ToolCall is a tool call an embedder asks a Machine about: the tool's
+// name, the labels its collection declares, and the names of its inputs
+// (Operation.Inputs in the same order). Command is the command line of a
+// command tool (labels include "cmd"), "" for any other.
+type ToolCall struct {
+	Name    string
+	Labels  []string
+	Params  []string
+	Command string
+}
+
+// Operation describes the call as the guards and policies see it: an exe
+// call named after the tool, with its labels and parameters. A command
+// tool's line is checked as a script's `/run` is: an operation label per
+// simple command it runs (op:cmd:git:push…); a line deeper than the
+// policy's parse is Unchecked.
+func (t ToolCall) Operation() *hooks.OperationContext {
+	op := &hooks.OperationContext{Type: "exe", Name: t.Name, Labels: t.Labels, Params: t.Params}
+	if slices.Contains(t.Labels, "cmd") {
+		op.Command = t.Command
+		var ok bool
+		op.OpLabels, op.Commands, ok = policy.CommandLineOpLabels(t.Command)
+		op.Unchecked = !ok
+	}
+	return op
 }
 
 // ToolCollection is one `var tools @x = {…}` collection, in definition
@@ -252,7 +280,7 @@ func (m *Machine) call(env *env, o Operation, gd *guardNotes) *hooks.Call {
 			}
 		}
 	}
-	return &hooks.Call{Inputs: o.Inputs, Env: env, Op: o.Op, Extra: gc}
+	return &hooks.Call{Inputs: o.Inputs, Env: env, Op: o.Op, Guards: gc}
 }
 
 // begin takes an evaluation for one decision: its interp, set up for o
@@ -310,9 +338,9 @@ func verdictOf(ok bool, err error, reason string, gd guardNotes) Verdict {
 			v.Guard = e.Guard.Label()
 		}
 		switch e.Decision {
-		case "retry":
+		case guard.Retry:
 			v.Action, v.Hint = guard.Retry, e.RetryHint
-		case "ask":
+		case guard.Ask:
 			v.Action = guard.Ask
 		}
 	case *Error:

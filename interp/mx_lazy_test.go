@@ -26,7 +26,7 @@ func TestLazyMxMatchesWholeObject(t *testing.T) {
 	var mu sync.Mutex
 	var mismatches []string
 	checked := map[string]int{}
-	lazyMxCheck = func(e *env, keys []string, got *value.Variable) {
+	check := func(e *env, keys []string, got *value.Variable) {
 		full := e.mxObject()
 		key := strings.Join(keys, ".")
 		want, ok := full.Member(keys[0])
@@ -45,7 +45,6 @@ func TestLazyMxMatchesWholeObject(t *testing.T) {
 			mismatches = append(mismatches, key+": member differs from the whole @mx's")
 		}
 	}
-	defer func() { lazyMxCheck = nil }()
 
 	scripts := map[string]string{
 		"pipe.mld": "exe @s(x) = `[@mx.try @mx.stage @mx.input @mx.lastOutput @mx.hint @mx.isPipeline @mx.pipe.stage @mx.pipe.input @mx.errors.length @mx.policy.activePolicies]`\n" +
@@ -90,7 +89,7 @@ func TestLazyMxMatchesWholeObject(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		before := len(mismatches)
-		_, _ = Run(ctx, doc, Options{Dir: work, Parse: grammar.Parse})
+		_, _ = Run(ctx, doc, Options{Dir: work, Parse: grammar.Parse, paths: evalPaths{mxMember: check}})
 		cancel()
 		for _, m := range mismatches[before:] {
 			t.Errorf("%s: %s", dir, m)

@@ -397,7 +397,7 @@ func (in *interp) evalPipelineFrom(e *env, pe *ast.PipelineExpr, preset *value.V
 			// A before-guard asking to retry a stage retries it like a
 			// `retry` the stage returned (SPEC §5.10).
 			rs := asRetrySignal(err)
-			if rs == nil || rs.Err.Timing != "before" {
+			if rs == nil || rs.Err.Timing != guard.Before {
 				return nil, err
 			}
 			res = value.New(retrySignal{hint: &value.Variable{Data: rs.Hint(), Security: rs.From}})

@@ -69,7 +69,7 @@ func (in *interp) policyInHook(c *hooks.Call) hooks.Decision {
 // flowDeny is the stop decision of a label-flow denial.
 func (in *interp) flowDeny(c *hooks.Call, d *policy.Denial) *hooks.Decision {
 	in.explainPolicy(c.Op, d, c.Inputs)
-	ge := &guard.Error{Policy: d, Op: c.Op, Timing: "before", Decision: "deny", Reason: d.Reason, Reasons: []string{d.Reason}}
+	ge := &guard.Error{Policy: d, Op: c.Op, Timing: guard.Before, Decision: guard.Deny, Reason: d.Reason, Reasons: []string{d.Reason}}
 	if len(c.Inputs) > 0 {
 		ge.Input = c.Inputs[0]
 	}
@@ -241,7 +241,7 @@ func (in *interp) checkCommandPolicy(pc *preparedCommand, flowDone bool) error {
 		}
 		if d != nil {
 			in.explainPolicy(top, d, inputs)
-			return &guard.Error{Policy: d, Op: opOr(top, cmdOp), Timing: "before", Decision: "deny", Reason: d.Reason, Reasons: []string{d.Reason}, Input: input}
+			return &guard.Error{Policy: d, Op: opOr(top, cmdOp), Timing: guard.Before, Decision: guard.Deny, Reason: d.Reason, Reasons: []string{d.Reason}, Input: input}
 		}
 	}
 	if d := in.policy.CheckCommandParts(pc.parts()); d != nil {
@@ -267,7 +267,7 @@ func (in *interp) checkRunOutput(v *value.Variable, pos ast.Pos) error {
 		return nil
 	}
 	in.explainPolicy(op, d, inputs)
-	ge := &guard.Error{Policy: d, Op: op, Timing: "after", Decision: "deny", Reason: d.Reason, Reasons: []string{d.Reason}, Input: v}
+	ge := &guard.Error{Policy: d, Op: op, Timing: guard.After, Decision: guard.Deny, Reason: d.Reason, Reasons: []string{d.Reason}, Input: v}
 	return &Error{Kind: KindPolicy, Pos: pos, Message: ge.Error(), Err: ge,
 		Hint: "the output of this /run carries a label the policy keeps out of the document (op:show); capture it with `var @r = cmd {…}` instead, or change the data's labels or the policy"}
 }

@@ -7,32 +7,13 @@ import (
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/lang"
 )
 
-// builtinList are the builtins reachable as `@name`: the transformers,
-// the builtin functions (builtins.go) and the workspace builtins
-// (builtins_workspace.go).
-var builtinList = [...]string{
-	"json", "JSON", "parse", "trim", "upper", "lower",
-	"pretty", "sort", "xml", "csv", "md",
-	"typeof", "exists",
-	"sha256", "readWorkspaceFile", "pathMatches",
-}
-
-// Builtins returns the names of the builtins every script can use as
-// `@name` without declaring them (`guardrun check` knows them from here).
-func Builtins() []string { return append([]string(nil), builtinList[:]...) }
-
-// builtinNames reports whether name is a builtin reachable as `@name`. A
-// scan of a short array, not a map built at every start.
-func builtinNames(name string) bool {
-	for _, b := range builtinList {
-		if b == name {
-			return true
-		}
-	}
-	return false
-}
+// builtinNames reports whether name is a builtin reachable as `@name`:
+// a transformer or a builtin function of the language's name table
+// (lang.Builtins), which check reads too.
+func builtinNames(name string) bool { return lang.IsBuiltin(name) }
 
 // builtin is a builtin transformer used as a value (`@json`, `@parse.loose`).
 type builtin struct{ name string }
@@ -69,11 +50,6 @@ func (in *interp) evalRef(e *env, r *ast.Ref) (*value.Variable, error) {
 	return in.evalRefRoot(e, r, root, ok)
 }
 
-// lazyMxCheck, when set (tests), sees every member (keys: one, or the
-// operation object's key and a field of it) evalMxField built, to compare
-// it with what a read of the whole @mx object gives.
-var lazyMxCheck func(e *env, keys []string, member *value.Variable)
-
 // evalMxField evaluates `@mx.key…` from the one member read (mxMember)
 // instead of the whole @mx: most reads (`@mx.op.type`, `@mx.labels`,
 // `@mx.try`) need one namespace of it. ok is false when r is another
@@ -98,8 +74,8 @@ func (in *interp) evalMxField(e *env, r *ast.Ref) (*value.Variable, bool, error)
 		if f.Kind == ast.AccessField && f.Name != "mx" && !(len(r.Path) > 2 && r.Path[2].Kind == ast.AccessCall) {
 			if d, ok := e.in.mx.OpField(acc.Name, f.Name); ok {
 				v := value.New(d)
-				if lazyMxCheck != nil {
-					lazyMxCheck(e, []string{acc.Name, f.Name}, v)
+				if check := in.opts.paths.mxMember; check != nil {
+					check(e, []string{acc.Name, f.Name}, v)
 				}
 				v, err := in.applyPath(e, v, r.Path[2:], r)
 				return v, true, err
@@ -112,8 +88,8 @@ func (in *interp) evalMxField(e *env, r *ast.Ref) (*value.Variable, bool, error)
 	}
 	// A copy, as a member read of the whole object gives.
 	c := *m
-	if lazyMxCheck != nil {
-		lazyMxCheck(e, []string{acc.Name}, &c)
+	if check := in.opts.paths.mxMember; check != nil {
+		check(e, []string{acc.Name}, &c)
 	}
 	v, err := in.applyPath(e, &c, r.Path[1:], r)
 	return v, true, err

@@ -59,6 +59,8 @@ type Options struct {
 	WritableProtected []string
 	// Parse parses an imported module file; the facade passes grammar.Parse.
 	Parse func(file string, src []byte, mode ast.Mode) (*ast.Document, error)
+	// paths are this package's tests' choice of evaluator paths.
+	paths evalPaths
 	// RegisterHooks, when set, is called once per run with the run's hook
 	// manager, after the built-in taint post-hook is registered.
 	RegisterHooks func(*hooks.Manager)

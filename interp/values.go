@@ -6,6 +6,7 @@ import (
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/lang"
 )
 
 // retrySignal is the value of a `retry` action: it asks the pipeline to
@@ -184,11 +185,12 @@ func stringList(xs []string) []any {
 	return out
 }
 
-// mxKeys are the fields of `.mx`, in the order `show @x.mx` prints them.
-// "tokens" is a real cl100k_base count of `.mx.text`; "tokest" is mlld's
-// cheap estimate ceil(len/4) (SPEC §4.4), which mlld itself calls
-// `.mx.tokens` (SPEC §10 P8) — guardrun diverges on purpose.
-var mxKeys = []string{"labels", "taint", "sources", "text", "data", "type", "tokens", "tokest", "length"}
+// mxKeys are the fields of `.mx`, in the order `show @x.mx` prints them
+// (lang.ValueMxShown). "tokens" is a real cl100k_base count of
+// `.mx.text`; "tokest" is mlld's cheap estimate ceil(len/4) (SPEC §4.4),
+// which mlld itself calls `.mx.tokens` (SPEC §10 P8) — guardrun diverges
+// on purpose.
+var mxKeys = lang.ValueMxShown
 
 // mxFor is the `.mx` object of v as the rest of a path reads it. When the
 // next step reads one plain field, only that field is computed, so that

@@ -233,3 +233,28 @@ func TestEventsTestNeedsALoadablePolicy(t *testing.T) {
 		require.Contains(t, rs[0].Failures[0], want)
 	}
 }
+
+// Every scripted answer is given: a call answered "deny" and then the
+// identical call answered "once" is allowed the second time (the engine's
+// reuse of a human's answer does not replace the script).
+func TestEventsEveryAnswerIsGiven(t *testing.T) {
+	dir := t.TempDir()
+	policy := "var tools @a = { Bash: { labels: [\"cmd\"] } }\nguard @g before op:cmd:git = when [\n  * => ask \"Run git?\"\n]\n"
+	tests := `use "p.guard"
+
+test "answers" events [
+  event tool.before Bash { command: "git push" }
+    answer deny
+    expect deny
+  event tool.before Bash { command: "git push" }
+    answer once
+    expect allow
+]
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "p.guard"), []byte(policy), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "t.test.mld"), []byte(tests), 0o644))
+	rs, err := policytest.Run(context.Background(), []string{dir}, policytest.Options{})
+	require.NoError(t, err)
+	require.Len(t, rs, 1)
+	require.True(t, rs[0].Pass, strings.Join(rs[0].Failures, "\n"))
+}

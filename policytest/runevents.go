@@ -34,8 +34,9 @@ var testClock = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 // runEvents decides an events test's events, in order and in one
 // session, with the real agent engine over an in-memory store. Events
 // with an `answer` go to a second engine over the same store whose
-// approver gives that answer; the others have no approver, so an ask is
-// their decision.
+// approver gives that answer (each time: the engine keeps no answer to
+// reuse, so every scripted answer is given); the others have no
+// approver, so an ask is their decision.
 func runEvents(ctx context.Context, f *File, t *Test, opts Options) Result {
 	start := time.Now()
 	res := Result{Name: t.Name, Kind: "events", File: t.File, Line: t.Line}
@@ -84,6 +85,7 @@ func runEvents(ctx context.Context, f *File, t *Test, opts Options) Result {
 		if st.Answer == "" {
 			continue
 		}
+		cfg.AnswerTTL = -1
 		cfg.Approver = agent.ApproverFunc(func(context.Context, agent.Request) (agent.Answer, error) {
 			switch answer {
 			case "once":

@@ -180,6 +180,21 @@ func formatRecord(r agent.Record) string {
 	if r.Guard != "" {
 		by = append(by, "guard "+printable(r.Guard))
 	}
+	if a := r.Approval; a != nil {
+		// What the human answered (lines written before the log had it
+		// have none).
+		h := "human: " + printable(string(a.Answer))
+		switch a.Reused {
+		case "":
+		case agent.ReusedSession:
+			h += ", from the session"
+		case agent.ReusedEarlier:
+			h += ", from an identical call"
+		default:
+			h += ", " + printable(a.Reused)
+		}
+		by = append(by, h)
+	}
 	if len(by) > 0 {
 		b.WriteString(" (" + strings.Join(by, ", ") + ")")
 	}
@@ -249,12 +264,16 @@ func replayLog(path string, files []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		changed++
+		recorded := r.Decision
+		if r.Approval != nil {
+			recorded = agent.Ask
+		}
 		why := c.New.Reason
 		if why == "" {
 			why = c.New.Question
 		}
 		fmt.Fprintf(stdout, "changed  #%d %s %s %s: %s → %s", c.Index+1, printable(short(r.Session)), printable(string(r.Event)), printable(r.Tool),
-			printable(string(r.Decision)), c.New.Outcome)
+			printable(string(recorded)), c.New.Outcome)
 		if why != "" {
 			fmt.Fprintf(stdout, " (%s)", printable(why))
 		}

@@ -142,3 +142,38 @@ func TestLogReplayLayeredPolicies(t *testing.T) {
 	require.NotContains(t, stdout, "#1 ")
 	require.NotContains(t, stdout, "#2 ")
 }
+
+// Lines written before the log recorded approvals (no "approval") are
+// read as they were; a line with one shows what the human answered, and
+// a replay compares the policy's ask with the ask it decides again, not
+// the human's answer.
+func TestLogReadsApprovalRecords(t *testing.T) {
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "policy.guard")
+	require.NoError(t, os.WriteFile(policy, []byte("var tools @agent = { Bash: { labels: [\"cmd\"] } }\n"+
+		"guard @push before op:cmd:git = when [\n  * => ask \"Run git?\"\n]\n"), 0o644))
+	old := `{"time":"2026-11-27T04:00:00Z","session":"s","event":"tool.before","tool":"Bash","decision":"allow","input":{"command":"git status"},"latency_us":12,"policy_hash":"54f76404d40ceeb6"}`
+	once := `{"time":"2026-11-27T04:00:01Z","session":"s","event":"tool.before","tool":"Bash","decision":"allow","guard":"@push","class":"approval","approval":{"question":"Run git?","answer":"once"},"input":{"command":"git push"},"latency_us":12,"policy_hash":"54f76404d40ceeb6"}`
+	denied := `{"time":"2026-11-27T04:00:02Z","session":"s","event":"tool.before","tool":"Bash","decision":"deny","reason":"not approved (Run git?): the user denied it","guard":"@push","class":"approval","approval":{"question":"Run git?","answer":"denied"},"input":{"command":"git push -f"},"latency_us":12,"policy_hash":"54f76404d40ceeb6"}`
+	cached := `{"time":"2026-11-27T04:00:03Z","session":"s","event":"tool.before","tool":"Bash","decision":"allow","guard":"@push","class":"approval","approval":{"question":"Run git?","answer":"always","reused":"session"},"input":{"command":"git log"},"latency_us":12,"policy_hash":"54f76404d40ceeb6"}`
+	again := `{"time":"2026-11-27T04:00:04Z","session":"s","event":"tool.before","tool":"Bash","decision":"deny","reason":"not approved (Run git?): the user denied the same call earlier (an answer is kept 5m0s)","guard":"@push","class":"approval","approval":{"question":"Run git?","answer":"denied","reused":"earlier"},"input":{"command":"git push -f"},"latency_us":12,"policy_hash":"54f76404d40ceeb6"}`
+	path := filepath.Join(dir, "decisions.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(old+"\n"+once+"\n"+denied+"\n"+cached+"\n"+again+"\n"), 0o600))
+
+	code, stdout, stderr := runCLI("log", "--log", path)
+	require.Equal(t, exitOK, code, stderr)
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	require.Len(t, lines, 5, stdout)
+	require.True(t, strings.HasSuffix(lines[0], "allow  command=git status"), lines[0])
+	require.Contains(t, lines[1], "allow (guard @push, human: once)")
+	require.Contains(t, lines[2], "deny   not approved (Run git?): the user denied it (guard @push, human: denied)")
+	require.Contains(t, lines[3], "allow (guard @push, human: always, from the session)")
+	require.Contains(t, lines[4], "(guard @push, human: denied, from an identical call)")
+
+	code, stdout, _ = runCLI("log", "--replay", path, "--policy", policy)
+	require.Equal(t, exitFail, code, stdout)
+	// The old line cannot say the human was asked: its allow is an ask
+	// now. The new lines' asks are asks again.
+	require.Contains(t, stdout, "changed  #1 s tool.before Bash: allow → ask (Run git?)")
+	require.Contains(t, stdout, "5 decisions replayed: 1 changed, 0 skipped")
+}

@@ -98,7 +98,7 @@ type Result struct {
 // Attempt is one earlier retry of an operation (`@mx.guard.tries`).
 type Attempt struct {
 	Attempt  int
-	Decision string
+	Decision Action
 	Hint     string
 }
 

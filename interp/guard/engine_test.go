@@ -204,12 +204,12 @@ func TestFailingGuardDeniesAndStops(t *testing.T) {
 func TestErrorMessage(t *testing.T) {
 	g := New(gd("nosecret", "before", "secret"), nil)
 	op := &hooks.OperationContext{Type: "show", Subtype: "showVariable"}
-	e := &Error{Guard: g, Op: op, Reason: "no secrets", Decision: "deny"}
+	e := &Error{Guard: g, Op: op, Reason: "no secrets", Decision: Deny}
 	require.Equal(t, "Guard blocked operation: no secrets\n  Guard: @nosecret (for data:secret)\n  Operation: /show (showVariable)", e.Error())
 	require.Equal(t, "@nosecret", e.GuardName())
 
 	u := New(gd("", "before", "op:exe"), nil)
-	e = &Error{Guard: u, Op: &hooks.OperationContext{Type: "exe"}, Reason: "x", RetryHint: "shorter", Decision: "deny"}
+	e = &Error{Guard: u, Op: &hooks.OperationContext{Type: "exe"}, Reason: "x", RetryHint: "shorter", Decision: Deny}
 	require.Equal(t, "Guard retry failed: x\n  Guard: operation:exe\n  Operation: /exe\n  Hint: shorter", e.Error())
 	require.Equal(t, "", e.GuardName())
 	require.Equal(t, "operation:exe", e.Filter())
@@ -223,7 +223,7 @@ func TestRetryAttempts(t *testing.T) {
 	for try := 1; try <= 2; try++ {
 		d := f.en.After(c, out, Options{})
 		require.Equal(t, Retry, d.Action, "try %d", try)
-		require.Equal(t, "retry", d.Err.Decision)
+		require.Equal(t, Retry, d.Err.Decision)
 		require.Equal(t, "again", d.Err.RetryHint)
 	}
 	d := f.en.After(c, out, Options{})

@@ -17,10 +17,11 @@ type Error struct {
 	Guard *Guard
 	Scope Scope
 	Op    *hooks.OperationContext
-	// Timing is "before" or "after".
-	Timing string
-	// Decision is "deny", or "retry" for a retry request no runner took.
-	Decision string
+	// Timing is the phase that stopped the operation, Before or After.
+	Timing Timing
+	// Decision is Deny, Retry for a retry request no runner took, or Ask
+	// for an approval the caller must get (a Machine's decisions).
+	Decision Action
 	Reason   string
 	Reasons  []string
 	Hints    []string
@@ -71,7 +72,7 @@ func (e *Error) Error() string {
 		return b.String()
 	}
 	switch {
-	case e.Decision == "retry":
+	case e.Decision == Retry:
 		b.WriteString("Guard retry requested: " + e.RetryHint)
 	case e.RetryHint != "":
 		b.WriteString("Guard retry failed: " + e.Reason)
@@ -148,7 +149,7 @@ func (s *RetrySignal) Hint() string {
 // reads "Guard retry failed:" with the hint.
 func (s *RetrySignal) Deny(reason string) *Error {
 	e := *s.Err
-	e.Decision = "deny"
+	e.Decision = Deny
 	e.Reason = reason
 	e.RetryHint = s.Hint()
 	return &e

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/taint"
 )
 
@@ -18,6 +19,19 @@ const (
 )
 
 // ParseTiming maps the directive's keyword to a Timing.
+// String is the timing's name in the language: "before", "after" or
+// "always" (a phase is Before or After).
+func (t Timing) String() string {
+	switch t {
+	case After:
+		return "after"
+	case Always:
+		return "always"
+	}
+	return "before"
+}
+
+// ParseTiming reads a timing's name; anything else is Before.
 func ParseTiming(s string) Timing {
 	switch s {
 	case "after":
@@ -65,14 +79,14 @@ type Guard struct {
 	// Env is the interpreter environment the guard was defined in, opaque
 	// to this package: the guard's body runs in that scope (an imported
 	// guard's in its module's), never the calling code's.
-	Env any
+	Env hooks.Env
 	// Plan is what the evaluator prepared from Rules when the guard was
 	// registered (a compiled form, an analysis); opaque to this package.
 	Plan any
 }
 
 // New builds a guard from its directive. env is the defining environment.
-func New(d *ast.GuardDirective, env any) *Guard {
+func New(d *ast.GuardDirective, env hooks.Env) *Guard {
 	g := &Guard{Name: d.Name, Timing: ParseTiming(d.Timing), Privileged: d.Privileged, Rules: d.Body, Pos: d.Pos, Env: env}
 	t := d.Trigger
 	switch {

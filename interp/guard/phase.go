@@ -179,8 +179,8 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 		results = append([]Result(nil), results...)
 		d.Results = results
 		asker := &results[rd.askAt]
-		d.Err = &Error{Guard: asker.Guard, Scope: asker.Scope, Op: c.Op, Timing: timingName(phase),
-			Decision: "ask", Reason: asker.Question, Reasons: []string{asker.Question}, Results: results, Try: try, History: history}
+		d.Err = &Error{Guard: asker.Guard, Scope: asker.Scope, Op: c.Op, Timing: phase,
+			Decision: Ask, Reason: asker.Question, Reasons: []string{asker.Question}, Results: results, Try: try, History: history}
 		if len(inputs) > 0 {
 			d.Err.Input = inputs[0]
 		}
@@ -213,7 +213,7 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 			ast = &attemptState{next: 1}
 			en.attempts[key] = ast
 		}
-		ast.history = append(ast.history, Attempt{Attempt: try, Decision: "retry", Hint: lastOr(rd.hints)})
+		ast.history = append(ast.history, Attempt{Attempt: try, Decision: Retry, Hint: lastOr(rd.hints)})
 		ast.next = try + 1
 	} else if ast != nil {
 		delete(en.attempts, key)
@@ -336,8 +336,8 @@ func (k *check) perOperationPass(d *Decision, rd *reducer) {
 func (k *check) denial(d *Decision, rd *reducer, output *value.Variable, o Options) *Error {
 	phase, c, inputs := k.phase, k.c, k.inputs
 	reported := &d.Results[rd.reported]
-	e := &Error{Guard: reported.Guard, Scope: reported.Scope, Op: c.Op, Timing: timingName(phase),
-		Decision: "deny", Reasons: rd.reasons, Hints: rd.hints, Results: d.Results, Try: k.try, History: k.history}
+	e := &Error{Guard: reported.Guard, Scope: reported.Scope, Op: c.Op, Timing: phase,
+		Decision: Deny, Reasons: rd.reasons, Hints: rd.hints, Results: d.Results, Try: k.try, History: k.history}
 	e.Cause = k.cause
 	if len(rd.reasons) > 0 {
 		e.Reason = rd.reasons[0]
@@ -361,7 +361,7 @@ func (k *check) denial(d *Decision, rd *reducer, output *value.Variable, o Optio
 	}
 	switch {
 	case o.External && !o.Effect:
-		e.Decision = "retry"
+		e.Decision = Retry
 		e.RetryHint = lastOr(rd.hints)
 	case o.Effect:
 		d.Action = Deny
@@ -374,7 +374,7 @@ func (k *check) denial(d *Decision, rd *reducer, output *value.Variable, o Optio
 		e.Reason = ReasonLimitPrefix + " (3)"
 		e.RetryHint = ""
 	default:
-		e.Decision = "retry"
+		e.Decision = Retry
 		e.RetryHint = lastOr(rd.hints)
 	}
 	return e
@@ -406,13 +406,6 @@ func lastOr(xs []string) string {
 	return xs[len(xs)-1]
 }
 
-func timingName(p Timing) string {
-	if p == After {
-		return "after"
-	}
-	return "before"
-}
-
 // skipsAfterData reports whether data-label after guards are skipped for
 // op: shown templates and literals (SPEC §8 item 9).
 func skipsAfterData(op *hooks.OperationContext) bool {
@@ -439,6 +432,6 @@ func withSource(v *value.Variable, g *Guard) *value.Variable {
 
 // attemptKey identifies an operation across re-runs for its retry count.
 func attemptKey(phase Timing, op *hooks.OperationContext) string {
-	return timingName(phase) + "|" + op.Type + "|" + op.Name + "|" + op.Location.File + ":" +
+	return phase.String() + "|" + op.Type + "|" + op.Name + "|" + op.Location.File + ":" +
 		itoa(op.Location.Line) + ":" + itoa(op.Location.Column)
 }

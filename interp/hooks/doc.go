@@ -7,5 +7,5 @@
 //
 // The package knows no guard and no policy: those register hooks. It must
 // not import interp, interp/guard, grammar or anything above them; it may
-// import interp/value and taint.
+// import ast, interp/value and taint.
 package hooks

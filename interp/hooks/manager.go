@@ -4,32 +4,42 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/value"
 )
 
 // Call is one hooked operation as hooks see it.
 type Call struct {
 	// Node is the syntax node of the operation (an ast directive, or the
-	// exe's invocation).
-	Node any
+	// exe's invocation); nil for an operation from outside the script (a
+	// Machine's decision).
+	Node ast.Node
 	// Inputs are the values flowing into the operation, extracted per
 	// directive kind (SPEC §5.5).
 	Inputs []*value.Variable
 	// Env is the interpreter's environment at the operation, opaque to this
 	// package: hooks that evaluate script code get it back from here.
-	Env any
+	Env Env
 	// Op describes the operation.
 	Op *OperationContext
-	// Extra carries per-call settings for the hooks that know them (the
-	// guard hooks read the operation's `with { guards }` override and
-	// retry attempt from it); opaque to this package.
-	Extra any
+	// Guards are the call's guard settings (the operation's `with {
+	// guards }` override, the retry attempt, who records the decision),
+	// opaque to this package; nil for the defaults.
+	Guards GuardSettings
 	// Tainted, when it is the result the post-hooks receive, already
 	// carries the descriptor the interpreter's taint post-hook would give
 	// it: the operation computed it while the value was still its own (an
 	// exe's template result), and the hook can keep the value as it is.
 	Tainted *value.Variable
 }
+
+// Env is the interpreter's environment at an operation. Only the
+// interpreter implements it; this package passes it through.
+type Env interface{ HooksEnv() }
+
+// GuardSettings are the guard settings of one call. Only the interpreter
+// implements them; this package passes them through.
+type GuardSettings interface{ HooksGuardSettings() }
 
 // PreHook inspects an operation before it runs. An error is treated as an
 // Abort: a hook that cannot decide never lets the operation through.

@@ -46,8 +46,15 @@ type OperationContext struct {
 	Target string
 	// Location is where the operation appears.
 	Location Location
-	// Metadata holds operation-specific details for hooks (for exe calls
-	// the parameter names under "params").
+	// Params are the parameter names of an exe call or tool call, in the
+	// order of the inputs (`@mx.args.<name>`; `@mx.op.metadata.params`).
+	Params []string
+	// Unchecked is set when the command line is beyond what the policy
+	// can parse (nested too deep): its operation labels are incomplete,
+	// and the caller must not allow it on them.
+	Unchecked bool
+	// Metadata holds other operation-specific details for hooks, shown
+	// under `@mx.op.metadata` with the params.
 	Metadata map[string]any
 	// PolicyAllowed is set when a privileged guard's explicit allow
 	// overrode a policy label-flow denial of this operation; label-flow
@@ -97,8 +104,13 @@ func (op *OperationContext) Field(key string) (any, bool) {
 		return op.Target, true
 	case "metadata":
 		meta := value.NewObject()
+		if op.Params != nil {
+			meta.Set("params", strings(op.Params))
+		}
 		for _, k := range sortedKeys(op.Metadata) {
-			meta.Set(k, op.Metadata[k])
+			if k != "params" || op.Params == nil {
+				meta.Set(k, op.Metadata[k])
+			}
 		}
 		return meta, true
 	}
