@@ -94,6 +94,10 @@ type InterpPart struct {
 	// Snippet, when non-nil, is `@x?`…``: rendered in place of the value
 	// when the value is truthy, else nothing (OmitFalsy is set too).
 	Snippet []TemplatePart
+	// AfterWord is set when the @ follows a letter or digit
+	// (`ann@example.com`): still a reference, as in mlld, but usually
+	// text that stays as written because nothing defines the name.
+	AfterWord bool
 }
 
 // TemplateFor is a `/for [@key,] @var in source … /end` block inside a ::

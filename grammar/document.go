@@ -183,6 +183,7 @@ func (p *docParser) run() error {
 				// Blanks after the directive are document text, as its
 				// line break is.
 				dirEnd = p.lastTokenEnd
+				p.doc.Ends[p.doc.Body[len(p.doc.Body)-1]] = dirEnd
 			}
 			pos, proseStart = dirEnd, dirEnd
 			continue

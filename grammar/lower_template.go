@@ -142,6 +142,9 @@ func (l *lowerer) interp(in *interp) *ast.InterpPart {
 		}
 	}
 	out := &ast.InterpPart{Pos: p, Value: r, OmitFalsy: in.Omit || in.Cond || in.CondDQ}
+	if off := in.Pos.Offset; off > 0 && off <= len(l.text) && isAlnum(l.text[off-1]) {
+		out.AfterWord = true
+	}
 	switch {
 	case in.Cond:
 		out.Snippet = l.parts(in.Snippet, func(s string) string { return s[1:] })

@@ -2,16 +2,12 @@ package interp
 
 import (
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/value"
 )
-
-// templateKeyRe matches what a template collection's key may not hold.
-var templateKeyRe = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
 
 // templateNamesAllowed are the names a collection's template may use
 // besides its parameters (mlld's list).
@@ -107,7 +103,12 @@ func templateKey(name string) string {
 	if i := strings.LastIndexByte(name, '.'); i > 0 {
 		name = name[:i]
 	}
-	name = templateKeyRe.ReplaceAllString(name, "_")
+	name = strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, name)
 	if name == "" {
 		return "template"
 	}

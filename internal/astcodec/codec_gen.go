@@ -108,7 +108,7 @@ var slabMin = [nSlabs]uint64{
 	slabPtrHookDirective:   11,
 	slabPtrIfDirective:     7,
 	slabPtrImportDirective: 12,
-	slabPtrInterpPart:      8,
+	slabPtrInterpPart:      9,
 	slabPtrLabelExpr:       6,
 	slabPtrLeadParallel:    5,
 	slabPtrLetStmt:         6,
@@ -1064,6 +1064,7 @@ func encInterpPart(e *encoder, v *ast.InterpPart) {
 	e.bool(v.OmitFalsy)
 	encExpr(e, v.Fallback)
 	encSliceTemplatePart(e, v.Snippet)
+	e.bool(v.AfterWord)
 }
 
 func decInterpPart(d *decoder, v *ast.InterpPart) {
@@ -1072,6 +1073,7 @@ func decInterpPart(d *decoder, v *ast.InterpPart) {
 	v.OmitFalsy = d.bool()
 	v.Fallback = decExpr(d)
 	v.Snippet = decSliceTemplatePart(d)
+	v.AfterWord = d.bool()
 }
 
 func encLabelExpr(e *encoder, v *ast.LabelExpr) {
