@@ -20,7 +20,7 @@ test: fmt-check vet policies
 # own evaluation of the prepared policies): the tests that decide from
 # many goroutines, under the race detector. CI runs it.
 race:
-	$(GO) test -race -count=1 -run 'Concurrent|Parallel|Close|InFlight' ./agent ./rules ./interp .
+	$(GO) test -race -count=1 -run 'Concurrent|Parallel|Close|InFlight' ./agent ./rules ./interp . ./examples/toolrunner
 
 vet:
 	$(GO) vet ./...

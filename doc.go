@@ -8,10 +8,20 @@
 //	res, err := prg.Run(ctx, guardrun.WithDir("."), guardrun.WithoutCode())
 //	fmt.Print(res.Document)
 //
+// Each run takes its own inputs (WithVars, Labelled for labelled data),
+// and scripts and guards call the embedder's Go functions
+// (WithFunctions) as @name(args):
+//
+//	prg, err := guardrun.Compile("policy.mld", src, guardrun.WithFunctions(lookup), guardrun.WithStrictCheck())
+//	res, err := prg.Run(ctx, guardrun.WithVars(map[string]any{"request": req}))
+//
 // Every failure a script author can cause comes back as an *Error carrying a
-// name (ParseError, VariableError, CommandError, FileError,
-// GuardError, PolicyError, ...), a file:line:col position, the offending
-// source line and a hint; Render formats it for a terminal.
+// name (ParseErrorName, VariableErrorName, CommandErrorName, FileErrorName,
+// GuardErrorName, PolicyErrorName, ...), a file:line:col position, the
+// offending source line and a hint; Render formats it for a terminal. A
+// refusal — a guard's, a policy's, a Go hook's, or a guard that failed
+// (GuardFailureName) — also has a Denial, the shape the agent engine's
+// denials share (package agent).
 // The package never panics on user input: a panic inside the parser, the
 // evaluator or the facade is recovered and reported as an *Error named
 // InternalError whose Internal method returns true.

@@ -7,23 +7,26 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/check"
 	"github.com/guardrun/guardrun/grammar"
 	"github.com/guardrun/guardrun/interp"
 	"github.com/guardrun/guardrun/interp/code"
 	"github.com/guardrun/guardrun/interp/guard"
+	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/policy"
 )
 
 // Error is every failure a script can cause, in one shape for embedders,
 // the CLI and the conformance runner.
 type Error struct {
-	// Name classifies the error: "ParseError", an interp.ErrorKind such as
-	// "VariableError", "GuardError", or InternalErrorName for a recovered
-	// panic.
+	// Name classifies the error: one of the …Name constants
+	// (ParseErrorName, VariableErrorName, GuardErrorName, …), or
+	// InternalErrorName for a recovered panic.
 	Name    string
 	Message string
 	Pos     ast.Pos
@@ -49,6 +52,17 @@ type Error struct {
 	Policy string
 	Rule   string
 
+	// Denial describes the refusal, in the shape agent decisions share,
+	// when the error is one: a guard's deny or unanswered retry
+	// (GuardErrorName), a policy's (PolicyErrorName), an embedder hook's
+	// (OperationDeniedName), or a guard that failed while deciding
+	// (GuardFailureName, class ClassError). Nil for every other error.
+	Denial *Denial
+
+	// Findings are the check's errors of a CheckError (WithStrictCheck),
+	// in source order; the error is positioned at the first.
+	Findings []check.Finding
+
 	cause error
 	// internal marks a recovered panic: a guardrun bug, never the script's
 	// fault. The fuzz target and the fixture tests fail on it.
@@ -57,6 +71,54 @@ type Error struct {
 
 // InternalErrorName is the Name of an Error that reports a recovered panic.
 const InternalErrorName = "InternalError"
+
+// The Names of the errors a script can cause (Error.Name), so that an
+// embedder compares against a constant, not a string it copied.
+const (
+	// ParseErrorName: the script does not parse.
+	ParseErrorName = "ParseError"
+	// CheckErrorName: WithStrictCheck found mistakes (Error.Findings).
+	CheckErrorName = "CheckError"
+	// UsageErrorName: the embedder called the API wrongly (an unknown
+	// mode, an invalid per-call variable or Go function).
+	UsageErrorName = "UsageError"
+	// IOErrorName: the script file could not be read.
+	IOErrorName = "IOError"
+
+	VariableErrorName         = string(interp.KindVariable)     // unknown or redefined variable
+	CallErrorName             = string(interp.KindCall)         // wrong arguments, calling a non-exe, recursion
+	FunctionErrorName         = string(interp.KindFunction)     // a Go function (WithFunctions) failed or panicked
+	CodeErrorName             = string(interp.KindCode)         // a JavaScript exception
+	CommandErrorName          = string(interp.KindCommand)      // a command failed, timed out, said too much
+	PipelineErrorName         = string(interp.KindPipeline)     // retry limits, stage failures
+	ImportErrorName           = string(interp.KindImport)       // a module that does not load, a missing export
+	TypeErrorName             = string(interp.KindType)         // an operator or method on the wrong kind of value
+	FileErrorName             = string(interp.KindFile)         // a path outside the base directory, a missing file
+	EffectErrorName           = string(interp.KindEffect)       // output/append could not write
+	InterruptErrorName        = string(interp.KindInterrupt)    // the context was cancelled or its deadline passed
+	LimitErrorName            = string(interp.KindLimit)        // past the memory budget
+	InterpreterErrorName      = string(interp.KindUnexpected)   // anything else the evaluator reports
+	UnenforcedPolicyErrorName = string(interp.KindUnenforced)   // a guard or policy this version cannot enforce
+	LabelErrorName            = string(interp.KindLabel)        // a label change the script may not make
+	PolicyConfigErrorName     = string(interp.KindPolicyConfig) // a malformed policy
+	HookErrorName             = string(interp.KindHook)         // a hook directive failed
+
+	// The denials: Error.Denial describes them.
+
+	// GuardErrorName: a guard denied the operation (or asked for a retry
+	// no runner took).
+	GuardErrorName = string(interp.KindGuard)
+	// GuardFailureName: a guard raised an error while deciding; the
+	// operation was denied, fail closed. The error is positioned where
+	// the guard failed and unwraps to that failure.
+	GuardFailureName = string(interp.KindGuardFailed)
+	// PolicyErrorName: a policy's label-flow or capability rule denied
+	// the operation.
+	PolicyErrorName = string(interp.KindPolicy)
+	// OperationDeniedName: an embedder's pre-hook (WithHooks) stopped the
+	// operation.
+	OperationDeniedName = string(interp.KindDenied)
+)
 
 // Internal reports whether the error is a recovered panic, in the parser,
 // the evaluator or the facade itself: a bug in guardrun rather than a
@@ -200,7 +262,7 @@ func newError(err error, s source) *Error {
 			e.Name = string(interp.KindUnexpected)
 		}
 	case errors.As(err, &pe):
-		e.Name = "ParseError"
+		e.Name = ParseErrorName
 		e.Message = pe.Message
 		e.Pos = pe.Pos
 		e.Hint = pe.Hint
@@ -220,13 +282,18 @@ func newError(err error, s source) *Error {
 	}
 	var gerr *guard.Error
 	var pd *policy.Denial
+	var hd *interp.HookDenial
 	switch {
 	case errors.As(err, &gerr) && gerr.Policy != nil:
 		pd = gerr.Policy
 	case errors.As(err, &pd):
 		gerr = nil
 	}
-	if pd != nil {
+	if pd == nil && gerr == nil {
+		errors.As(err, &hd)
+	}
+	switch {
+	case pd != nil:
 		e.Name = string(interp.KindPolicy)
 		e.Reason = pd.Reason
 		e.Policy = strings.Join(pd.Policies, ", ")
@@ -237,8 +304,12 @@ func newError(err error, s source) *Error {
 			e.OperationSubtype = gerr.Op.Subtype
 			e.Timing = gerr.Timing.String()
 		}
-	} else if gerr != nil {
+		e.Denial = policyDenial(pd)
+	case gerr != nil:
 		e.Name = string(interp.KindGuard)
+		if gerr.Failed {
+			e.Name = string(interp.KindGuardFailed)
+		}
 		e.GuardName = gerr.GuardName()
 		e.Filter = gerr.Filter()
 		e.Reason = gerr.Reason
@@ -250,6 +321,18 @@ func newError(err error, s source) *Error {
 		e.OutputPreview = gerr.OutputPreview
 		e.Decision = gerr.Decision.String()
 		e.RetryHint = gerr.RetryHint
+		e.Denial = guardDenial(gerr)
+	case hd != nil:
+		e.Reason = hd.Reason
+		e.Decision = "deny"
+		e.Denial = &Denial{Action: Deny, Class: ClassHook, Hook: hd.Hook, Reason: hd.Reason, Hint: hd.Hint,
+			Labels: hd.Labels, Retryable: hd.Action == hooks.Retry}
+		if hd.Action == hooks.Retry {
+			e.Denial.Action = Retry
+		}
+		if hd.Action == hooks.Abort {
+			e.Denial.Class = ClassError
+		}
 	}
 	if e.Pos.File == "" && e.Pos.Line == 0 {
 		e.Pos.File = s.name
@@ -263,6 +346,42 @@ func newError(err error, s source) *Error {
 	}
 	e.SourceLine = sourceLine(e.Pos, s)
 	return e
+}
+
+// policyDenial describes a policy's refusal.
+func policyDenial(pd *policy.Denial) *Denial {
+	d := &Denial{Action: Deny, Class: ClassPolicy, Rule: pd.Rule, Policy: strings.Join(pd.Policies, ", "), Reason: pd.Reason}
+	if pd.Capability {
+		d.Class = ClassCapability
+	}
+	if pd.Label != "" {
+		d.Labels = []string{pd.Label}
+	} else {
+		d.Labels = slices.Clone(pd.Inputs)
+	}
+	return d
+}
+
+// guardDenial describes a guard's refusal, or its failure.
+func guardDenial(ge *guard.Error) *Denial {
+	d := &Denial{Action: Deny, Class: ClassGuard, Reason: ge.Reason, Labels: ge.Labels, Retryable: true}
+	if ge.Guard != nil {
+		d.Guard = ge.Guard.Label()
+		if ge.Guard.Kind == guard.Data && slices.Contains(ge.Labels, ge.Guard.Value) {
+			// A data guard fires on its label.
+			d.Labels = []string{ge.Guard.Value}
+		}
+	}
+	switch ge.Decision {
+	case guard.Retry:
+		d.Action, d.Hint = Retry, ge.RetryHint
+	case guard.Ask:
+		d.Action = Ask
+	}
+	if ge.Failed {
+		d.Class, d.Retryable = ClassError, false
+	}
+	return d
 }
 
 // recoveredPanic finds a panic recovered by the parser or the evaluator

@@ -22,10 +22,13 @@ type errorJSON struct {
 	File             string `json:"file,omitempty"`
 	Line             int    `json:"line,omitempty"`
 	Column           int    `json:"column,omitempty"`
+	// Denial is the refusal in the shape agent decisions share.
+	Denial *Denial `json:"denial,omitempty"`
 }
 
 // MarshalJSON encodes the error as {"message","name",guard fields...,
-// "file","line","column"}, leaving out empty guard fields.
+// "file","line","column","denial"}, leaving out empty guard fields and,
+// for an error that is no denial, "denial".
 func (e *Error) MarshalJSON() ([]byte, error) {
 	return json.Marshal(errorJSON{
 		Message:          e.Message,
@@ -45,6 +48,7 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 		File:             e.Pos.File,
 		Line:             e.Pos.Line,
 		Column:           e.Pos.Col,
+		Denial:           e.Denial,
 	})
 }
 

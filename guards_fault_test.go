@@ -186,8 +186,9 @@ func runFault(t *testing.T, script string, opts ...guardrun.RunOption) faultRun 
 // its condition, a failing, throwing or hanging helper exe, a decision
 // value that cannot be computed) and checks, for every guarded operation
 // kind and for both a data-label guard and an op:X guard, that the
-// operation is denied with a GuardError whose reason names the guard and
-// the error, and that nothing was shown or written.
+// operation is denied with a GuardFailure (not a GuardError: no guard
+// refused the data) whose reason names the guard and the error, and that
+// nothing was shown or written.
 func TestGuardFaultsFailClosed(t *testing.T) {
 	for _, f := range guardFaults {
 		for _, op := range faultOps {
@@ -199,9 +200,17 @@ func TestGuardFaultsFailClosed(t *testing.T) {
 					script, _ := faultScript(f.setup, guard, op)
 					r := runFault(t, script, f.opts...)
 					ge := r.err
-					require.Equal(t, "GuardError", ge.Name, "error: %s", ge.Render())
+					// A guard that breaks is not a guard that refused:
+					// its own name, class error, not retryable.
+					require.Equal(t, guardrun.GuardFailureName, ge.Name, "error: %s", ge.Render())
 					require.Equal(t, "deny", ge.Decision)
 					require.Equal(t, "@g", ge.GuardName)
+					require.NotNil(t, ge.Denial)
+					require.Equal(t, guardrun.ClassError, ge.Denial.Class)
+					require.Equal(t, "@g", ge.Denial.Guard)
+					require.False(t, ge.Denial.Retryable)
+					require.NotContains(t, ge.Hint, "refused this operation")
+					require.NotNil(t, errors.Unwrap(ge), "a guard failure unwraps to its cause")
 					require.True(t, strings.HasPrefix(ge.Reason, "guard @g failed: "), "reason %q", ge.Reason)
 					require.Contains(t, ge.Reason, f.errText)
 					require.Contains(t, ge.Message, "guard @g failed:")
@@ -221,7 +230,7 @@ func TestUnnamedGuardFaultNamesFilter(t *testing.T) {
 	script, _ := faultScript("exe @check(v) = cmd {exit 3}",
 		`guard before secret = when [ @check(@input) == "bad" => deny "bad input" * => allow ]`, faultOps[0])
 	ge := runFault(t, script).err
-	require.Equal(t, "GuardError", ge.Name, "error: %s", ge.Render())
+	require.Equal(t, guardrun.GuardFailureName, ge.Name, "error: %s", ge.Render())
 	require.Equal(t, "deny", ge.Decision)
 	require.Equal(t, "data:secret", ge.Filter)
 	require.Regexp(t, regexp.MustCompile(`^guard (data:)?secret failed: .*exit code 3`), ge.Reason)

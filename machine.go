@@ -20,7 +20,11 @@ type Machine = interp.Machine
 // memory loaded without WithDir has no base directory, as in Run. A
 // failure is an *Error with the script's position.
 func (p *Program) Load(ctx context.Context, opts ...RunOption) (m *Machine, err error) {
-	o := p.options(opts)
+	o, vars := p.options(opts)
+	if vars != nil {
+		return nil, usageError(p.name, "WithVars is given to Run, not to Load: a loaded Machine's decisions each take their own per-call variables",
+			"pass them to each decision in its Operation.Vars", nil)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			m, err = nil, panicError(p.name, r)
@@ -32,3 +36,11 @@ func (p *Program) Load(ctx context.Context, opts ...RunOption) (m *Machine, err 
 	}
 	return m, nil
 }
+
+// Operation is one operation for a Machine to decide (interp.Operation):
+// its description, inputs and, in Vars, the decision's per-call
+// variables.
+type Operation = interp.Operation
+
+// Verdict is a Machine's decision on one operation phase.
+type Verdict = interp.Verdict

@@ -3,6 +3,7 @@ package guardrun
 import (
 	"context"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -20,6 +21,8 @@ type RunOption func(*runConfig)
 // evaluator's options can change without breaking embedders.
 type runConfig struct {
 	opts interp.Options
+	// vars are WithVars' per-call variables, converted by Run.
+	vars map[string]any
 }
 
 // WithDir sets the base directory: imports, file loads and output files
@@ -168,12 +171,13 @@ func withLineage(doc *ast.Document, explain func(Explanation)) func(Explanation)
 // options builds the interpreter's options for one Run or Load of p:
 // both take the same options the same way, so a loaded Machine parses,
 // confines and records as a run does.
-func (p *Program) options(opts []RunOption) interp.Options {
+func (p *Program) options(opts []RunOption) (interp.Options, map[string]any) {
 	cfg := runConfig{opts: interp.Options{Parse: parse, ParseTemplate: grammar.ParseTemplate}}
 	for _, opt := range opts {
 		opt(&cfg)
 	}
 	o := cfg.opts
+	o.Funcs = p.funcs
 	if o.Dir == "" {
 		// A program compiled from memory has no base directory: it never
 		// falls back to the process's working directory.
@@ -183,7 +187,7 @@ func (p *Program) options(opts []RunOption) interp.Options {
 	if o.Explain != nil {
 		o.Explain = withLineage(p.doc, o.Explain)
 	}
-	return o
+	return o, cfg.vars
 }
 
 // Result is what one Run produced. On failure it still holds the output
@@ -205,8 +209,20 @@ type Result struct {
 // when non-nil, is the *Error also stored in Result.Err; the Result is never
 // nil. Cancelling ctx interrupts the run.
 func (p *Program) Run(ctx context.Context, opts ...RunOption) (res *Result, err error) {
-	o := p.options(opts)
+	o, vars := p.options(opts)
 	res = &Result{}
+	if vars != nil {
+		vs, verr := interp.PrepareVars(vars)
+		if verr != nil {
+			res.Err = usageError(p.name, verr.Error(), "pass WithVars names a script can write as @name and plain Go values (Labelled for labels)", verr)
+			return res, res.Err
+		}
+		o.Vars = vs
+	}
+	var denials lastDenial
+	if o.Explain != nil {
+		o.Explain = denials.watch(o.Explain)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			res.Err = panicError(p.name, r)
@@ -225,5 +241,39 @@ func (p *Program) Run(ctx context.Context, opts ...RunOption) (res *Result, err 
 		return res, nil
 	}
 	res.Err = newError(rerr, source{name: p.name, src: p.src, dir: o.Dir})
+	denials.lineage(res.Err)
 	return res, res.Err
+}
+
+// lastDenial keeps the last denial a run explained, so that the Denial
+// of the error that ended the run carries its lineage.
+type lastDenial struct {
+	mu   sync.Mutex
+	last *Explanation
+}
+
+// watch wraps explain to keep the denials it receives.
+func (l *lastDenial) watch(explain func(Explanation)) func(Explanation) {
+	return func(x Explanation) {
+		if x.Decision != "override" {
+			l.mu.Lock()
+			l.last = &x
+			l.mu.Unlock()
+		}
+		explain(x)
+	}
+}
+
+// lineage gives e's Denial the lineage of the explanation of the same
+// denial, if the run explained it.
+func (l *lastDenial) lineage(e *Error) {
+	l.mu.Lock()
+	x := l.last
+	l.mu.Unlock()
+	if e == nil || e.Denial == nil || x == nil || len(x.Lineage) == 0 {
+		return
+	}
+	if x.Reason == e.Denial.Reason || x.Pos == e.Pos {
+		e.Denial.Lineage = slices.Clone(x.Lineage)
+	}
 }

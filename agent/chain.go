@@ -110,12 +110,12 @@ func (e *Engine) chain(ctx context.Context, s *Session, ev Event, f *flow, op fu
 				f.input, f.inputChanged = r.Input, true
 				f.vars, f.params, f.labels, f.origins = e.inputs(s, r.Input)
 			}
-		case Block:
+		case Deny:
 			v = hookVerdict(h, guard.Deny, r.Reason)
 			v.retryable = r.Retryable
-		case AskUser:
+		case Ask:
 			v = hookVerdict(h, guard.Ask, r.Reason)
-		case RetryCall:
+		case Retry:
 			v = hookVerdict(h, guard.Retry, "")
 			v.Hint = r.Reason
 			if r.RetryDelay > f.retryDelay {

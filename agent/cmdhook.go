@@ -167,15 +167,15 @@ func parseCmdResponse(b []byte, kind Kind) (HookResult, error) {
 	}
 	switch {
 	case r.Decision == "ask":
-		res.Action = AskUser
+		res.Action = Ask
 	case r.Decision == "retry":
-		res.Action = RetryCall
+		res.Action = Retry
 	case r.Decision == "skip":
 		res.Action = Skip
 	case r.Decision != "" && r.Decision != "deny" && r.Decision != "allow":
 		return HookResult{}, fmt.Errorf("command hook answered unknown decision %q", r.Decision)
 	case !*r.Continue || r.Decision == "deny":
-		res.Action, res.Retryable = Block, r.Retryable
+		res.Action, res.Retryable = Deny, r.Retryable
 		if res.Reason == "" {
 			res.Reason = "denied by a command hook"
 		}

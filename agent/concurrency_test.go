@@ -161,7 +161,7 @@ func TestAsyncObserverNeverDelays(t *testing.T) {
 		case <-time.After(2 * time.Second):
 		case <-ctx.Done():
 		}
-		return HookResult{Action: Block, Reason: "late"}, nil
+		return HookResult{Action: Deny, Reason: "late"}, nil
 	}}
 	e, err := New(context.Background(), Config{Policies: []Policy{{Name: "p.guard", Source: []byte(concPolicy)}}, Store: NewMemoryStore(), Hooks: []Hook{slow}})
 	require.NoError(t, err)

@@ -1,19 +1,26 @@
 package agent
 
-import "time"
+import (
+	"time"
 
-// Outcome is what the engine decided about an event.
-type Outcome string
+	"github.com/guardrun/guardrun"
+)
+
+// Outcome is what the engine decided about an event: guardrun.Action,
+// the one spelling of allow, deny, retry and ask that scripts' denials
+// use too.
+type Outcome = guardrun.Action
 
 // Outcomes, by precedence across a chain: deny > retry > ask > allow.
 const (
-	Allow Outcome = "allow"
-	Deny  Outcome = "deny"
-	Retry Outcome = "retry"
-	Ask   Outcome = "ask"
+	Allow = guardrun.Allow
+	Deny  = guardrun.Deny
+	Retry = guardrun.Retry
+	Ask   = guardrun.Ask
 )
 
-func (o Outcome) rank() int {
+// rank orders outcomes by precedence.
+func rank(o Outcome) int {
 	switch o {
 	case Deny:
 		return 3
@@ -25,45 +32,46 @@ func (o Outcome) rank() int {
 	return 0
 }
 
-// Class is the kind of rule behind a denial.
-type Class string
+// Class is the kind of rule behind a denial (guardrun.Class, which a
+// script's denials use too).
+type Class = guardrun.Class
 
 // Denial classes. Policy and capability denials are never retryable: the
 // same call will be refused again.
 const (
-	ClassPolicy     Class = "policy"
-	ClassCapability Class = "capability"
-	ClassGuard      Class = "guard"
-	ClassApproval   Class = "approval"
+	ClassPolicy     = guardrun.ClassPolicy
+	ClassCapability = guardrun.ClassCapability
+	ClassGuard      = guardrun.ClassGuard
+	ClassApproval   = guardrun.ClassApproval
 	// ClassHook is a Go or command hook's refusal.
-	ClassHook Class = "hook"
+	ClassHook = guardrun.ClassHook
 	// ClassProtected is a call that would write guardrun's own files or
 	// an agent's hook settings, or run guardrun's trust or init: the
 	// engine refuses it whatever the policies say.
-	ClassProtected Class = "protected"
+	ClassProtected = guardrun.ClassProtected
 	// ClassError is a failure of the engine, a policy, a guard or the
 	// store: the event is denied (fail closed).
-	ClassError Class = "error"
+	ClassError = guardrun.ClassError
 )
 
-// Denial is the typed record of a refusal (AGENT.md §5).
+// Denial is the typed record of a refusal (AGENT.md §5): a
+// guardrun.Denial, the shape a script's denials have too, whose lineage
+// is the session's events that brought the labels in.
+//
+// Its fields are guardrun.Denial's: Action (deny, retry, or ask for a
+// refused ask), Class, Rule (the deciding policy rule), Guard (the
+// deciding guard; a hook's reads "hook:name"), Hook (the deciding
+// hook's name), Policy (the file of the policy that decided), Reason,
+// Hint, Retryable and Labels (the labels that triggered the denial).
+// Retryable tells the agent whether a changed call may pass: false for
+// policy and capability denials, refused asks, a hook's block (unless
+// the hook sets HookResult.Retryable) and once a call shape used its
+// retries.
 type Denial struct {
-	Class Class `json:"class"`
-	// Rule is the deciding policy rule; Guard the deciding guard.
-	Rule  string `json:"rule,omitempty"`
-	Guard string `json:"guard,omitempty"`
-	// Policy is the file of the policy that decided.
-	Policy string `json:"policy,omitempty"`
-	Reason string `json:"reason"`
-	Hint   string `json:"hint,omitempty"`
-	// Retryable tells the agent whether a changed call may pass: false
-	// for policy and capability denials, refused asks, a hook's block
-	// (unless the hook sets HookResult.Retryable) and once a call shape
-	// used its retries.
-	Retryable bool `json:"retryable"`
-	// Labels are the labels that triggered the denial and Lineage where
-	// they came from.
-	Labels  []string `json:"labels,omitempty"`
+	guardrun.Denial
+	// Lineage says where the triggering labels came from: the session's
+	// events that brought them. It replaces guardrun.Denial's lineage,
+	// which an agent's denial leaves empty.
 	Lineage []Origin `json:"lineage,omitempty"`
 }
 

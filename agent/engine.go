@@ -129,6 +129,12 @@ type Config struct {
 	// guardrun.WithCoverage); `guardrun test --coverage` counts agent
 	// event tests with it.
 	Cover func(ast.Pos)
+	// Functions are Go functions the policies' guards and helper exes may
+	// call as @name(args) (guardrun.WithFunctions): a lookup in the
+	// embedder's own systems, say. Each call is an operation the
+	// policies' other guards see; an error or panic in one makes the
+	// guard that called it fail, so the event is denied.
+	Functions []guardrun.Function
 }
 
 // UnknownTools is what the engine does with a call of a tool that no
@@ -240,7 +246,11 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	sortHooks(e.hooks)
 	h := sha256.New()
 	for _, p := range cfg.Policies {
-		prg, err := guardrun.Compile(p.Name, p.Source)
+		var copts []guardrun.CompileOption
+		if len(cfg.Functions) > 0 {
+			copts = append(copts, guardrun.WithFunctions(cfg.Functions...))
+		}
+		prg, err := guardrun.Compile(p.Name, p.Source, copts...)
 		if err != nil {
 			return nil, err
 		}
@@ -507,12 +517,12 @@ func (e *Engine) answer(ctx context.Context, ev Event, req Request) (ans Answer,
 // refusedAsk is the denial of an ask that was not approved: the ask's
 // guard, rule, policy, labels and lineage, the decision's reason.
 func (d *Decision) refusedAsk() *Denial {
-	dn := &Denial{Class: ClassApproval}
+	dn := &Denial{Denial: guardrun.Denial{Class: ClassApproval}}
 	if d.asked != nil {
 		c := *d.asked
 		dn = &c
 	}
-	dn.Reason, dn.Retryable = d.Reason, false
+	dn.Action, dn.Reason, dn.Retryable = Deny, d.Reason, false
 	return dn
 }
 
@@ -549,7 +559,7 @@ func (e *Engine) Undecided(ev Event, why string) error {
 
 // failed is the denial of an event the engine could not decide.
 func failed(reason string) Decision {
-	return Decision{Outcome: Deny, Reason: reason, Denial: &Denial{Class: ClassError, Reason: reason}}
+	return Decision{Outcome: Deny, Reason: reason, Denial: &Denial{Denial: guardrun.Denial{Action: Deny, Class: ClassError, Reason: reason}}}
 }
 
 func (e *Engine) validate(ev Event) error {
@@ -1021,7 +1031,7 @@ func (e *Engine) resolve(ctx context.Context, s *Session, ev Event, sh string, v
 			d.Outcome = Deny
 			d.Reason = fmt.Sprintf("retries exhausted (%d) for this call: %s", e.cfg.MaxRetries, v.Hint)
 			d.Denial = e.denial(v, labels, origins)
-			d.Denial.Reason, d.Denial.Retryable = d.Reason, false
+			d.Denial.Action, d.Denial.Reason, d.Denial.Retryable = Deny, d.Reason, false
 		} else {
 			d.Outcome, d.Reason = Retry, v.Hint
 			d.Denial = e.denial(v, labels, origins)
@@ -1051,7 +1061,11 @@ func (e *Engine) resolve(ctx context.Context, s *Session, ev Event, sh string, v
 
 // denial types a refusal.
 func (e *Engine) denial(v verdict, labels []string, origins []Origin) *Denial {
-	dn := &Denial{Guard: v.Guard, Rule: v.Rule, Policy: v.policy, Reason: v.Reason, Hint: v.Hint}
+	dn := &Denial{Denial: guardrun.Denial{Action: guardrun.Action(v.Action.String()), Guard: v.Guard, Rule: v.Rule,
+		Policy: v.policy, Reason: v.Reason, Hint: v.Hint}}
+	if h, ok := strings.CutPrefix(v.Guard, "hook:"); ok {
+		dn.Hook = h
+	}
 	switch v.Class {
 	case interp.ClassPolicy:
 		dn.Class = ClassPolicy

@@ -76,11 +76,11 @@ func goHook(h hookSpec) HookFunc {
 	return func(ctx context.Context, in HookInput) (HookResult, error) {
 		switch h.Go {
 		case "deny":
-			return HookResult{Action: Block, Reason: h.Arg}, nil
+			return HookResult{Action: Deny, Reason: h.Arg}, nil
 		case "ask":
-			return HookResult{Action: AskUser, Reason: h.Arg}, nil
+			return HookResult{Action: Ask, Reason: h.Arg}, nil
 		case "retry":
-			return HookResult{Action: RetryCall, Reason: h.Arg, RetryDelay: 250 * time.Millisecond}, nil
+			return HookResult{Action: Retry, Reason: h.Arg, RetryDelay: 250 * time.Millisecond}, nil
 		case "skip":
 			return HookResult{Action: Skip}, nil
 		case "modify":
@@ -99,7 +99,7 @@ func goHook(h hookSpec) HookFunc {
 			return HookResult{Action: Modify, Input: next}, nil
 		case "deny-if":
 			if cmd, _ := in.Event.Input["command"].(string); strings.Contains(cmd, h.Arg) {
-				return HookResult{Action: Block, Reason: "saw " + h.Arg}, nil
+				return HookResult{Action: Deny, Reason: "saw " + h.Arg}, nil
 			}
 			return HookResult{}, nil
 		case "context":
@@ -115,7 +115,7 @@ func goHook(h hookSpec) HookFunc {
 			return HookResult{}, nil
 		case "slow-deny":
 			time.Sleep(300 * time.Millisecond)
-			return HookResult{Action: Block, Reason: "too late"}, nil
+			return HookResult{Action: Deny, Reason: "too late"}, nil
 		case "bad-action":
 			return HookResult{Action: "explode"}, nil
 		}

@@ -7,12 +7,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A hook's Block is not retryable unless the hook says it is: the agent
+// A hook's Deny is not retryable unless the hook says it is: the agent
 // is told not to try variations of a call a hook refused.
 func TestHookBlockRetryable(t *testing.T) {
 	for _, retryable := range []bool{false, true} {
 		h := Hook{Name: "gate", Func: func(ctx context.Context, in HookInput) (HookResult, error) {
-			return HookResult{Action: Block, Reason: "not now", Retryable: retryable}, nil
+			return HookResult{Action: Deny, Reason: "not now", Retryable: retryable}, nil
 		}}
 		e, err := New(context.Background(), Config{Policies: []Policy{{Name: "p.guard", Source: []byte(concPolicy)}}, Store: NewMemoryStore(), Hooks: []Hook{h}})
 		require.NoError(t, err)
@@ -35,7 +35,7 @@ func TestCommandHookRetryable(t *testing.T) {
 	} {
 		r, err := parseCmdResponse([]byte(body), ToolBefore)
 		require.NoError(t, err, body)
-		require.Equal(t, Block, r.Action, body)
+		require.Equal(t, Deny, r.Action, body)
 		require.Equal(t, want, r.Retryable, body)
 	}
 }

@@ -8,27 +8,39 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/guardrun/guardrun"
 )
 
-// HookAction is what a hook answers.
-type HookAction string
+// HookAction is what a hook answers: a guardrun.Action (Deny, Ask,
+// Retry: the spelling decisions use) or one of the hook-only actions
+// Continue, Modify and Skip.
+type HookAction = guardrun.Action
 
-// Hook actions (AGENT.md §8). The zero value continues.
+// Hook actions (AGENT.md §8). The zero value continues; Deny, Ask and
+// Retry (agent's, which are guardrun's) refuse, ask and ask for a retry.
 const (
 	Continue HookAction = ""
 	// Modify continues with a changed tool input (before) or output
 	// (after).
 	Modify HookAction = "modify"
-	// Block denies the event.
-	Block HookAction = "deny"
-	// AskUser needs a human's approval, like a guard's ask.
-	AskUser HookAction = "ask"
-	// RetryCall asks the agent to change the call and try again, after
-	// RetryDelay.
-	RetryCall HookAction = "retry"
 	// Skip ends hook processing: later hooks do not run. Guard scripts
 	// still run: a hook cannot switch the policy off.
 	Skip HookAction = "skip"
+
+	// Block denies the event; it is Deny.
+	//
+	// Deprecated: use Deny.
+	Block = Deny
+	// AskUser needs a human's approval, like a guard's ask; it is Ask.
+	//
+	// Deprecated: use Ask.
+	AskUser = Ask
+	// RetryCall asks the agent to change the call and try again, after
+	// RetryDelay; it is Retry.
+	//
+	// Deprecated: use Retry.
+	RetryCall = Retry
 )
 
 // HookInput is what a hook sees: the event, with the tool input as the
@@ -50,11 +62,11 @@ type HookResult struct {
 	// Context is text for the agent, Message text for the user.
 	Context, Message string
 	RetryDelay       time.Duration
-	// Retryable, on a Block, tells the agent that a changed call may
+	// Retryable, on a Deny, tells the agent that a changed call may
 	// pass (Denial.Retryable). It is false by default: a hook's refusal
 	// is final, like a policy's, so the agent does not try variations
 	// of the call to get past it; a hook that wants the call changed
-	// and tried again says so, or answers RetryCall (which counts the
+	// and tried again says so, or answers Retry (which counts the
 	// retries against Config.MaxRetries).
 	Retryable bool
 }
@@ -269,11 +281,11 @@ func callHook(ctx context.Context, h *Hook, in HookInput) (HookResult, error) {
 
 func validResult(r HookResult) error {
 	switch r.Action {
-	case Continue, Modify, Block, AskUser, RetryCall, Skip:
+	case Continue, Modify, Deny, Ask, Retry, Skip:
 	default:
 		return fmt.Errorf("unknown hook action %q", r.Action)
 	}
-	if r.Action == AskUser && r.Reason == "" {
+	if r.Action == Ask && r.Reason == "" {
 		return fmt.Errorf("an ask needs a question (Reason)")
 	}
 	return nil

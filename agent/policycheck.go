@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -9,43 +10,50 @@ import (
 )
 
 // PolicyCheckError is an agent policy in which `guardrun check` finds a
-// mistake that fails open (check.Finding.FailsOpen: a misspelt tool,
-// field behind ?., label or command, a rule that never runs): the engine
-// refuses to load it, so the hook fails closed instead of allowing what
-// the author meant to stop (issue 31). Mistakes that already fail closed
-// when they run (an unknown name) are left to run.
+// mistake of error severity: a misspelt tool, field behind ?., label or
+// command, a rule that never runs (these fail open: they let through
+// what the author meant to stop), or a guard using a name that does not
+// exist (`@tpyo`, which would fail closed and deny every call it
+// covers). The engine refuses to load it (guardrun.Program.StrictCheck),
+// so the author learns of the mistake when the policy loads, not from the
+// calls it lets through or refuses.
 type PolicyCheckError struct {
 	Policy   string
 	Findings []check.Finding
+	// Err is the check's *guardrun.Error (a CheckError at the first
+	// finding).
+	Err error
 }
 
 func (e *PolicyCheckError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "policy %s has %d mistake(s) that would let calls through (see guardrun check %s):", e.Policy, len(e.Findings), e.Policy)
+	fmt.Fprintf(&b, "policy %s has %d mistake(s) (see guardrun check %s):", e.Policy, len(e.Findings), e.Policy)
 	for _, f := range e.Findings {
 		b.WriteString("\n  " + f.String())
 	}
 	return b.String()
 }
 
-// checkPolicy runs check on an agent policy (`.guard`), with the tool
-// collections in scope (its modules' and the earlier layers'), and
-// returns the errors that fail open; other findings and other files
-// pass.
+// Unwrap returns the check's *guardrun.Error.
+func (e *PolicyCheckError) Unwrap() error { return e.Err }
+
+// checkPolicy runs the strict check over an agent policy (`.guard`) once
+// it loaded, with the tool collections in scope (its modules' and the
+// earlier layers'); other files pass.
 func checkPolicy(name string, prg *guardrun.Program, tools []string) error {
 	if !check.AgentPolicy(name) || prg.Document() == nil {
 		return nil
 	}
-	var errs []check.Finding
-	for _, f := range check.AgentDocument(prg.Document(), tools...) {
-		if f.Severity == check.Error && f.FailsOpen {
-			errs = append(errs, f)
-		}
-	}
-	if len(errs) == 0 {
+	err := prg.StrictCheck(tools...)
+	if err == nil {
 		return nil
 	}
-	return &PolicyCheckError{Policy: name, Findings: errs}
+	pe := &PolicyCheckError{Policy: name, Err: err}
+	var ge *guardrun.Error
+	if errors.As(err, &ge) {
+		pe.Findings = ge.Findings
+	}
+	return pe
 }
 
 // toolPatterns are the tool collection keys of the layers loaded so far.

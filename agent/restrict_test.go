@@ -142,7 +142,7 @@ func TestRestrictNeverLiftsProperty(t *testing.T) {
 			sess := fmt.Sprintf("p%d", i)
 			du := alone.Decide(context.Background(), bashEv(sess, c))
 			db := both.Decide(context.Background(), bashEv(sess, c))
-			if db.Outcome.rank() < du.Outcome.rank() {
+			if rank(db.Outcome) < rank(du.Outcome) {
 				t.Fatalf("case %d, %q: user alone %s, with workspace %s\nuser:\n%s\nworkspace:\n%s", i, c, du.Outcome, db.Outcome, user, ws)
 			}
 			if db.Outcome == Allow && db.Input != nil && (du.Input == nil || du.Input["command"] != db.Input["command"]) {

@@ -23,7 +23,7 @@ func Source(file string, src []byte, mode ast.Mode) ([]Finding, error) {
 
 // Document checks a parsed script. Findings come sorted by position.
 func Document(doc *ast.Document) []Finding {
-	return document(doc, false)
+	return document(doc, false, nil)
 }
 
 // AgentDocument checks a parsed agent policy: as Document, in the world
@@ -32,12 +32,35 @@ func Document(doc *ast.Document) []Finding {
 // modules it imports and of the policies it is layered under (the
 // user's, for a workspace policy), patterns such as "{Deploy,Ship}".
 func AgentDocument(doc *ast.Document, tools ...string) []Finding {
-	return document(doc, true, tools...)
+	return document(doc, true, nil, tools...)
 }
 
-func document(doc *ast.Document, agent bool, tools ...string) []Finding {
+// Config says what a check knows beyond the document.
+type Config struct {
+	// Agent checks an agent policy, as AgentDocument does; Tools are the
+	// tool patterns in scope outside the document (AgentDocument's tools).
+	Agent bool
+	Tools []string
+	// Names are names the embedder defines for the script, which it uses
+	// without declaring them: per-call variables and Go functions.
+	Names []string
+}
+
+// DocumentWith checks a parsed script as cfg says: Document, or
+// AgentDocument for an agent policy, knowing cfg.Names.
+func DocumentWith(doc *ast.Document, cfg Config) []Finding {
+	return document(doc, cfg.Agent, cfg.Names, cfg.Tools...)
+}
+
+func document(doc *ast.Document, agent bool, names []string, tools ...string) []Finding {
 	c := newChecker(doc)
 	c.agent = agent
+	if len(names) > 0 {
+		c.embedder = make(map[string]bool, len(names))
+		for _, n := range names {
+			c.embedder[n] = true
+		}
+	}
 	for _, t := range tools {
 		c.scopeTools = append(c.scopeTools, expandBraces(t)...)
 	}
@@ -80,8 +103,10 @@ type checker struct {
 	seen       map[string]bool
 
 	globals map[string]ast.Node
-	exes    map[string]*ast.ExeDirective
-	objects map[string]*ast.ObjectLit
+	// embedder are the names the embedder defines (Config.Names).
+	embedder map[string]bool
+	exes     map[string]*ast.ExeDirective
+	objects  map[string]*ast.ObjectLit
 	// open is set when an import brings names this check cannot see
 	// (`import { * }`): unknown names and labels are then not reported.
 	open bool

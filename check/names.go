@@ -264,7 +264,7 @@ func (c *checker) ref(r *ast.Ref, sc *scope, x context) {
 
 // name checks that a name exists; it reports whether it does.
 func (c *checker) name(name string, at ast.Pos, call bool, sc *scope, x context) bool {
-	if sc.has(name) || c.globals[name] != nil || builtins.has(name) || c.guardNames[name] || c.open {
+	if sc.has(name) || c.globals[name] != nil || builtins.has(name) || c.guardNames[name] || c.embedder[name] || c.open {
 		return true
 	}
 	what := "variable"

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/guardrun/guardrun"
 	"github.com/guardrun/guardrun/agent"
 )
 
@@ -76,7 +77,7 @@ func fuzzAdapter(f *testing.F, name string) {
 			{Outcome: agent.Allow, Input: map[string]any{"command": "x"}, Output: "y", Context: []agent.Injection{{Text: "c"}}, Messages: []agent.Injection{{Text: "m"}}},
 			{Outcome: agent.Ask, Question: "q?"},
 			{Outcome: agent.Retry, Hint: "h"},
-			{Outcome: agent.Deny, Reason: "r", Denial: &agent.Denial{Class: agent.ClassPolicy, Rule: "x"}},
+			{Outcome: agent.Deny, Reason: "r", Denial: &agent.Denial{Denial: guardrun.Denial{Class: agent.ClassPolicy, Rule: "x"}}},
 		} {
 			ans := a.Answer(call, d)
 			if len(bytes.TrimSpace(ans.Stdout)) > 0 && !json.Valid(ans.Stdout) {

@@ -18,6 +18,16 @@ func (in *interp) execDocument(e *env, doc *ast.Document) error {
 	if e.mod.doc == nil {
 		e.mod.doc = doc
 	}
+	// A run resolves the document's imports before its first directive,
+	// so nothing runs (no output, no command) before a missing module is
+	// reported. Load needs no such pass: it runs the whole top level
+	// before any decision, so a missing import fails Load all the same,
+	// and a hook process does not pay a stat per import.
+	if !in.external {
+		if err := in.checkImports(e, doc); err != nil {
+			return err
+		}
+	}
 	if doc.Frontmatter != "" {
 		e.sc.vars["fm"] = value.New(parseFrontmatter(doc.Frontmatter))
 	}
@@ -200,6 +210,9 @@ func (in *interp) define(e *env, name string, v *value.Variable, pos ast.Pos) er
 	if _, exists := e.sc.vars[name]; exists {
 		return redefinitionError(name, pos)
 	}
+	if err := in.embedderName(e, name, pos); err != nil {
+		return err
+	}
 	e.sc.vars[name] = v
 	return nil
 }
@@ -375,6 +388,9 @@ func showSubtype(x ast.Expr) string {
 func (in *interp) execExe(e *env, d *ast.ExeDirective) error {
 	if _, exists := e.sc.vars[d.Name]; exists {
 		return redefinitionError(d.Name, d.Pos)
+	}
+	if err := in.embedderName(e, d.Name, d.Pos); err != nil {
+		return err
 	}
 	x := in.newExe(e, d)
 	// Defining an exe is an operation with no inputs (SPEC §10 P11). The

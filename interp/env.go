@@ -86,6 +86,10 @@ type interp struct {
 	// root is a Machine decision's root environment: the main module's
 	// scope, in this evaluation (Machine.begin).
 	root env
+	// vars are this evaluation's per-call variables (Options.Vars for a
+	// run, Operation.Vars for a decision), read after the main module's
+	// scopes; never written into them.
+	vars map[string]*value.Variable
 }
 
 // shared is what the evaluations of one program share: the code engine
@@ -182,6 +186,7 @@ func (in *interp) reset() {
 	in.redact = redactions{}
 	in.toolCalls = in.toolCalls[:0]
 	in.mxTools, in.mxSession, in.workspace = nil, nil, nil
+	in.vars = nil
 	in.curPos = ast.Pos{}
 	u := &in.userHooks
 	u.depth, u.errs, u.current = 0, nil, nil
@@ -330,6 +335,21 @@ func (e *env) lookup(name string) (*value.Variable, bool) {
 			e.in.rec.read(v)
 		}
 		return v, true
+	}
+	if in := e.in; in != nil {
+		// The embedder's names come after every scope: the main script's
+		// per-call variables of this evaluation, then the Go functions.
+		if in.vars != nil && e.mod == in.main {
+			if v, ok := in.vars[name]; ok {
+				if in.rec != nil {
+					in.rec.read(v)
+				}
+				return v, true
+			}
+		}
+		if v, ok := in.opts.Funcs.lookup(name); ok {
+			return v, true
+		}
 	}
 	return e.ambient(name)
 }

@@ -26,6 +26,7 @@ const (
 	KindInterrupt  ErrorKind = "InterruptError"   // context cancelled or deadline exceeded
 	KindLimit      ErrorKind = "LimitError"       // a value or the run grew past its memory budget
 	KindUnexpected ErrorKind = "InterpreterError" // anything else
+	KindFunction   ErrorKind = "FunctionError"    // a Go function the embedder registered failed or panicked
 	// KindUnenforced: a guard or policy this version cannot enforce. The run
 	// stops there instead of letting data flow past an ignored policy.
 	KindUnenforced ErrorKind = "UnenforcedPolicyError"

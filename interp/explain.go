@@ -17,8 +17,9 @@ type Explanation struct {
 	Pos ast.Pos
 	// Operation names it: "/show (showVariable)", "/exe @send".
 	Operation string
-	// Decider is the rule or guard: "policy @p (defaults.rules.no-secret-exfil)",
-	// "guard @g (for data:secret)".
+	// Decider is the rule, guard or hook: "policy @p
+	// (defaults.rules.no-secret-exfil)", "guard @g (for data:secret)",
+	// "hook no-exfil" (an embedder's pre-hook).
 	Decider string
 	// Decision is "deny", "retry", or "override" for a policy denial a
 	// privileged guard overrode.
@@ -99,6 +100,23 @@ func (in *interp) explainGuard(c *hooks.Call, ge *guard.Error) {
 			trig = []string{g.Value}
 		}
 		x.Lineage = in.rec.chains(c.Op, c.Inputs, only, trig)
+	}
+	in.opts.Explain(x)
+}
+
+// explainHook records an embedder hook's denial.
+func (in *interp) explainHook(c *hooks.Call, d *HookDenial) {
+	if !in.explainOn() {
+		return
+	}
+	decision := "deny"
+	if d.Action == hooks.Retry {
+		decision = "retry"
+	}
+	x := Explanation{Pos: opPos(c.Op, in.curPos), Operation: explainOp(c.Op), Decider: "hook " + d.Hook,
+		Decision: decision, Reason: d.Reason, Labels: unionTaint(c.Inputs)}
+	if in.rec != nil {
+		x.Lineage = in.rec.chains(c.Op, c.Inputs, nil, x.Labels)
 	}
 	in.opts.Explain(x)
 }

@@ -145,6 +145,23 @@ func (f *files) resolve(fromDir, path string, pos ast.Pos) (rel, abs string, err
 	return rel, abs, nil
 }
 
+// exists reports, as the error read would give, a path (relative to
+// fromDir) that is outside the base directory or that nothing is at.
+func (f *files) exists(fromDir, path string, pos ast.Pos) error {
+	rel, _, err := f.resolve(fromDir, path, pos)
+	if err != nil {
+		return err
+	}
+	root, err := f.open()
+	if err != nil {
+		return f.ioError(err, path, pos)
+	}
+	if _, err := root.Stat(rel); err != nil {
+		return f.ioError(err, path, pos)
+	}
+	return nil
+}
+
 // read returns the contents of path (relative to fromDir).
 func (f *files) read(fromDir, path string, pos ast.Pos) ([]byte, string, error) {
 	rel, abs, err := f.resolve(fromDir, path, pos)

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/guard"
@@ -10,8 +11,15 @@ import (
 	"github.com/guardrun/guardrun/taint"
 )
 
-// KindGuard is the error kind of a guard denial.
+// KindGuard is the error kind of a guard denial: a guard decided to deny
+// (or asked for a retry no runner took).
 const KindGuard ErrorKind = "GuardError"
+
+// KindGuardFailed is the error kind of a guard that failed while it
+// decided (an error in its condition, a helper that failed): the
+// operation is denied, fail closed, but no guard refused it. The error
+// is positioned where the guard failed.
+const KindGuardFailed ErrorKind = "GuardFailure"
 
 // guardCall is the guard settings of one hooked operation (hooks.Call
 // Extra).
@@ -217,10 +225,53 @@ func guardFailure(err error, pos ast.Pos) error {
 			return &Error{Kind: KindPolicy, Pos: pos, Message: ge.Error(), Err: ge,
 				Hint: "the active policy forbids this label flow; change the data's labels or the policy, allow it with a privileged guard (unless the policy is locked), or handle the denial with a denied => arm"}
 		}
+		if ge.Failed {
+			return guardBroke(ge, pos)
+		}
 		return &Error{Kind: KindGuard, Pos: pos, Message: ge.Error(), Err: ge,
 			Hint: "a guard refused this operation; change the data's labels, the guard, or handle the denial with a denied => arm"}
 	}
 	return err
+}
+
+// guardBroke is the error of a guard that failed while deciding the
+// operation at pos: positioned where the guard failed (the error it
+// raised, which it wraps), naming the guard and the operation it was
+// deciding.
+func guardBroke(ge *guard.Error, pos ast.Pos) error {
+	if pos.Line == 0 {
+		pos = opPos(ge.Op, pos)
+	}
+	at, cause := pos, ""
+	var ce *Error
+	if errors.As(ge.Cause, &ce) {
+		cause = ce.Message
+		if ce.Pos.Line > 0 {
+			at = ce.Pos
+		}
+	} else if ge.Cause != nil {
+		cause = ge.Cause.Error()
+	}
+	who := "a guard"
+	var b strings.Builder
+	if g := ge.Guard; g != nil {
+		who = "guard " + g.Label()
+		b.WriteString(who + " failed: " + cause)
+		b.WriteString("\n  Guard: " + g.Label())
+		if g.Name != "" {
+			b.WriteString(" (for " + g.Filter() + ")")
+		}
+	} else {
+		b.WriteString("a guard failed: " + cause)
+	}
+	if ge.Op != nil {
+		b.WriteString("\n  Operation: " + guard.OpLabel(ge.Op))
+		if pos.Line > 0 {
+			b.WriteString(" at " + pos.String())
+		}
+	}
+	return &Error{Kind: KindGuardFailed, Pos: at, Message: b.String(), Err: ge,
+		Hint: who + " raised an error instead of deciding, so the operation was denied (fail closed); fix the guard (or the helper it calls): it is not a refusal of this data"}
 }
 
 // asGuardError finds a guard denial in err.

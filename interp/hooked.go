@@ -77,7 +77,7 @@ func (in *interp) runHooked(e *env, node ast.Node, call *hooks.Call, gc *guardCa
 				}
 				return nil, guardFailure(ge, pos)
 			}
-			return nil, deniedError(node, op, d)
+			return nil, in.deniedError(node, call, d)
 		}
 		if d.Inputs != nil {
 			call.Inputs = d.Inputs
@@ -99,11 +99,37 @@ func (in *interp) runHooked(e *env, node ast.Node, call *hooks.Call, gc *guardCa
 	return out, nil
 }
 
+// HookDenial is an operation an embedder's pre-hook stopped (the Err of
+// an OperationDenied error): which hook, what it asked, why, and the
+// labels of the operation's inputs.
+type HookDenial struct {
+	// Hook is the hook's registered name.
+	Hook string
+	// Action is what the hook decided: hooks.Deny, hooks.Retry where the
+	// operation cannot be retried, or hooks.Abort when the hook itself
+	// failed (an error or a panic).
+	Action hooks.Action
+	Reason string
+	// Hint is a retry's hint.
+	Hint string
+	// Labels are the data labels of the operation's inputs.
+	Labels []string
+	// Err is the hook's own error behind an Abort.
+	Err error
+}
+
+// Error is the hook's reason.
+func (d *HookDenial) Error() string { return d.Reason }
+
+// Unwrap returns the hook's own error, if it failed.
+func (d *HookDenial) Unwrap() error { return d.Err }
+
 // deniedError is the error for an operation a pre-hook stopped. Every
 // stopping decision fails the operation: a retry reaches here only where
 // the operation cannot be retried, and an abort means the hook itself
-// broke, which must not let the operation through.
-func deniedError(node ast.Node, op *hooks.OperationContext, d hooks.Decision) error {
+// broke, which must not let the operation through. The denial is
+// explained like a guard's (WithExplain receives every denial).
+func (in *interp) deniedError(node ast.Node, call *hooks.Call, d hooks.Decision) error {
 	var pos ast.Pos
 	if node != nil {
 		pos = node.Position()
@@ -119,9 +145,33 @@ func deniedError(node ast.Node, op *hooks.OperationContext, d hooks.Decision) er
 			reason = "a hook failed while checking the operation"
 		}
 	}
-	hint := "the operation was refused by " + d.Hook
-	return &Error{Kind: KindDenied, Pos: pos, Hint: hint, Err: d.Err,
-		Message: "Operation blocked: " + reason + " (" + opLabel(op) + ")"}
+	if reason == "" {
+		reason = "denied by hook " + d.Hook
+	}
+	hd := &HookDenial{Hook: d.Hook, Action: d.Action, Reason: reason, Hint: d.Hint, Labels: unionLabels(call.Inputs), Err: d.Err}
+	in.explainHook(call, hd)
+	hint := "the operation was refused by the embedder's hook " + d.Hook
+	if d.Action == hooks.Abort {
+		hint = "the embedder's hook " + d.Hook + " failed while checking the operation, so it was denied (fail closed)"
+	}
+	return &Error{Kind: KindDenied, Pos: pos, Hint: hint, Err: hd,
+		Message: "Operation blocked: " + reason + " (" + opLabel(call.Op) + ")"}
+}
+
+// unionLabels is the union of the inputs' data labels, in order.
+func unionLabels(inputs []*value.Variable) []string {
+	var out []string
+	for _, v := range inputs {
+		if v == nil {
+			continue
+		}
+		for _, l := range v.Security.Labels() {
+			if !slices.Contains(out, l) {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
 }
 
 // opLabel names an operation in messages: "/show (showVariable)".

@@ -155,6 +155,14 @@ type Operation struct {
 	// not be the policy's base directory (a user policy lives in its
 	// config directory). Empty: the base directory.
 	Workspace string
+	// Vars are per-call variables for this decision (as PrepareVars
+	// takes them: Go values, or Var with labels): the main script's
+	// guards and exes read them as `@name` while the operation is
+	// decided. They live in the decision's evaluation, never in the
+	// loaded state, so concurrent decisions each see their own. A name
+	// the script's top level defines, or that is not allowed, denies the
+	// operation (class error) with the reason.
+	Vars map[string]any
 }
 
 // Class says what kind of rule decided a Verdict.
@@ -202,6 +210,9 @@ func (m *Machine) Before(ctx context.Context, o Operation) (v Verdict) {
 	if err := in.ctx.Err(); err != nil {
 		return Verdict{Action: guard.Deny, Class: ClassError, Reason: "deadline passed before the decision: " + err.Error()}
 	}
+	if err := m.setVars(in, o.Vars); err != nil {
+		return Verdict{Action: guard.Deny, Class: ClassError, Reason: "per-call variables: " + err.Error()}
+	}
 	if in.policy.Active() && o.Op.Command != "" && hasLabel(o.Op.OpLabels, "op:cmd") {
 		// A command tool shows what it will run: capabilities apply to
 		// the exact command line, as at a `/run`.
@@ -236,6 +247,9 @@ func (m *Machine) After(ctx context.Context, o Operation, output *value.Variable
 	defer m.end(in, &v)
 	if err := in.ctx.Err(); err != nil {
 		return Verdict{Action: guard.Deny, Class: ClassError, Reason: "deadline passed before the decision: " + err.Error()}
+	}
+	if err := m.setVars(in, o.Vars); err != nil {
+		return Verdict{Action: guard.Deny, Class: ClassError, Reason: "per-call variables: " + err.Error()}
 	}
 	var gd guardNotes
 	call := m.call(env, o, &gd)
@@ -298,6 +312,29 @@ func (m *Machine) begin(ctx context.Context, o Operation) (*interp, *env) {
 	in.root = *m.env
 	in.root.in = in
 	return in, &in.root
+}
+
+// setVars gives the decision's evaluation in its per-call variables:
+// converted, and checked against the names the loaded script and the Go
+// functions hold.
+func (m *Machine) setVars(in *interp, vars map[string]any) error {
+	if len(vars) == 0 {
+		return nil
+	}
+	vs, err := PrepareVars(vars)
+	if err != nil {
+		return err
+	}
+	for name := range vs {
+		if _, ok := m.env.sc.vars[name]; ok {
+			return fmt.Errorf("per-call variable @%s clashes with the policy's own @%s; rename one", name, name)
+		}
+		if _, ok := in.opts.Funcs.lookup(name); ok {
+			return fmt.Errorf("per-call variable @%s clashes with the Go function @%s; rename one", name, name)
+		}
+	}
+	in.vars = vs
+	return nil
 }
 
 // end turns a panic while deciding into a denial (fail closed) and gives

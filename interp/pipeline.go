@@ -578,6 +578,8 @@ func (in *interp) runCallStage(e *env, s *ast.Stage, input *value.Variable) (*va
 				beforeOnly: true, record: fr.st.recorder(fr.stage)}
 		}
 		return in.callExe(e, f, append([]*value.Variable{input}, args...), o)
+	case *goFunc:
+		return in.callGoFunc(e, f, append([]*value.Variable{input}, args...), s.Pos)
 	case builtin:
 		extra := make([]any, len(args))
 		for i, a := range args {
@@ -585,7 +587,7 @@ func (in *interp) runCallStage(e *env, s *ast.Stage, input *value.Variable) (*va
 		}
 		return in.transform(f.name, transformInput(input), extra, s.Pos, append([]*value.Variable{input}, args...)...)
 	}
-	return nil, newError(KindPipeline, s.Pos, "pipeline stages must be exes or builtin transformers",
+	return nil, newError(KindPipeline, s.Pos, "pipeline stages must be exes, Go functions or builtin transformers",
 		"@%s is not executable (type: %s)", ref.Name, typeName(callee.Data))
 }
 

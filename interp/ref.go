@@ -450,6 +450,8 @@ func (in *interp) callValue(e *env, callee *value.Variable, args []*value.Variab
 		return in.callExe(e, f, args, callOpts{pos: pos})
 	case *guardHelper:
 		return in.callGuardHelper(f, args, pos)
+	case *goFunc:
+		return in.callGoFunc(e, f, args, pos)
 	case builtin:
 		if v, ok, err := in.callBuiltinFunc(e, f.name, args, pos); ok {
 			return v, err

@@ -78,6 +78,14 @@ type Options struct {
 	// rooted at the base directory ("/" is the base directory), as mlld's
 	// test harness does, instead of host paths.
 	BaseAsRoot bool
+	// Vars are the run's per-call variables (PrepareVars): the main
+	// script reads them as `@name`, as if its top level had defined them,
+	// and may not define one of the same name. A Machine's decisions take
+	// theirs from Operation.Vars instead.
+	Vars map[string]*value.Variable
+	// Funcs are the Go functions the program's scripts may call
+	// (PrepareFuncs), in every module.
+	Funcs *Funcs
 	// ParseTemplate parses the text of an external template file
 	// (mustache: a .mtt file); the facade passes grammar.ParseTemplate.
 	ParseTemplate func(file string, src []byte, mustache bool) (*ast.StringLit, error)
@@ -134,6 +142,22 @@ func Run(ctx context.Context, doc *ast.Document, opts Options) (res *Result, err
 	}()
 	if doc == nil {
 		return res, nil
+	}
+	if len(opts.Vars) > 0 {
+		names := make([]string, 0, len(opts.Vars))
+		for n := range opts.Vars {
+			names = append(names, n)
+		}
+		if err := CheckClashes(doc, "per-call variable", names); err != nil {
+			return res, err
+		}
+		for _, n := range names {
+			if _, ok := opts.Funcs.lookup(n); ok {
+				return res, newError(KindVariable, ast.Pos{File: doc.File}, "rename the per-call variable or the Go function",
+					"per-call variable @%s clashes with the Go function @%s", n, n)
+			}
+		}
+		in.vars = opts.Vars
 	}
 	_, err = in.runTop(doc)
 	return res, err

@@ -38,6 +38,13 @@ type Error struct {
 	History []Attempt
 	// Cause is the error a failing guard raised (fail closed), if any.
 	Cause error
+	// Failed is set when the reported guard did not decide but raised an
+	// error (Cause): the operation is denied because the guard broke,
+	// not because it refused.
+	Failed bool
+	// Labels are the data labels of what the guards saw (the inputs, and
+	// the output after the operation ran): what made them fire.
+	Labels []string
 	// Policy is set when the denial comes from a policy label-flow rule
 	// rather than a guard (Guard is then nil). Like a guard denial it can
 	// be handled by a denied => arm.
@@ -72,6 +79,8 @@ func (e *Error) Error() string {
 		return b.String()
 	}
 	switch {
+	case e.Failed:
+		b.WriteString("Guard failed, operation denied: " + e.Reason)
 	case e.Decision == Retry:
 		b.WriteString("Guard retry requested: " + e.RetryHint)
 	case e.RetryHint != "":

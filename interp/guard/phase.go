@@ -1,6 +1,8 @@
 package guard
 
 import (
+	"slices"
+
 	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
 )
@@ -180,7 +182,8 @@ func (en *Engine) run(phase Timing, c *hooks.Call, output *value.Variable, o Opt
 		d.Results = results
 		asker := &results[rd.askAt]
 		d.Err = &Error{Guard: asker.Guard, Scope: asker.Scope, Op: c.Op, Timing: phase,
-			Decision: Ask, Reason: asker.Question, Reasons: []string{asker.Question}, Results: results, Try: try, History: history}
+			Decision: Ask, Reason: asker.Question, Reasons: []string{asker.Question}, Results: results, Try: try, History: history,
+			Labels: sawLabels(inputs, output, phase)}
 		if len(inputs) > 0 {
 			d.Err.Input = inputs[0]
 		}
@@ -339,6 +342,8 @@ func (k *check) denial(d *Decision, rd *reducer, output *value.Variable, o Optio
 	e := &Error{Guard: reported.Guard, Scope: reported.Scope, Op: c.Op, Timing: phase,
 		Decision: Deny, Reasons: rd.reasons, Hints: rd.hints, Results: d.Results, Try: k.try, History: k.history}
 	e.Cause = k.cause
+	e.Failed = reported.Failed
+	e.Labels = sawLabels(inputs, output, phase)
 	if len(rd.reasons) > 0 {
 		e.Reason = rd.reasons[0]
 	}
@@ -378,6 +383,29 @@ func (k *check) denial(d *Decision, rd *reducer, output *value.Variable, o Optio
 		e.RetryHint = lastOr(rd.hints)
 	}
 	return e
+}
+
+// sawLabels is the union of the data labels of inputs and, after the
+// operation ran, of its output.
+func sawLabels(inputs []*value.Variable, output *value.Variable, phase Timing) []string {
+	var out []string
+	add := func(v *value.Variable) {
+		if v == nil {
+			return
+		}
+		for _, l := range v.Security.Labels() {
+			if !slices.Contains(out, l) {
+				out = append(out, l)
+			}
+		}
+	}
+	for _, v := range inputs {
+		add(v)
+	}
+	if phase == After {
+		add(output)
+	}
+	return out
 }
 
 // permits reports whether the decision so far lets replacements apply:

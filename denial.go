@@ -1,0 +1,82 @@
+package guardrun
+
+// Action is what a decider asked of an operation. It is the one
+// spelling of allow, deny, retry and ask: a script's denial
+// (Error.Denial), an agent's decision (agent.Outcome is this type) and an
+// agent hook's answer (agent.HookAction is this type too) all use it.
+type Action string
+
+// Actions.
+const (
+	// Allow lets the operation run.
+	Allow Action = "allow"
+	// Deny refuses it.
+	Deny Action = "deny"
+	// Retry refuses this attempt and asks for a changed one.
+	Retry Action = "retry"
+	// Ask needs a human's approval first.
+	Ask Action = "ask"
+)
+
+// Class is the kind of decider behind a denial.
+type Class string
+
+// Denial classes. Policy and capability denials are never retryable: the
+// same operation will be refused again.
+const (
+	// ClassPolicy: a policy's label-flow rule.
+	ClassPolicy Class = "policy"
+	// ClassCapability: a policy's capability rule (commands, languages,
+	// `deny` lists).
+	ClassCapability Class = "capability"
+	// ClassGuard: a guard's deliberate deny or retry.
+	ClassGuard Class = "guard"
+	// ClassHook: an embedder's Go hook (WithHooks) or an agent's hook.
+	ClassHook Class = "hook"
+	// ClassApproval: an ask no human approved (agents).
+	ClassApproval Class = "approval"
+	// ClassProtected: an agent's call that would write guardrun's own
+	// files or an agent's hook settings.
+	ClassProtected Class = "protected"
+	// ClassError: a failure while deciding (a guard that raised an
+	// error, a hook that failed, an engine or store failure): the
+	// operation is denied, fail closed.
+	ClassError Class = "error"
+)
+
+// Denial describes one refusal, in the same shape for a script's run (an
+// *Error's Denial) and an agent's decision (agent.Denial embeds it):
+// what was asked, who decided (a policy rule, a guard or a hook), why,
+// and which labels of the data made it fire.
+type Denial struct {
+	// Action is what the decider asked: Deny, Retry (a retry no runner
+	// took, or an agent's retry), or Ask (an agent's ask). It is left out
+	// of the JSON form: the decision's outcome (an agent record's
+	// `outcome`, an error's `decision`) carries it.
+	Action Action `json:"-"`
+	Class  Class  `json:"class"`
+	// Rule is the deciding policy rule ("defaults.rules.no-secret-exfil",
+	// "capabilities.deny.cmd"); Guard the deciding guard ("@name", or
+	// its filter when unnamed; an agent's hooks read "hook:name"); Hook
+	// the deciding hook's name.
+	Rule  string `json:"rule,omitempty"`
+	Guard string `json:"guard,omitempty"`
+	Hook  string `json:"hook,omitempty"`
+	// Policy names the policies that decided (a script's policy
+	// variables, "p, base"; an agent's policy file).
+	Policy string `json:"policy,omitempty"`
+	Reason string `json:"reason"`
+	Hint   string `json:"hint,omitempty"`
+	// Retryable tells the caller whether a changed operation may pass:
+	// false for policy and capability denials, failures, refused asks
+	// and hooks that do not ask for a retry.
+	Retryable bool `json:"retryable"`
+	// Labels are the labels of the data that made the decider fire.
+	Labels []string `json:"labels,omitempty"`
+	// Lineage says, one line per label, how the label reached the
+	// operation (`secret from @k (line 3) → @summary → @post`). A
+	// script's denial has it when the run was given WithExplain (the
+	// interpreter records lineage only then); agent.Denial replaces it
+	// with the session events the labels came from.
+	Lineage []string `json:"lineage,omitempty"`
+}
