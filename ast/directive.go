@@ -130,6 +130,11 @@ type ImportDirective struct {
 	Policy bool
 	// Guards is set for `import guards from "…"`.
 	Guards bool
+	// Templates is set for `import templates from "dir" as @name(params)`:
+	// every template file under dir becomes an exe taking Params, under
+	// Namespace.
+	Templates bool
+	Params    []Param
 }
 
 // ExportDirective is `export { @a, @b }` or `export { * }` (All).

@@ -94,6 +94,10 @@ type InterpPart struct {
 	// Snippet, when non-nil, is `@x?`…``: rendered in place of the value
 	// when the value is truthy, else nothing (OmitFalsy is set too).
 	Snippet []TemplatePart
+	// AfterWord is set when the @ follows a letter or digit
+	// (`ann@example.com`): still a reference, as in mlld, but usually
+	// text that stays as written because nothing defines the name.
+	AfterWord bool
 }
 
 // TemplateFor is a `/for [@key,] @var in source … /end` block inside a ::
@@ -208,6 +212,10 @@ type CodeExpr struct {
 	// Args are the variables a block names in its header
 	// (`js (@a, @b) { … }`), bound as its parameters.
 	Args []string
+	// Dir, when set, is the working directory the header names
+	// (`cmd:/tmp { … }`, `sh(@a):@dir { … }`): an absolute path, `~` or
+	// `~/…`, possibly interpolating @references.
+	Dir *StringLit
 }
 
 // WithClause is `with { pipeline: [...], key: value, … }`. Pipeline holds
@@ -300,12 +308,15 @@ type WhenExpr struct {
 // `for @var in source [ stmts ]`. Body is an Expr, a Directive or a
 // *BlockExpr.
 type ForExpr struct {
-	Pos    Pos
-	Key    string
-	Var    string
-	Source Expr
-	Filter Expr
-	Body   Node
+	Pos Pos
+	Key string
+	Var string
+	// VarPath is the field path of a dotted binding, `for @item.path in
+	// @items`: @item is the element, which must have that field.
+	VarPath []string
+	Source  Expr
+	Filter  Expr
+	Body    Node
 	// Parallel marks `for parallel[(cap)]`: an iteration's error is
 	// collected in @mx.errors instead of ending the loop, and the body
 	// may not write outer variables. Cap is the concurrency cap.

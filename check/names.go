@@ -183,6 +183,14 @@ func (c *checker) resolve(n ast.Node, sc *scope, x context) {
 		}
 	case *ast.VarDirective:
 		c.resolve(n.Value, sc, x)
+	case *ast.InterpPart:
+		if r, ok := n.Value.(*ast.Ref); ok && n.AfterWord && !sc.has(r.Name) {
+			// ann@example.com: text that stays as written, not a mistake.
+			return
+		}
+		for _, ch := range children(n) {
+			c.resolve(ch, sc, x)
+		}
 	default:
 		for _, ch := range children(n) {
 			c.resolve(ch, sc, x)

@@ -126,6 +126,8 @@ func recoverInternal(file string, err *error) {
 type docParser struct {
 	src *source
 	doc *ast.Document
+	// lastTokenEnd is where the last directive's last token ends.
+	lastTokenEnd int
 }
 
 func (p *docParser) run() error {
@@ -168,10 +170,20 @@ func (p *docParser) run() error {
 			if err != nil {
 				return err
 			}
-			if kw == "show" && swallowsBlankLines(p.doc.Body[len(p.doc.Body)-1]) {
+			switch {
+			case p.endsInComment(p.lastTokenEnd, dirEnd):
+				// As in mlld, a comment ending a directive's line takes the
+				// line break with it: no blank line is left behind.
+				dirEnd = min(lineEnd(text, dirEnd)+1, len(text))
+			case kw == "show" && swallowsBlankLines(p.doc.Body[len(p.doc.Body)-1]):
 				for dirEnd < len(text) && strings.IndexByte(" \t\r\n", text[dirEnd]) >= 0 {
 					dirEnd++
 				}
+			case p.lastTokenEnd < dirEnd && strings.Trim(text[p.lastTokenEnd:dirEnd], " \t") == "":
+				// Blanks after the directive are document text, as its
+				// line break is.
+				dirEnd = p.lastTokenEnd
+				p.doc.Ends[p.doc.Body[len(p.doc.Body)-1]] = dirEnd
 			}
 			pos, proseStart = dirEnd, dirEnd
 			continue
@@ -192,12 +204,17 @@ func swallowsBlankLines(n ast.Node) bool {
 	if !ok {
 		return true
 	}
-	pl, ok := d.Value.(*ast.PipelineExpr)
-	if !ok {
-		return true
+	switch v := d.Value.(type) {
+	case *ast.ShowJoin, *ast.FileLoad:
+		// `show foreach …` and `show <file>` end with the directive.
+		return false
+	case *ast.PipelineExpr:
+		switch v.Source.(type) {
+		case *ast.StringLit, *ast.FileLoad:
+			return false
+		}
 	}
-	_, isTemplate := pl.Source.(*ast.StringLit)
-	return !isTemplate
+	return true
 }
 
 // frontmatter stores a leading --- block and returns where the body starts.
@@ -283,7 +300,25 @@ func (p *docParser) directive(start, body int) (int, error) {
 		p.doc.Ends = map[ast.Node]int{}
 	}
 	p.doc.Ends[node] = res.end
+	p.lastTokenEnd = body
+	for _, t := range res.tokens {
+		if !t.EOF() {
+			p.lastTokenEnd = body + t.Pos.Offset + len(t.Value)
+		}
+	}
 	return res.end, nil
+}
+
+// endsInComment reports whether a `>>` or `<<` comment follows a
+// directive's last token (which ends at last) on its last line (which
+// ends at end).
+func (p *docParser) endsInComment(last, end int) bool {
+	text := p.src.text
+	if end >= len(text) || last > end {
+		return false
+	}
+	tail := strings.TrimLeft(text[last:end], " \t")
+	return strings.HasPrefix(tail, ">>") || strings.HasPrefix(tail, "<<")
 }
 
 // prose appends src[from:to] as prose, turning a chunk made only of bare

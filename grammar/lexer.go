@@ -106,6 +106,10 @@ const (
 	tCallOpen
 	tBarePath
 	tCondOpen
+	tCondDQOpen
+	tMLBrack
+	tMRBrack
+	tMKey
 )
 
 // tokenNames maps the token names the grammar in tree.go uses to their
@@ -124,6 +128,8 @@ var tokenNames = sync.OnceValue(func() map[string]lexer.TokenType {
 		"TLParen": tTLParen, "TFallback": tTFallback, "TOmit": tTOmit, "TRBrack": tTRBrack,
 		"TRParen": tTRParen, "CodeLBrace": tCodeLBrace, "CodeRBrace": tCodeRBrace, "CodeText": tCodeText,
 		"IndexOpen": tIndexOpen, "CallOpen": tCallOpen, "BarePath": tBarePath, "CondOpen": tCondOpen,
+		"CondDQOpen": tCondDQOpen,
+		"MLBrack":    tMLBrack, "MRBrack": tMRBrack, "MKey": tMKey,
 	}
 })
 

@@ -321,6 +321,21 @@ func (l *handLexer) mustache(i int) (lexer.Token, step) {
 		return none, stepAgain
 	case rest[0] == '.':
 		return l.emit(tMDot, 1), stepToken
+	case rest[0] == '[':
+		// {{list[0]}}, {{obj["key"]}}: index access, as in mlld.
+		return l.emit(tMLBrack, 1), stepToken
+	case rest[0] == ']':
+		return l.emit(tMRBrack, 1), stepToken
+	case rest[0] == '"' || rest[0] == '\'':
+		if n := strings.IndexByte(rest[1:], rest[0]); n >= 0 && strings.IndexByte(rest[1:n+1], '\n') < 0 {
+			return l.emit(tMKey, n+2), stepToken
+		}
+	case isDigit(rest[0]):
+		n := 1
+		for n < len(rest) && isDigit(rest[n]) {
+			n++
+		}
+		return l.emit(tNumber, n), stepToken
 	}
 	if n := identLen(rest); n > 0 {
 		return l.emit(tIdent, n), stepToken
@@ -346,16 +361,50 @@ func (l *handLexer) tref(i int) (lexer.Token, step) {
 			l.push(stTFB)
 			return l.emit(tTFallback, 2), stepToken
 		}
-		if strings.HasPrefix(rest, "?`") {
+		if strings.HasPrefix(rest, "?`") && l.snippetFollows(rest[2:], '`') {
 			// `@x?`snippet``: the snippet is included when @x is truthy.
 			l.pop()
 			l.push(stBT)
 			return l.emit(tCondOpen, 2), stepToken
 		}
+		if strings.HasPrefix(rest, `?"`) && l.snippetFollows(rest[2:], '"') {
+			// "@x?"fragment"": the same inside a double-quoted string.
+			l.pop()
+			l.push(stDQ)
+			return l.emit(tCondDQOpen, 2), stepToken
+		}
 		return l.emit(tTOmit, 1), stepToken
 	}
 	l.pop()
 	return none, stepAgain
+}
+
+// snippetFollows reports whether the quote after `@x?` opens a
+// conditional snippet rather than closing the template around it. As in
+// mlld's grammar, a snippet inside a backtick template or a double-quoted
+// string is inline: its closing quote is on the same line (so
+// `x:@e?` ends with an omitted @e). In a :: template or a command a
+// backtick snippet may span lines but is not empty. A double-quoted
+// string takes only "…" fragments, and only it does.
+func (l *handLexer) snippetFollows(after string, quote byte) bool {
+	enclosing := stExpr
+	if len(l.stack) >= 2 {
+		enclosing = l.stack[len(l.stack)-2]
+	}
+	switch {
+	case quote == '"' || enclosing == stDQ:
+		// Only "…" fragments inside "…", and only there.
+		if quote != '"' || enclosing != stDQ {
+			return false
+		}
+	case enclosing != stBT:
+		return after != "" && after[0] != '`'
+	}
+	end := strings.IndexByte(after, '\n')
+	if end < 0 {
+		end = len(after)
+	}
+	return strings.IndexByte(after[:end], quote) >= 0
 }
 
 // nested lexes expression tokens inside a template reference's [ ] or
@@ -662,6 +711,17 @@ func langOpenLen(s string) int {
 				i += j + 1
 				i += blankLen(s[i:])
 			}
+			if i < len(s) && s[i] == ':' {
+				// `cmd:/path {`, `sh(@a):@dir {`: the working directory.
+				i++
+				i += blankLen(s[i:])
+				n := strings.IndexAny(s[i:], " \t\r\n{}]")
+				if n <= 0 {
+					return 0
+				}
+				i += n
+				i += blankLen(s[i:])
+			}
 			if i < len(s) && s[i] == '{' {
 				return i + 1
 			}
@@ -754,16 +814,13 @@ func fileLoadLen(s string) int {
 
 // textLen is the length of template text at the start of s: anything but
 // the closer, @ and backslash (cmd templates keep backslashes out only so
-// that `\@` is seen). An alphanumeric right before @ makes the @ text
-// (alice@example.com), unless the @ starts an `@@` escape (a@@b is a@b).
+// that `\@` is seen). As in mlld, an @ right after a word character
+// still starts a reference (user@host interpolates @host; an undefined
+// name stays as written); `\@` or `@@` make it text.
 func textLen(s string, closer byte, cmd bool) int {
 	i := 0
 	for i < len(s) {
 		c := s[i]
-		if isAlnum(c) && i+1 < len(s) && s[i+1] == '@' && (i+2 >= len(s) || s[i+2] != '@') {
-			i += 2
-			continue
-		}
 		if c == '@' || c == '\\' || !cmd && c == closer {
 			return i
 		}

@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/guardrun/guardrun/ast"
@@ -189,6 +190,12 @@ func (l *lowerer) forExpr(f *forBody, at ast.Pos) (_ *ast.ForExpr, outer *bracke
 	}
 	if f.Second != nil {
 		out.Key, out.Var = out.Var, (*f.Second)[1:]
+		if len(f.Path) > 0 {
+			l.fail(f.Pos, fmt.Sprintf("Cannot access field %q on loop key \"@%s\" - keys are primitive values (strings)", f.Path[0], out.Key),
+				"@"+out.Key+"."+f.Path[0], "bind the key alone: for @k, @v in @obj")
+		}
+	} else {
+		out.VarPath = f.Path
 	}
 	if f.Filter != nil {
 		out.Filter = l.expr(f.Filter)

@@ -298,7 +298,7 @@ func (l *lowerer) primary(p *primary) ast.Expr {
 		r := &ast.Ref{Pos: at, Name: string(p.Call.Name)}
 		acc := ast.Accessor{Pos: at, Kind: ast.AccessCall, Args: []ast.Expr{}}
 		for _, a := range p.Call.Args {
-			acc.Args = append(acc.Args, l.expr(a))
+			acc.Args = append(acc.Args, l.callArg(a))
 		}
 		r.Path = append(r.Path, acc)
 		return r
@@ -388,7 +388,7 @@ func (l *lowerer) ref(r *ref) *ast.Ref {
 // bracketAccessor lowers the accessors written with brackets, shared by
 // expressions and template interpolations: `[*]`, `[index]` or `(args)`.
 // The grammar guarantees exactly one of them is present.
-func (l *lowerer) bracketAccessor(p ast.Pos, wild bool, index *expr, args []*expr) ast.Accessor {
+func (l *lowerer) bracketAccessor(p ast.Pos, wild bool, index *expr, args []*callArg) ast.Accessor {
 	switch {
 	case wild:
 		return ast.Accessor{Pos: p, Kind: ast.AccessWildcard}
@@ -397,9 +397,24 @@ func (l *lowerer) bracketAccessor(p ast.Pos, wild bool, index *expr, args []*exp
 	}
 	acc := ast.Accessor{Pos: p, Kind: ast.AccessCall, Args: make([]ast.Expr, 0, len(args))}
 	for _, x := range args {
-		acc.Args = append(acc.Args, l.expr(x))
+		acc.Args = append(acc.Args, l.callArg(x))
 	}
 	return acc
+}
+
+// callArg lowers a call's argument; a bare word is its text (mlld's raw
+// argument).
+func (l *lowerer) callArg(a *callArg) ast.Expr {
+	if a.Bare != nil {
+		p := l.pos(a.Pos)
+		first, last := a.Tokens[0], a.Tokens[len(a.Tokens)-1]
+		text := strings.Join(a.Bare, " ")
+		if end := last.Pos.Offset + len(last.Value); first.Pos.Offset >= 0 && end <= len(l.text) && first.Pos.Offset < end {
+			text = l.text[first.Pos.Offset:end]
+		}
+		return &ast.StringLit{Pos: p, Kind: ast.DoubleQuote, Raw: text, Parts: []ast.TemplatePart{&ast.TextPart{Pos: p, Text: text}}}
+	}
+	return l.expr(a.Expr)
 }
 
 func (l *lowerer) array(a *array) *ast.ArrayLit {
@@ -476,6 +491,20 @@ func (l *lowerer) code(c *codeBlock) *ast.CodeExpr {
 	start := open.Pos.Offset + len(open.Value)
 	raw := l.text[start:last.Pos.Offset]
 	head := strings.TrimSuffix(strings.TrimPrefix(open.Value, "|"), "{")
+	var dir *ast.StringLit
+	if i := strings.LastIndexByte(head, ':'); i >= 0 && strings.IndexByte(head[i:], ')') < 0 {
+		// The working directory, read as a command template so that
+		// @references interpolate.
+		text := strings.TrimSpace(head[i+1:])
+		from := len(open.Value) - len(strings.TrimPrefix(open.Value, "|")) + i + 1
+		from += len(head[i+1:]) - len(strings.TrimLeft(head[i+1:], " \t"))
+		sub := &lowerer{src: l.src, base: l.base + open.Pos.Offset + from, text: text}
+		dir = sub.cmdTemplate(text, open.Pos)
+		if sub.err != nil && l.err == nil {
+			l.err = sub.err
+		}
+		head = head[:i]
+	}
 	var args []string
 	if i := strings.IndexByte(head, '('); i >= 0 {
 		for _, a := range strings.Split(strings.Trim(head[i:], "() \t"), ",") {
@@ -486,7 +515,7 @@ func (l *lowerer) code(c *codeBlock) *ast.CodeExpr {
 		head = head[:i]
 	}
 	words := strings.Fields(head)
-	out := &ast.CodeExpr{Pos: l.pos(c.Pos), Lang: "cmd", Code: raw, Args: args}
+	out := &ast.CodeExpr{Pos: l.pos(c.Pos), Lang: "cmd", Code: raw, Args: args, Dir: dir}
 	if len(words) > 0 && words[0] == "run" {
 		out.Run = true
 		words = words[1:]

@@ -344,6 +344,7 @@ func (l *lowerer) exe(e *exeStmt, p ast.Pos) *ast.ExeDirective {
 			return d
 		}
 		d.Body = l.expr(e.Body)
+		delegateParams(d)
 	} else {
 		var outer *bracketExpr
 		d.Body, outer = l.bracketExpr(e.Block)
@@ -413,6 +414,17 @@ func (l *lowerer) importStmt(s *importStmt, p ast.Pos) *ast.ImportDirective {
 		return d
 	}
 	switch {
+	case s.Templates:
+		d.Templates = true
+		d.Path = l.literalPath(s.TPath)
+		d.Namespace = (*s.TAlias)[1:]
+		for _, n := range s.TParams {
+			d.Params = append(d.Params, ast.Param{Pos: p, Name: strings.TrimPrefix(n, "@")})
+		}
+		if len(d.Params) == 0 {
+			l.fail(s.Pos, "Templates import requires parameters", "templates",
+				`name the parameters every template takes: import templates from "./dir" as @tpl(message)`)
+		}
 	case s.Policy != nil:
 		d.Policy = true
 		d.Namespace = (*s.Policy)[1:]
@@ -536,4 +548,32 @@ func (l *lowerer) filter(f *filter) string {
 func isStringLit(x ast.Expr) bool {
 	_, ok := x.(*ast.StringLit)
 	return ok
+}
+
+// delegateParams applies mlld's rule for an exe whose body calls another
+// exe (`exe @f(value) = @g(value) | cmd {…}`): an argument of that call
+// whose text is the name of one of f's parameters passes the parameter.
+func delegateParams(d *ast.ExeDirective) {
+	body := d.Body
+	if pl, ok := body.(*ast.PipelineExpr); ok {
+		body = pl.Source
+	}
+	r, ok := body.(*ast.Ref)
+	if !ok || len(r.Path) == 0 || r.Path[len(r.Path)-1].Kind != ast.AccessCall {
+		return
+	}
+	params := map[string]bool{}
+	for _, p := range d.Params {
+		params[p.Name] = true
+	}
+	args := r.Path[len(r.Path)-1].Args
+	for i, a := range args {
+		lit, ok := a.(*ast.StringLit)
+		if !ok || lit.Kind == ast.SingleQuote || len(lit.Parts) != 1 {
+			continue
+		}
+		if t, ok := lit.Parts[0].(*ast.TextPart); ok && params[t.Text] {
+			args[i] = &ast.Ref{Pos: lit.Pos, Name: t.Text}
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -45,7 +46,18 @@ func (l *lowerer) strParts(s *strLit) *ast.StringLit {
 		}
 		r := &ast.Ref{Pos: p, Name: *tp.Name}
 		for _, f := range tp.Fields {
-			r.Path = append(r.Path, ast.Accessor{Pos: p, Kind: ast.AccessField, Name: f})
+			fp := l.pos(f.Pos)
+			switch {
+			case f.Name != nil:
+				r.Path = append(r.Path, ast.Accessor{Pos: fp, Kind: ast.AccessField, Name: *f.Name})
+			case f.Index != nil:
+				n, _ := strconv.ParseFloat(*f.Index, 64)
+				r.Path = append(r.Path, ast.Accessor{Pos: fp, Kind: ast.AccessIndex, Index: &ast.NumberLit{Pos: fp, Value: n, Raw: *f.Index}})
+			case f.Key != nil:
+				key := (*f.Key)[1 : len(*f.Key)-1]
+				r.Path = append(r.Path, ast.Accessor{Pos: fp, Kind: ast.AccessIndex, Index: &ast.StringLit{Pos: fp, Kind: ast.DoubleQuote,
+					Parts: []ast.TemplatePart{&ast.TextPart{Pos: fp, Text: key}}}})
+			}
 		}
 		lit.Parts = append(lit.Parts, &ast.InterpPart{Pos: p, Value: r})
 	}
@@ -129,9 +141,15 @@ func (l *lowerer) interp(in *interp) *ast.InterpPart {
 			r.Path = append(r.Path, l.bracketAccessor(ap, a.Wild, a.Index, a.Args))
 		}
 	}
-	out := &ast.InterpPart{Pos: p, Value: r, OmitFalsy: in.Omit || in.Cond}
-	if in.Cond {
+	out := &ast.InterpPart{Pos: p, Value: r, OmitFalsy: in.Omit || in.Cond || in.CondDQ}
+	if off := in.Pos.Offset; off > 0 && off <= len(l.text) && isAlnum(l.text[off-1]) {
+		out.AfterWord = true
+	}
+	switch {
+	case in.Cond:
 		out.Snippet = l.parts(in.Snippet, func(s string) string { return s[1:] })
+	case in.CondDQ:
+		out.Snippet = l.parts(in.Fragment, unescapeDouble)
 	}
 	if in.Fallback != nil {
 		out.Fallback = l.primary(in.Fallback)

@@ -140,7 +140,7 @@ func TestTemplateInterpolation(t *testing.T) {
 			kinds = append(kinds, s)
 		}
 	}
-	require.Equal(t, []string{"text:Hi ", "ref:name", "text:. ", "ref:x", "text:-y @ a@b.c ", "ref:v?", "text: ", "ref:w??", "text: ", "ref:s"}, kinds)
+	require.Equal(t, []string{"text:Hi ", "ref:name", "text:. ", "ref:x", "text:-y @ a", "ref:b", "text: ", "ref:v?", "text: ", "ref:w??", "text: ", "ref:s"}, kinds)
 	single := parseStrict(t, "var @x = 'no @interp'").Body[0].(*ast.VarDirective).Value.(*ast.StringLit)
 	require.Equal(t, ast.SingleQuote, single.Kind)
 	require.Equal(t, "no @interp", single.Parts[0].(*ast.TextPart).Text)
@@ -298,6 +298,8 @@ func TestErrors(t *testing.T) {
 		{"cmd background", "run cmd {sleep 1 &}", ast.Strict, 1, 18, "Background execution"},
 		{"allow takes star", "guard @g before secret = when [ @x => allow * => deny \"x\" ]", ast.Strict, 1, 45, "bare allow followed by *"},
 		{"stray /end in :: template", "var @m = ::\n/for @x in @a\n@x\n", ast.Strict, 1, 10, "Unterminated :: template"},
+		{"dotted for key", "var @p = for @k.path, @v in @o => @v", ast.Strict, 1, 14, `Cannot access field "path" on loop key "@k"`},
+		{"templates import needs params", `import templates from "./t" as @t`, ast.Strict, 1, 8, "Templates import requires parameters"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -50,13 +50,13 @@ func TestColonTemplatesDropFormattingNewlines(t *testing.T) {
 
 func TestDoubleAtIsAnEscape(t *testing.T) {
 	for src, want := range map[string]string{
-		"show `a@@b`":            "a@b",
-		"show \"mail a@b.c\"":    "mail a@b.c",
-		"show ::x@@y::":          "x@y",
-		"run cmd {echo a@@b}":    "echo a@b",
-		"show `@@name and @@`":   "@name and @",
-		"show \"a@@\"":           "a@",
-		"show `user@example@@x`": "user@example@x",
+		"show `a@@b`":              "a@b",
+		"show \"mail a@@b.c\"":     "mail a@b.c",
+		"show ::x@@y::":            "x@y",
+		"run cmd {echo a@@b}":      "echo a@b",
+		"show `@@name and @@`":     "@name and @",
+		"show \"a@@\"":             "a@",
+		"show `user\\@example@@x`": "user@example@x",
 	} {
 		doc := parseStrict(t, src)
 		var lit *ast.StringLit

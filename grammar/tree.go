@@ -149,16 +149,22 @@ type importStmt struct {
 	Pos lexer.Position
 	// Kind is mlld's import type (`import static <x> as @ns`); local
 	// modules load the same way whichever is named.
-	Kind   *string       `parser:"@('module'|'static'|'live'|'local')?"`
-	Policy *string       `parser:"(  'policy' @AtIdent 'from'"`
-	PPath  *primary      `parser:"   @@"`
-	Guards bool          `parser:" | @'guards' 'from'"`
-	GPath  *primary      `parser:"   @@"`
-	All    bool          `parser:" | '{' ( @'*'"`
-	Names  []*importName `parser:"       | @@ ( ',' @@ )* ','? ) '}' 'from'"`
-	LPath  *primary      `parser:"   @@"`
-	Path   *primary      `parser:" | @@"`
-	Alias  *string       `parser:"   ( 'as' @AtIdent )? )"`
+	Kind *string `parser:"@('module'|'static'|'live'|'local')?"`
+	// Templates is `import templates from "dir" as @name(params)`: a
+	// directory of template files imported as a collection of exes.
+	Templates bool          `parser:"(  @'templates' 'from'"`
+	TPath     *primary      `parser:"   @@ 'as'"`
+	TAlias    *string       `parser:"   @AtIdent"`
+	TParams   []string      `parser:"   ( CallOpen ( @(Ident|AtIdent) ( ',' @(Ident|AtIdent) )* )? ')' )?"`
+	Policy    *string       `parser:" | 'policy' @AtIdent 'from'"`
+	PPath     *primary      `parser:"   @@"`
+	Guards    bool          `parser:" | @'guards' 'from'"`
+	GPath     *primary      `parser:"   @@"`
+	All       bool          `parser:" | '{' ( @'*'"`
+	Names     []*importName `parser:"       | @@ ( ',' @@ )* ','? ) '}' 'from'"`
+	LPath     *primary      `parser:"   @@"`
+	Path      *primary      `parser:" | @@"`
+	Alias     *string       `parser:"   ( 'as' @AtIdent )? )"`
 }
 
 type exportStmt struct {
@@ -298,6 +304,7 @@ type forBody struct {
 	Cap      *expr    `parser:"  ( '(' @@?"`
 	Pace     *string  `parser:"    ( ',' @Number @Ident? )? ')' )? )?"`
 	First    string   `parser:"@AtIdent"`
+	Path     []string `parser:"( '.' @Ident )*"`
 	Second   *string  `parser:"( ',' @AtIdent )?"`
 	Source   *expr    `parser:"'in' @@"`
 	Filter   *expr    `parser:"( 'when' @@ )?"`
@@ -480,8 +487,17 @@ type askX struct {
 
 type bareCall struct {
 	Pos  lexer.Position
-	Name name    `parser:"@@ '('"`
-	Args []*expr `parser:"( @@ ( ',' @@ )* ','? )? ')'"`
+	Name name       `parser:"@@ '('"`
+	Args []*callArg `parser:"( @@ ( ',' @@ )* ','? )? ')'"`
+}
+
+// callArg is one argument of a call: an expression, or, as in mlld, a
+// bare word (`@f(value)`), which is that text.
+type callArg struct {
+	Pos    lexer.Position
+	Expr   *expr    `parser:"  @@"`
+	Bare   []string `parser:"| @Ident @(Ident|Number)* (?= ',' | ')' | TRParen)"`
+	Tokens []lexer.Token
 }
 
 // name is the name of a bare call or a label: any identifier but when
@@ -508,16 +524,16 @@ type ref struct {
 
 type accessor struct {
 	Pos      lexer.Position
-	Optional bool    `parser:"(   ( @'?.' | '.' )"`
-	Field    *string `parser:"    @(Ident|Number)"`
-	Wild     bool    `parser:"  | ( IndexOpen | TLBrack ) ( @'*'"`
-	Index    *expr   `parser:"    | @@"`
-	Colon    bool    `parser:"      ( @':'"`
-	End      *expr   `parser:"        @@? )?"`
-	Lead     bool    `parser:"    | @':'"`
-	LeadEnd  *expr   `parser:"      @@? ) ']'"`
-	Call     bool    `parser:"  | @( CallOpen | TLParen )"`
-	Args     []*expr `parser:"    ( @@ ( ',' @@ )* ','? )? ')' )"`
+	Optional bool       `parser:"(   ( @'?.' | '.' )"`
+	Field    *string    `parser:"    @(Ident|Number)"`
+	Wild     bool       `parser:"  | ( IndexOpen | TLBrack ) ( @'*'"`
+	Index    *expr      `parser:"    | @@"`
+	Colon    bool       `parser:"      ( @':'"`
+	End      *expr      `parser:"        @@? )?"`
+	Lead     bool       `parser:"    | @':'"`
+	LeadEnd  *expr      `parser:"      @@? ) ']'"`
+	Call     bool       `parser:"  | @( CallOpen | TLParen )"`
+	Args     []*callArg `parser:"    ( @@ ( ',' @@ )* ','? )? ')' )"`
 }
 
 type arrayItem struct {
@@ -613,24 +629,35 @@ type interp struct {
 	Path     []*tplAccessor `parser:"@@*"`
 	Cond     bool           `parser:"( @CondOpen"`
 	Snippet  []*part        `parser:"  @@* BTClose"`
+	CondDQ   bool           `parser:"| @CondDQOpen"`
+	Fragment []*part        `parser:"  @@* DQClose"`
 	Omit     bool           `parser:"| @TOmit"`
 	Fallback *primary       `parser:"| TFallback @@ )?"`
 }
 
 type tplAccessor struct {
 	Pos   lexer.Position
-	Field *string `parser:"  @TField"`
-	Wild  bool    `parser:"| TLBrack @'*' TRBrack"`
-	Index *expr   `parser:"| TLBrack @@ TRBrack"`
-	Call  bool    `parser:"| @TLParen"`
-	Args  []*expr `parser:"  ( @@ ( ',' @@ )* )? TRParen"`
+	Field *string    `parser:"  @TField"`
+	Wild  bool       `parser:"| TLBrack @'*' TRBrack"`
+	Index *expr      `parser:"| TLBrack @@ TRBrack"`
+	Call  bool       `parser:"| @TLParen"`
+	Args  []*callArg `parser:"  ( @@ ( ',' @@ )* )? TRParen"`
 }
 
 type tpart struct {
 	Pos    lexer.Position
-	Text   *string  `parser:"  @Text"`
-	Name   *string  `parser:"| MOpen @Ident"`
-	Fields []string `parser:"  ( MDot @Ident )* MClose"`
+	Text   *string   `parser:"  @Text"`
+	Name   *string   `parser:"| MOpen @Ident"`
+	Fields []*mfield `parser:"  @@* MClose"`
+}
+
+// mfield is one accessor of a {{name…}}: `.field`, `.0`, `[0]` or
+// `["key"]`.
+type mfield struct {
+	Pos   lexer.Position
+	Name  *string `parser:"  MDot @(Ident|Number)"`
+	Index *string `parser:"| MLBrack @Number MRBrack"`
+	Key   *string `parser:"| MLBrack @MKey MRBrack"`
 }
 
 // cmdTemplate is the body of a cmd/run block read as a template.

@@ -2,6 +2,8 @@ package interp
 
 import (
 	"errors"
+	"os"
+	"path"
 	"strings"
 	"sync"
 
@@ -72,7 +74,7 @@ func jsValue(v *value.Variable) any {
 	if c, ok := loadedForCode(v); ok {
 		return c
 	}
-	if v.Text != nil && isStructured(v.Data) {
+	if v.Text != nil && isStructured(v.Data) && v.Source != sourceOutput {
 		return *v.Text
 	}
 	if _, ok := v.Data.(value.Undefined); ok {
@@ -104,6 +106,11 @@ func (in *interp) runCode(e *env, c *ast.CodeExpr, stdin *value.Variable) (*valu
 	var err error
 	switch lang {
 	case "js", "javascript", "node":
+		// The embedded engine has no process or file system, so a
+		// working directory changes nothing; it is still checked.
+		if _, err := in.workingDir(e, c); err != nil {
+			return nil, err
+		}
 		res, err = in.runJSChannel(e, c)
 	case "cmd", "", "run":
 		lang = "cmd"
@@ -253,6 +260,8 @@ func (in *interp) runJS(e *env, c *ast.CodeExpr) (*value.Variable, error) {
 	res := value.New(out)
 	if s, ok := out.(string); ok {
 		res = textOutput(s)
+		// A string a block returned stays a string for the next block.
+		res.Source = ""
 	}
 	if mx != nil {
 		// The code can read anything `mx` holds (a stage input, a
@@ -298,6 +307,12 @@ type preparedCommand struct {
 	// values (the exe's parameters, one of which may be stdin): files
 	// the command writes carry it too (see runShellTracked).
 	ambient taint.Descriptor
+	// dir is the working directory the command's header names ("" for
+	// the base directory).
+	dir string
+	// args are the variables the header names (`cmd(@a) { … }`), given
+	// to the command as environment variables ($a), as in mlld.
+	args map[string]string
 }
 
 // text is the command as the shell will see it, values inlined (the input
@@ -330,6 +345,23 @@ func (pc *preparedCommand) parts() []policy.CommandPart {
 
 func (in *interp) prepareCommand(e *env, c *ast.CodeExpr) (*preparedCommand, error) {
 	pc := &preparedCommand{}
+	dir, err := in.workingDir(e, c)
+	if err != nil {
+		return nil, err
+	}
+	pc.dir = dir
+	for _, name := range c.Args {
+		v, ok := e.lookup(name)
+		if !ok {
+			return nil, newError(KindVariable, c.Pos, "define the variable before passing it to the block",
+				"Variable not found: %s", name)
+		}
+		if pc.args == nil {
+			pc.args = map[string]string{}
+		}
+		pc.args[name] = rawText(v)
+		pc.desc = pc.desc.Merge(v.Security)
+	}
 	if c.Command == nil {
 		pc.segs = append(pc.segs, code.Segment{Literal: c.Code})
 		return pc, nil
@@ -370,7 +402,10 @@ func (in *interp) runPrepared(pc *preparedCommand, stdin *string) (*value.Variab
 		return nil, err
 	}
 	script, envVars := code.BuildCommand(pc.segs)
-	req := code.ShellRequest{Lang: "cmd", Script: script, Env: envVars}
+	for name, val := range pc.args {
+		envVars[name] = val
+	}
+	req := code.ShellRequest{Lang: "cmd", Script: script, Env: envVars, Dir: pc.dir}
 	if stdin != nil {
 		req.Stdin, req.HasStdin = *stdin, true
 	}
@@ -403,7 +438,11 @@ func (in *interp) runShellBlock(e *env, c *ast.CodeExpr, stdin *string) (*value.
 	for _, p := range e.params {
 		envVars[p.name] = rawText(p.val)
 	}
-	req := code.ShellRequest{Lang: c.Lang, Script: c.Code, Env: envVars}
+	dir, err := in.workingDir(e, c)
+	if err != nil {
+		return nil, err
+	}
+	req := code.ShellRequest{Lang: c.Lang, Script: c.Code, Env: envVars, Dir: dir}
 	if stdin != nil {
 		req.Stdin, req.HasStdin = *stdin, true
 	}
@@ -414,4 +453,41 @@ func (in *interp) runShellBlock(e *env, c *ast.CodeExpr, stdin *string) (*value.
 	res := textOutput(out)
 	res.Security = stored
 	return res, nil
+}
+
+// workingDir resolves the working directory a code block's header names
+// (`cmd:/tmp { … }`, `sh:@dir { … }`), as mlld does: "" (none) when there
+// is none or it is empty or "."; `~` and `~/…` are the home directory;
+// anything else must be an absolute path to an existing directory.
+func (in *interp) workingDir(e *env, c *ast.CodeExpr) (string, error) {
+	if c.Dir == nil {
+		return "", nil
+	}
+	v, err := in.evalString(e, c.Dir)
+	if err != nil {
+		return "", err
+	}
+	dir := strings.TrimSpace(rawText(v))
+	if dir == "" || dir == "." {
+		return "", nil
+	}
+	if dir == "~" || strings.HasPrefix(dir, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", newError(KindCommand, c.Pos, "set HOME, or name an absolute directory", "Working directory %s: no home directory: %v", dir, err)
+		}
+		dir = path.Join(home, strings.TrimPrefix(dir, "~"))
+	}
+	if !path.IsAbs(dir) {
+		return "", newError(KindCommand, c.Pos, "name an absolute directory such as /tmp, or ~", "Working directory must start with \"/\": %s", dir)
+	}
+	dir = path.Clean(dir)
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return "", newError(KindCommand, c.Pos, "create it first, or name an existing directory", "Working directory does not exist: %s", dir)
+	case !st.IsDir():
+		return "", newError(KindCommand, c.Pos, "name a directory", "Working directory must be a directory: %s", dir)
+	}
+	return dir, nil
 }

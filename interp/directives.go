@@ -131,11 +131,17 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 	case *ast.PolicyDirective:
 		return undefined(), in.execPolicy(e, d)
 	case *ast.LetStmt:
+		if err := letMayBind(e, d); err != nil {
+			return nil, err
+		}
 		v, err := in.evalExpr(e, d.Value)
 		if err != nil {
 			return nil, atPos(err, KindUnexpected, d.Pos)
 		}
 		e.sc.vars[d.Name] = v
+		if e.sc != e.mod.root {
+			e.sc.vars[letMark+d.Name] = nil
+		}
 		return undefined(), nil
 	case *ast.AugmentStmt:
 		return undefined(), in.execAugment(e, d)
@@ -160,6 +166,38 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 		return v, nil
 	}
 	return nil, newError(KindUnexpected, d.Position(), "", "unsupported directive %T", d)
+}
+
+// letMark prefixes the key under which a block scope records that it
+// bound a name with let; no variable name can start with it.
+const letMark = "\x00let:"
+
+// letMayBind reports an error when a let would shadow a variable that
+// was not itself bound by let: as in mlld, a block may rebind its own or
+// an enclosing block's let names, and an imported name, but not a var,
+// an exe's parameter or a for loop's variable, except inside a when
+// expression.
+func letMayBind(e *env, d *ast.LetStmt) error {
+	_, owner := e.sc.lookup(d.Name)
+	if owner == nil {
+		return nil
+	}
+	for c := e.sc; c != owner; c = c.parent {
+		if _, ok := c.vars[whenExprMark]; ok {
+			// Inside a when expression let may shadow anything.
+			return nil
+		}
+	}
+	if owner == e.mod.root {
+		if e.mod.imported[d.Name] || e.sc == e.mod.root {
+			return nil
+		}
+		return redefinitionError(d.Name, d.Pos)
+	}
+	if _, isLet := owner.vars[letMark+d.Name]; isLet {
+		return nil
+	}
+	return redefinitionError(d.Name, d.Pos)
 }
 
 func redefinitionError(name string, pos ast.Pos) error {
@@ -193,6 +231,12 @@ func (in *interp) execVar(e *env, d *ast.VarDirective) error {
 	if isSkip(v) {
 		v = undefined()
 	}
+	deferTemplate(e, d.Value, v)
+	if _, undef := v.Data.(value.Undefined); undef && isOperatorExpr(d.Value) {
+		// mlld stores an operator expression's undefined result as the
+		// text "undefined" (`var @x = @a && @b` with neither defined).
+		v = derived("undefined", v)
+	}
 	labelled, err := in.declaredLabels(v, d.Labels, d.Pos)
 	if err != nil {
 		return err
@@ -210,6 +254,16 @@ func (in *interp) execVar(e *env, d *ast.VarDirective) error {
 		}
 	}
 	return in.define(e, d.Name, stored, d.Pos)
+}
+
+// isOperatorExpr reports whether x is a unary, binary or ternary
+// expression.
+func isOperatorExpr(x ast.Expr) bool {
+	switch x.(type) {
+	case *ast.UnaryExpr, *ast.BinaryExpr, *ast.TernaryExpr:
+		return true
+	}
+	return false
 }
 
 // firstInput is the body of an operation whose result is its (possibly

@@ -280,8 +280,7 @@ func (in *interp) runExeBody(ce *env, x *exe, stdin *value.Variable) (*value.Var
 		}
 		return in.runCode(ce, b, stdin)
 	case *ast.WhenExpr:
-		res, _, _, err := in.evalWhen(ce, b, false)
-		return res, err
+		return in.evalWhenExpr(ce, b)
 	case *ast.BlockExpr:
 		res, _, err := in.runBlock(ce, b, false)
 		return res, err

@@ -2,6 +2,8 @@ package interp
 
 import (
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/value"
@@ -37,16 +39,15 @@ func (in *interp) evalExpr(e *env, x ast.Expr) (*value.Variable, error) {
 			return nil, err
 		}
 		if c {
-			return in.evalExpr(e, x.Then)
+			return in.evalExpr(operandEnv(e, x.Then), x.Then)
 		}
-		return in.evalExpr(e, x.Else)
+		return in.evalExpr(operandEnv(e, x.Else), x.Else)
 	case *ast.CodeExpr:
 		return in.runCode(e, x, nil)
 	case *ast.PipelineExpr:
 		return in.evalPipeline(e, x)
 	case *ast.WhenExpr:
-		v, _, _, err := in.evalWhen(e, x, false)
-		return v, err
+		return in.evalWhenExpr(e, x)
 	case *ast.ForExpr:
 		return in.evalFor(e, x, true)
 	case *ast.ForeachExpr:
@@ -192,8 +193,24 @@ func (in *interp) evalObject(e *env, x *ast.ObjectLit) (*value.Variable, error) 
 	return res, nil
 }
 
+// operandEnv is the environment an operator's operand is evaluated in.
+// As in mlld, a variable that does not exist is undefined inside an
+// expression (`@a && @b`, `!@a`, `@a == 1`, a ternary's branches) rather
+// than an error; only a bare reference (`var @x = @a`) must exist. Calling
+// an exe that does not exist stays an error.
+func operandEnv(e *env, x ast.Expr) *env {
+	if r, ok := x.(*ast.Ref); ok {
+		for _, a := range r.Path {
+			if a.Kind == ast.AccessCall {
+				return e
+			}
+		}
+	}
+	return e.withLenient(true)
+}
+
 func (in *interp) evalUnary(e *env, x *ast.UnaryExpr) (*value.Variable, error) {
-	v, err := in.evalExpr(e, x.X)
+	v, err := in.evalExpr(operandEnv(e, x.X), x.X)
 	if err != nil {
 		return nil, err
 	}
@@ -201,13 +218,37 @@ func (in *interp) evalUnary(e *env, x *ast.UnaryExpr) (*value.Variable, error) {
 	case "!":
 		return derived(!value.Truthy(v.Data), v), nil
 	case "-":
-		n, ok := toNumber(v.Data)
-		if !ok {
-			return nil, newError(KindType, x.Pos, "", "cannot negate a %s", typeName(v.Data))
-		}
-		return derived(-n, v), nil
+		return derived(-jsNumber(v.Data), v), nil
 	}
 	return nil, newError(KindUnexpected, x.Pos, "", "unknown operator %s", x.Op)
+}
+
+// jsNumber is JavaScript's Number(d), which mlld's operators use.
+func jsNumber(d any) float64 {
+	switch n := d.(type) {
+	case nil:
+		return 0
+	case string:
+		t := strings.TrimSpace(n)
+		if t == "" {
+			return 0
+		}
+		if len(t) > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X' || t[1] == 'o' || t[1] == 'O' || t[1] == 'b' || t[1] == 'B') {
+			base := map[byte]int{'x': 16, 'o': 8, 'b': 2}[t[1]|0x20]
+			if u, err := strconv.ParseUint(t[2:], base, 64); err == nil {
+				return float64(u)
+			}
+			return math.NaN()
+		}
+		if f, ok := value.ParseNumber(t); ok {
+			return f
+		}
+		return math.NaN()
+	}
+	if f, ok := toNumber(d); ok {
+		return f
+	}
+	return math.NaN()
 }
 
 func toNumber(d any) (float64, bool) {
@@ -228,7 +269,7 @@ func toNumber(d any) (float64, bool) {
 func (in *interp) evalBinary(e *env, x *ast.BinaryExpr) (*value.Variable, error) {
 	switch x.Op {
 	case "&&", "||", "??":
-		l, err := in.evalExpr(e, x.Left)
+		l, err := in.evalExpr(operandEnv(e, x.Left), x.Left)
 		if err != nil {
 			return nil, err
 		}
@@ -246,13 +287,13 @@ func (in *interp) evalBinary(e *env, x *ast.BinaryExpr) (*value.Variable, error)
 				return l, nil
 			}
 		}
-		return in.evalExpr(e, x.Right)
+		return in.evalExpr(operandEnv(e, x.Right), x.Right)
 	}
-	l, err := in.evalExpr(e, x.Left)
+	l, err := in.evalExpr(operandEnv(e, x.Left), x.Left)
 	if err != nil {
 		return nil, err
 	}
-	r, err := in.evalExpr(e, x.Right)
+	r, err := in.evalExpr(operandEnv(e, x.Right), x.Right)
 	if err != nil {
 		return nil, err
 	}
@@ -289,25 +330,17 @@ func (in *interp) binaryOp(op string, l, r *value.Variable, pos ast.Pos) (*value
 		}
 		return derived(b, l, r), nil
 	case "+", "-", "*", "/", "%":
-		ln, lok := l.Data.(float64)
-		rn, rok := r.Data.(float64)
-		if !lok || !rok {
-			if op == "+" {
-				if _, ls := l.Data.(string); ls {
-					return nil, newError(KindType, pos, "write `@a@b` in a template instead",
-						"String concatenation with + is not supported. Use template strings instead.")
-				}
-				if _, rs := r.Data.(string); rs {
-					return nil, newError(KindType, pos, "write `@a@b` in a template instead",
-						"String concatenation with + is not supported. Use template strings instead.")
-				}
-			}
-			var okL, okR bool
-			ln, okL = toNumber(l.Data)
-			rn, okR = toNumber(r.Data)
-			if !okL || !okR {
-				return nil, newError(KindType, pos, "arithmetic needs two numbers",
-					"Cannot apply %s to %s and %s", op, typeName(l.Data), typeName(r.Data))
+		// JavaScript arithmetic, as in mlld: operands become numbers
+		// (null is 0, a non-numeric string, undefined, an array or an
+		// object is NaN), except that + of two strings that are not
+		// numbers is an error rather than concatenation.
+		ln, rn := jsNumber(l.Data), jsNumber(r.Data)
+		if op == "+" && math.IsNaN(ln) && math.IsNaN(rn) {
+			_, ls := l.Data.(string)
+			_, rs := r.Data.(string)
+			if ls && rs {
+				return nil, newError(KindType, pos, "write `@a@b` in a template instead",
+					"String concatenation with + is not supported. Use template strings instead.")
 			}
 		}
 		var n float64

@@ -393,7 +393,7 @@ func collectMeta(metas []*value.Object, n int, v *value.Variable) []*value.Objec
 // interpText is a value as a template interpolates it; the files of a glob
 // interpolate as their texts, joined by blank lines.
 func interpText(v *value.Variable) string {
-	if v.Source == sourceGlob && v.Text != nil {
+	if (v.Source == sourceGlob || v.Source == sourceJSON) && v.Text != nil {
 		return *v.Text
 	}
 	if v.Meta != nil && isStructured(v.Data) {

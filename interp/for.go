@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"strings"
+
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/value"
 	"github.com/guardrun/guardrun/taint"
@@ -134,6 +136,11 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 		fi.item.Security = itemSec
 		fi.item.Meta = itemMetaAt(src, i)
 		fe.sc.vars[f.Var] = &fi.item
+		if len(f.VarPath) > 0 {
+			if err := checkBindingPath(f, it.val, it.keyValue()); err != nil {
+				return nil, err
+			}
+		}
 		if f.Key != "" {
 			fe.sc.vars[f.Key] = derived(it.keyValue(), src)
 		}
@@ -256,4 +263,24 @@ func (in *interp) evalForeach(e *env, f *ast.ForeachExpr) (*value.Variable, erro
 	}
 	res.Data = out
 	return res, nil
+}
+
+// checkBindingPath checks a dotted binding, `for @item.path in @items`:
+// as in mlld, @item is the whole element, and the element must have the
+// field path (an error names the binding and the element's key).
+func checkBindingPath(f *ast.ForExpr, item, key any) error {
+	cur := structuredData(item)
+	for _, name := range f.VarPath {
+		o, ok := cur.(*value.Object)
+		var v any
+		if ok {
+			v, ok = o.Get(name)
+		}
+		if !ok {
+			return newError(KindVariable, f.Pos, "bind the element alone (for @"+f.Var+" in …) or give every element the field",
+				"Field %q not found in object in for binding @%s.%s (key %s)", name, f.Var, strings.Join(f.VarPath, "."), value.Text(key))
+		}
+		cur = structuredData(v)
+	}
+	return nil
 }

@@ -15,6 +15,9 @@ func (in *interp) execImport(e *env, d *ast.ImportDirective) error {
 	if d.Policy {
 		return in.importPolicy(e, d)
 	}
+	if d.Templates {
+		return in.importTemplates(e, d)
+	}
 	file, isDir := in.openImport(e, d)
 	if isDir {
 		return in.importDirectory(e, d)
@@ -34,6 +37,7 @@ func (in *interp) execImport(e *env, d *ast.ImportDirective) error {
 	case d.Namespace != "":
 		o := value.NewObject()
 		ns := value.New(o)
+		ns.Namespace = d.Path
 		for _, name := range mod.exportNames() {
 			v := exports[name]
 			o.Set(name, v.Data)
@@ -219,4 +223,21 @@ func slashStyle(src string) bool {
 		}
 	}
 	return true
+}
+
+// namespaceField checks the first field r reads of ns, a namespace
+// import: as in mlld, a name the module does not export is an error where
+// the reference is read directly (show, var, arguments); a template
+// interpolates it as null, and a condition finds it undefined.
+func namespaceField(ns *value.Variable, r *ast.Ref) error {
+	o, ok := ns.Data.(*value.Object)
+	if !ok || len(r.Path) == 0 || r.Path[0].Kind != ast.AccessField {
+		return nil
+	}
+	name := r.Path[0].Name
+	if _, ok := o.Get(name); ok || name == "mx" {
+		return nil
+	}
+	return newError(KindVariable, r.Path[0].Pos, "export it from the module, or use one of its exports",
+		"Namespace @%s does not export %q. Available exports: %s. Imported from %s.", r.Name, name, strings.Join(o.Keys, ", "), ns.Namespace)
 }

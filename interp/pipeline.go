@@ -619,7 +619,7 @@ func (in *interp) runParallel(e *env, s *ast.Stage, fr *pipeFrame) (*value.Varia
 			continue
 		}
 		res.Security = res.Security.Merge(v.Security)
-		results = append(results, v.Data)
+		results = append(results, parallelItem(v))
 	}
 	in.lastErrors = errs
 	text := value.ToJSON(results, false)
@@ -634,4 +634,17 @@ func errorMessage(err error) string {
 		return ie.Message
 	}
 	return fmt.Sprint(err)
+}
+
+// parallelItem is a parallel branch's result as the group's array holds
+// it: as in mlld, a branch's output is text, read back as data only when
+// it is a JSON object or array (a number 6 becomes "6").
+func parallelItem(v *value.Variable) any {
+	switch d := v.Data.(type) {
+	case float64, bool:
+		return rawText(v)
+	case nil:
+		return d
+	}
+	return v.Data
 }

@@ -42,6 +42,11 @@ func (in *interp) evalRef(e *env, r *ast.Ref) (*value.Variable, error) {
 		}
 	}
 	root, ok := e.lookup(r.Name)
+	if ok && root.Namespace != "" && !e.lenient {
+		if err := namespaceField(root, r); err != nil {
+			return nil, err
+		}
+	}
 	return in.evalRefRoot(e, r, root, ok)
 }
 
@@ -95,6 +100,12 @@ func (in *interp) evalMxField(e *env, r *ast.Ref) (*value.Variable, bool, error)
 // stage (pipelineIndex): callers that had to look the root up anyway
 // (evalArgs, interpolate) spare the second lookup.
 func (in *interp) evalRefRoot(e *env, r *ast.Ref, root *value.Variable, ok bool) (*value.Variable, error) {
+	if ok && root.Deferred != nil {
+		var err error
+		if root, err = in.renderDeferred(e, root); err != nil {
+			return nil, err
+		}
+	}
 	if ok && r.Name == "mx" && len(r.Path) > 0 && r.Path[0].Kind == ast.AccessField && r.Path[0].Name == "guard" {
 		if !e.in.mx.InGuard() {
 			return nil, newError(KindVariable, r.Pos, "@mx.guard exists only inside guards and denied handlers",
@@ -486,7 +497,15 @@ func (in *interp) transform(name string, input any, args []any, pos ast.Pos, fro
 			return nil, err
 		}
 	}
-	return derived(out, from...), nil
+	res := derived(out, from...)
+	if s, ok := out.(string); ok && name == "json" {
+		// As in mlld, @json's result is structured: its text, and its data
+		// where a command interpolates it (as compact JSON).
+		if t := textOutput(s); t.Text != nil {
+			res.Data, res.Text, res.Source = t.Data, t.Text, sourceJSON
+		}
+	}
+	return res, nil
 }
 
 // refText reconstructs how a reference was written, for undefined

@@ -100,6 +100,9 @@ func runScriptCase(t *testing.T, c scriptCase) {
 	}
 	for name, content := range c.sections {
 		if rel, ok := strings.CutPrefix(name, "file "); ok {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755); err != nil {
+				t.Fatal(err)
+			}
 			if err := os.WriteFile(filepath.Join(dir, rel), []byte(content+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +115,7 @@ func runScriptCase(t *testing.T, c scriptCase) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	res, err := interp.Run(ctx, doc, interp.Options{Dir: dir, Parse: grammar.Parse})
+	res, err := interp.Run(ctx, doc, interp.Options{Dir: dir, Parse: grammar.Parse, ParseTemplate: grammar.ParseTemplate})
 	if want, ok := c.sections["error"]; ok {
 		if err == nil {
 			t.Fatalf("want error containing %q, run succeeded with document %q", want, res.Document)

@@ -75,6 +75,10 @@ func (in *interp) renderParts(e *env, kind ast.QuoteKind, parts []ast.TemplatePa
 				return err
 			}
 			if literal != "" {
+				if kind == ast.TripleColon {
+					// An undefined {{name}} stays as written.
+					literal = "{{" + strings.TrimPrefix(literal, "@") + "}}"
+				}
 				if err := in.stringFits(p.Pos, "the template", b.Len(), len(literal)); err != nil {
 					return err
 				}
@@ -219,4 +223,37 @@ func rootRef(x ast.Expr) *ast.Ref {
 		return rootRef(x.Source)
 	}
 	return nil
+}
+
+// deferTemplate marks v, the value of `var @name = :::…:::` (x), to be
+// rendered again where it is read when one of the {{names}} it uses is not
+// defined yet: mlld keeps a ::: template unrendered until it is used, so
+// an importer can define what a module's template interpolates.
+func deferTemplate(e *env, x ast.Expr, v *value.Variable) {
+	lit, ok := x.(*ast.StringLit)
+	if !ok || lit.Kind != ast.TripleColon {
+		return
+	}
+	for _, part := range lit.Parts {
+		if p, ok := part.(*ast.InterpPart); ok {
+			if r := rootRef(p.Value); r != nil && !e.resolvable(r.Name) {
+				v.Deferred = lit
+				return
+			}
+		}
+	}
+}
+
+// renderDeferred renders a deferred template variable (deferTemplate) in
+// e, the environment that reads it.
+func (in *interp) renderDeferred(e *env, v *value.Variable) (*value.Variable, error) {
+	lit := v.Deferred.(*ast.StringLit)
+	r, err := in.evalString(e, lit)
+	if err != nil {
+		return nil, err
+	}
+	c := *v
+	c.Data, c.Deferred = r.Data, nil
+	c.Security = c.Security.Merge(r.Security)
+	return &c, nil
 }

@@ -116,6 +116,14 @@ func (in *interp) displayText(v *value.Variable) string {
 
 const sourceParallel = "parallel"
 
+// sourceJSON marks @json's result: templates show its text (pretty JSON),
+// commands get its data as compact JSON.
+const sourceJSON = "json"
+
+// sourceOutput marks a command's output that parsed as JSON: as in mlld,
+// a js or node block receives it parsed (a loaded file's text stays text).
+const sourceOutput = "output"
+
 // textOutput wraps the text output of a command or code block. Output that
 // holds a JSON object or array keeps its text but exposes the parsed data,
 // so fields can be read and templates see the structure.
@@ -125,6 +133,7 @@ func textOutput(s string) *value.Variable {
 		if parsed, err := value.ParseJSON(t); err == nil && isStructured(parsed) {
 			v := value.New(parsed)
 			v.Text = &s
+			v.Source = sourceOutput
 			return v
 		}
 	}

@@ -10,7 +10,25 @@ import (
 // action produced a value (an expression, or a block that returned), which
 // inside an exe block is an early return.
 func (in *interp) evalWhen(e *env, w *ast.WhenExpr, stmt bool) (v *value.Variable, matched, isValue bool, err error) {
+	return in.evalWhenIn(e, w, stmt, false)
+}
+
+// whenExprMark is the key under which the scope of a when expression
+// (a value: `var @r = when […]`, an exe's when body) records that it is
+// one: let may shadow any variable inside it (mlld's allowLetShadowing).
+const whenExprMark = "\x00when-expression"
+
+// evalWhenExpr evaluates a when expression (see whenExprMark).
+func (in *interp) evalWhenExpr(e *env, w *ast.WhenExpr) (*value.Variable, error) {
+	v, _, _, err := in.evalWhenIn(e, w, false, true)
+	return v, err
+}
+
+func (in *interp) evalWhenIn(e *env, w *ast.WhenExpr, stmt, expr bool) (v *value.Variable, matched, isValue bool, err error) {
 	we := e.child()
+	if expr {
+		we.sc.vars[whenExprMark] = nil
+	}
 	var subject *value.Variable
 	if w.Subject != nil {
 		subject, err = in.evalExpr(we.withLenient(true), w.Subject)

@@ -92,7 +92,7 @@ var slabMin = [nSlabs]uint64{
 	slabPtrBinaryExpr:      7,
 	slabPtrBlockExpr:       5,
 	slabPtrBoolLit:         5,
-	slabPtrCodeExpr:        9,
+	slabPtrCodeExpr:        10,
 	slabPtrDeniedExpr:      4,
 	slabPtrDenyExpr:        6,
 	slabPtrDocument:        5,
@@ -102,13 +102,13 @@ var slabMin = [nSlabs]uint64{
 	slabPtrExprStmt:        5,
 	slabPtrFileLoad:        9,
 	slabPtrForDirective:    5,
-	slabPtrForExpr:         11,
+	slabPtrForExpr:         12,
 	slabPtrForeachExpr:     5,
 	slabPtrGuardDirective:  9,
 	slabPtrHookDirective:   11,
 	slabPtrIfDirective:     7,
-	slabPtrImportDirective: 10,
-	slabPtrInterpPart:      8,
+	slabPtrImportDirective: 12,
+	slabPtrInterpPart:      9,
 	slabPtrLabelExpr:       6,
 	slabPtrLeadParallel:    5,
 	slabPtrLetStmt:         6,
@@ -807,6 +807,7 @@ func encCodeExpr(e *encoder, v *ast.CodeExpr) {
 	encPtrStringLit(e, v.Command)
 	e.bool(v.Run)
 	encSliceString(e, v.Args)
+	encPtrStringLit(e, v.Dir)
 }
 
 func decCodeExpr(d *decoder, v *ast.CodeExpr) {
@@ -816,6 +817,7 @@ func decCodeExpr(d *decoder, v *ast.CodeExpr) {
 	v.Command = decPtrStringLit(d)
 	v.Run = d.bool()
 	v.Args = decSliceString(d)
+	v.Dir = decPtrStringLit(d)
 }
 
 func encDeniedExpr(e *encoder, v *ast.DeniedExpr) {
@@ -936,6 +938,7 @@ func encForExpr(e *encoder, v *ast.ForExpr) {
 	encPos(e, &v.Pos)
 	e.str(v.Key)
 	e.str(v.Var)
+	encSliceString(e, v.VarPath)
 	encExpr(e, v.Source)
 	encExpr(e, v.Filter)
 	encNode(e, v.Body)
@@ -947,6 +950,7 @@ func decForExpr(d *decoder, v *ast.ForExpr) {
 	decPos(d, &v.Pos)
 	v.Key = d.str()
 	v.Var = d.str()
+	v.VarPath = decSliceString(d)
 	v.Source = decExpr(d)
 	v.Filter = decExpr(d)
 	v.Body = decNode(d)
@@ -1026,6 +1030,8 @@ func encImportDirective(e *encoder, v *ast.ImportDirective) {
 	e.str(v.Path)
 	e.bool(v.Policy)
 	e.bool(v.Guards)
+	e.bool(v.Templates)
+	encSliceParam(e, v.Params)
 }
 
 func decImportDirective(d *decoder, v *ast.ImportDirective) {
@@ -1036,6 +1042,8 @@ func decImportDirective(d *decoder, v *ast.ImportDirective) {
 	v.Path = d.str()
 	v.Policy = d.bool()
 	v.Guards = d.bool()
+	v.Templates = d.bool()
+	v.Params = decSliceParam(d)
 }
 
 func encImportName(e *encoder, v *ast.ImportName) {
@@ -1056,6 +1064,7 @@ func encInterpPart(e *encoder, v *ast.InterpPart) {
 	e.bool(v.OmitFalsy)
 	encExpr(e, v.Fallback)
 	encSliceTemplatePart(e, v.Snippet)
+	e.bool(v.AfterWord)
 }
 
 func decInterpPart(d *decoder, v *ast.InterpPart) {
@@ -1064,6 +1073,7 @@ func decInterpPart(d *decoder, v *ast.InterpPart) {
 	v.OmitFalsy = d.bool()
 	v.Fallback = decExpr(d)
 	v.Snippet = decSliceTemplatePart(d)
+	v.AfterWord = d.bool()
 }
 
 func encLabelExpr(e *encoder, v *ast.LabelExpr) {

@@ -28,6 +28,8 @@ type ShellRequest struct {
 	// is empty.
 	Stdin    string
 	HasStdin bool
+	// Dir, when set, is the working directory instead of Options.Dir.
+	Dir string
 }
 
 // killGrace is how long a command's output may still be read after it
@@ -78,6 +80,9 @@ func (e *Engine) RunShell(ctx context.Context, req ShellRequest) (string, error)
 	cmd, err := startContained(func(attr *syscall.SysProcAttr) *exec.Cmd {
 		cmd := exec.Command(shell, "-c", req.Script)
 		cmd.Dir = e.opts.Dir
+		if req.Dir != "" {
+			cmd.Dir = req.Dir
+		}
 		cmd.Env = env
 		cmd.SysProcAttr = attr
 		if req.HasStdin {

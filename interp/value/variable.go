@@ -73,6 +73,15 @@ type Variable struct {
 	// Keep marks a loaded file taken with `.keep`: code blocks receive it
 	// with its metadata ({ text, data, type, mx }) instead of its data.
 	Keep bool
+	// Deferred, when non-nil, is a template (an interpreter node) that is
+	// rendered again where the variable is read: a :::…::: template whose
+	// {{names}} were not all defined when it was assigned (mlld keeps such
+	// templates unrendered until use). Data holds the rendering so far.
+	Deferred any
+	// Namespace, when set, is the module file a namespace import (`import
+	// "x.mld" as @ns`) made this object from: reading a field it does not
+	// have is an error, not undefined.
+	Namespace string
 }
 
 // New wraps data in a Variable with an empty descriptor.
