@@ -101,6 +101,12 @@ type Decision struct {
 	// Asker is the guard that asked (Question set). Hosts have the
 	// question; tests (`guardrun test`) name the guard.
 	Asker string `json:"-"`
+	// AskOptIn, on an ask of a guard the policy can turn off, is the
+	// opt-in that does (as Denial.OptIn names a denial's), for the
+	// policy file AskOptInFile: a run nobody watches answers the ask with
+	// a denial that names it.
+	AskOptIn     string `json:"-"`
+	AskOptInFile string `json:"-"`
 	// Approved says how an ask was answered ("once", "always", "cached").
 	Approved string `json:"approved,omitempty"`
 	// Approval is how the engine's Approver settled an ask (asked now,

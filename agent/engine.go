@@ -994,8 +994,11 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 		sh = shape(ev.Tool, ev.Input)
 	}
 	d := e.resolve(ctx, s, ev, sh, v, f.labels, f.origins)
-	if d.Outcome == Deny {
+	switch d.Outcome {
+	case Deny:
 		e.explain(&d, v, partOf(t, ev, f.input, line, facts), protectedKey)
+	case Ask:
+		e.askOptIn(&d, v)
 	}
 	d.RetryDelay = f.retryDelay
 	if (d.Outcome == Allow || d.Outcome == Ask) && f.inputChanged && !sameInput(f.input, in) {
@@ -1200,6 +1203,7 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 	if d.Outcome == Deny {
 		e.explain(&d, v, partOf(t, ev, in, line, facts), "")
 	}
+	e.askOptIn(&d, v)
 	if d.Outcome != Allow || final == nil {
 		// A refusal does not take the output back: the tool ran, and
 		// hosts show its output beside the reason (Claude Code's
@@ -1328,6 +1332,7 @@ func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision,
 	}
 	d := e.resolve(ctx, s, ev, shape(string(ev.Kind), in), v, f.labels, f.origins)
 	e.explain(&d, v, callPart{}, "")
+	e.askOptIn(&d, v)
 	if d.Outcome == Allow && rewritten != nil {
 		if in := goInput(params, rewritten); !sameInput(in, goInput(params, vars)) {
 			d.Input = in

@@ -184,6 +184,23 @@ func (e *Engine) explain(d *Decision, v verdict, part callPart, protectedKey str
 	d.Reason, dn.Reason = reason, reason
 }
 
+// askOptIn names, on an ask the host is left to answer, the opt-in that
+// turns its guard off (Decision.AskOptIn), without changing the
+// question: a run nobody watches answers the ask with a denial, which
+// names it.
+func (e *Engine) askOptIn(d *Decision, v verdict) {
+	if d.Outcome != Ask {
+		return
+	}
+	name, ok := strings.CutPrefix(d.Asker, "@")
+	l := e.layerNamed(v.policy)
+	if !ok || l == nil || !l.skippable(name) {
+		return
+	}
+	d.AskOptIn = "policy @optIn = { guards: { except: [" + policy.Literal(d.Asker) + "] } }"
+	d.AskOptInFile = l.displayName(l == e.layers[0])
+}
+
 // skippable reports whether guards.except can turn off the layer's guard
 // called name (the loaded policy is read, never written: no lock).
 func (l *layer) skippable(name string) bool {

@@ -141,8 +141,13 @@ func question(d agent.Decision) string {
 // policy's own hint when the decision has one).
 func grantText(d agent.Decision) string {
 	t := "approve it in an interactive session, or allow it in your policy"
-	if dn := d.Denial; dn != nil && dn.Hint != "" {
+	dn := d.Denial
+	if dn != nil && dn.Hint != "" {
 		t += ": " + dn.Hint
+	}
+	if d.AskOptIn != "" {
+		// The guard that asks, turned off where it is declared.
+		t += " (to stop asking, add to " + d.AskOptInFile + ": " + d.AskOptIn + ")"
 	}
 	return t
 }

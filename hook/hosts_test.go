@@ -10,7 +10,7 @@ import (
 // TestUnattended: with --unattended (or GUARDRUN_UNATTENDED=1) an ask is
 // a denial that says what needs approval and how to grant it, on every
 // host: Gemini CLI headless would otherwise wait for a confirmation
-// nobody gives.
+// nobody gives. It names the opt-in that stops the guard asking.
 func TestUnattended(t *testing.T) {
 	const want = "approval required, and this run is unattended (guardrun hook --unattended): test ask? (guard @cmd) — approve it in an interactive session, or allow it in your policy"
 	cases := []struct{ agent, event, deny string }{
@@ -34,6 +34,11 @@ func TestUnattended(t *testing.T) {
 				r := e.run(t, mustJSON(t, p), args...)
 				if r.code != 0 || !strings.Contains(r.stdout, c.deny) || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, `"ask"`) {
 					t.Errorf("got\n%s\nwant a denial with %q", r, want)
+				}
+				// The guard that asked can be turned off where it is
+				// declared: the denial says how.
+				if optIn := "(to stop asking, add to policy.guard: policy @optIn = { guards: { except: ['@cmd'] } })"; !strings.Contains(r.stdout, optIn) {
+					t.Errorf("got\n%s\nwant the opt-in %q", r, optIn)
 				}
 			})
 		}

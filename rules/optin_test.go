@@ -86,6 +86,13 @@ func starterModules(t *testing.T) []string {
 // returns every refused event.
 func starterDenials(t *testing.T) []starterDenial {
 	t.Helper()
+	return starterOutcomes(t, agent.Deny)
+}
+
+// starterOutcomes replays the sessions starterDenials does and returns
+// every event decided with outcome.
+func starterOutcomes(t *testing.T, outcome agent.Outcome) []starterDenial {
+	t.Helper()
 	rulesDir, err := filepath.Abs(".")
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +134,7 @@ func starterDenials(t *testing.T) []starterDenial {
 		dir := starterDir(t, s.modules, "")
 		ds := replay(t, dir, rulesDir, s.events)
 		for k, d := range ds {
-			if d.Outcome == agent.Deny {
+			if d.Outcome == outcome {
 				out = append(out, starterDenial{name: s.name, modules: s.modules, events: s.events[:k+1], denial: d})
 			}
 		}
@@ -289,6 +296,40 @@ func TestStarterOptInsWork(t *testing.T) {
 				t.Fatalf("after pasting %s: the call fails: %q", m[1], d.Reason)
 			}
 		})
+	}
+}
+
+// TestStarterAskOptInsWork: an ask of a starter guard left to the host
+// names the opt-in that turns that guard off (a run nobody watches
+// answers it with a denial that says so), and pasted into policy.guard
+// the opt-in stops that guard asking.
+func TestStarterAskOptInsWork(t *testing.T) {
+	rulesDir, _ := filepath.Abs(".")
+	asks := starterOutcomes(t, agent.Ask)
+	named := 0
+	for _, sa := range asks {
+		a := sa.denial
+		if !strings.HasPrefix(a.Asker, "@") {
+			continue // a rewritten call, a budget: no guard of the user's asks
+		}
+		t.Run(sa.name, func(t *testing.T) {
+			if a.AskOptIn == "" || a.AskOptInFile != "policy.guard" {
+				t.Fatalf("the ask of guard %s names no opt-in in policy.guard: %q %q", a.Asker, a.AskOptIn, a.AskOptInFile)
+			}
+			named++
+			dir := starterDir(t, sa.modules, a.AskOptIn)
+			ds := replay(t, dir, rulesDir, sa.events)
+			d := ds[len(ds)-1]
+			if d.Outcome == agent.Ask && d.Asker == a.Asker {
+				t.Fatalf("after pasting %s: guard %s still asks", a.AskOptIn, a.Asker)
+			}
+			if d.Outcome == agent.Deny && d.Denial.Class == agent.ClassError {
+				t.Fatalf("after pasting %s: the call fails: %q", a.AskOptIn, d.Reason)
+			}
+		})
+	}
+	if named == 0 {
+		t.Fatalf("no starter guard asked in the fixtures (%d asks)", len(asks))
 	}
 }
 
