@@ -73,12 +73,23 @@ func TestToGoReadsAsItsJSON(t *testing.T) {
 			t.Fatalf("Same(%s, itself) is false", text)
 		}
 		e := randData(r, 0)
+		if r.Intn(4) == 0 {
+			e = d // the same data, more often than chance gives it
+		}
 		var a, b any
 		json.Unmarshal([]byte(ToJSON(d, false)), &a)
 		json.Unmarshal([]byte(ToJSON(e, false)), &b)
 		sameJSON := ToJSON(e, false) != "" && reflect.DeepEqual(a, b)
 		if Same(d, e) != sameJSON {
 			t.Fatalf("Same(%s, %s) = %v", ToJSON(d, false), ToJSON(e, false), !sameJSON)
+		}
+		// Go forms (maps and slices as encoding/json decodes them) compare
+		// as the data they hold.
+		if !Same(d, got) || !Same(got, d) {
+			t.Fatalf("Same(%s, its Go form %#v) is false", text, got)
+		}
+		if g, ok := ToGo(e); ok && Same(got, g) != sameJSON {
+			t.Fatalf("Same of the Go forms of %s and %s = %v", text, ToJSON(e, false), !sameJSON)
 		}
 	}
 }
