@@ -239,15 +239,17 @@ func (s *Session) addCall(c Call, lim Limits) {
 		s.callsMx = nil
 	}
 	if n := len(s.Calls) - lim.MaxCalls; n > 0 {
-		// Trim by a tenth at a time, so that a full session does not
-		// copy its calls on every event.
+		// Trim by a tenth at a time, by slicing: the kept calls move
+		// only when a later append outgrows the array, not at every trim
+		// (and a copy of the session made before this event, which
+		// shares the array, still reads what it saw).
 		n += lim.MaxCalls / 10
 		if n > len(s.Calls) {
 			n = len(s.Calls)
 		}
-		s.Calls = append([]Call(nil), s.Calls[n:]...)
+		s.Calls = s.Calls[n:]
 		if built {
-			s.callsMx = append([]any(nil), s.callsMx[n:]...)
+			s.callsMx = s.callsMx[n:]
 		}
 	}
 }
