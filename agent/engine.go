@@ -393,7 +393,8 @@ func (e *Engine) Decide(ctx context.Context, ev Event) Decision {
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.Deadline)
 	defer cancel()
 	var d Decision
-	var rec Record
+	// rec is what the log records, made only when there is a log.
+	var rec *Record
 	decided := false
 	func() {
 		defer func() {
@@ -412,7 +413,12 @@ func (e *Engine) Decide(ctx context.Context, ev Event) Decision {
 			return
 		}
 		err := e.cfg.Store.Update(ctx, ev.Session, func(s *Session) error {
-			d, rec = e.decideIn(ctx, s, ev)
+			var r Record
+			d, r = e.decideIn(ctx, s, ev)
+			if e.log != nil {
+				rec = new(Record)
+				*rec = r
+			}
 			decided = true
 			return nil
 		})
@@ -433,7 +439,11 @@ func (e *Engine) Decide(ctx context.Context, ev Event) Decision {
 	}
 	d.PolicyHash = e.hash
 	d.Latency = e.now().Sub(start)
-	e.logDecision(ev, &d, rec)
+	var r Record
+	if rec != nil {
+		r = *rec
+	}
+	e.logDecision(ev, &d, r)
 	return d
 }
 
