@@ -186,15 +186,15 @@ func (s *Set) ruleExceptParts(rule string) []string {
 	return out
 }
 
-// exceptedFrom reports whether the operation f describes is excepted
-// from built-in rule r by the parts the policies list for it: "*"; for
-// an operation running a command line (f.Command), every command of it
+// exceptedFrom reports whether an operation (running command, called
+// name, with targets) is excepted from built-in rule r by the parts the
+// policies list for it: "*"; for an operation running a command line, every command of it
 // that on its own falls under the rule (its operation labels, and
 // net:w when it reaches the network, fall in the rule's risk class)
 // matches a "cmd:" part, at least one does, and nothing else of the
 // operation falls under the rule (a /dev/tcp redirect, a label of the
 // tool itself); for any other operation, a part "@Name" naming it.
-func (s *Set) exceptedFrom(r builtinFlowRule, f Flow) bool {
+func (s *Set) exceptedFrom(r builtinFlowRule, command, name string, targets []string) bool {
 	parts := s.ruleExceptParts(r.name)
 	if len(parts) == 0 {
 		return false
@@ -202,10 +202,10 @@ func (s *Set) exceptedFrom(r builtinFlowRule, f Flow) bool {
 	if contains(parts, "*") {
 		return true
 	}
-	if f.Command == "" {
-		return f.Name != "" && contains(parts, "@"+f.Name)
+	if command == "" {
+		return name != "" && contains(parts, "@"+name)
 	}
-	sends, ok := s.classCommands(r, f)
+	sends, ok := s.classCommands(r, command, targets)
 	if !ok || len(sends) == 0 {
 		return false
 	}
@@ -229,12 +229,14 @@ func (s *Set) exceptedFrom(r builtinFlowRule, f Flow) bool {
 	return true
 }
 
-// classCommands returns the commands of f's command line that on their
+// classCommands returns the commands of a command line that on their
 // own fall under rule r; ok is false when something the line does falls
 // under it that no command accounts for (or the line cannot be read, or
 // a command's name is only known when it runs).
-func (s *Set) classCommands(r builtinFlowRule, f Flow) (sends []cmdView, ok bool) {
-	sl := parseShellLine(f.Command)
+func (s *Set) classCommands(r builtinFlowRule, command string, targets []string) (sends []cmdView, ok bool) {
+	// A copy: the parse keeps parts of the line, and the line is the
+	// caller's (a label-flow check's, which keeps its lists on the stack).
+	sl := parseShellLine(strings.Clone(command))
 	if sl.unchecked != "" {
 		return nil, false
 	}
@@ -270,7 +272,7 @@ func (s *Set) classCommands(r builtinFlowRule, f Flow) (sends []cmdView, ok bool
 	// tool's own labels, and net:w, which the commands that reach the
 	// network account for.
 	var shared []string
-	for _, t := range f.Targets {
+	for _, t := range targets {
 		if strings.HasPrefix(t, "op:cmd") || (t == "net:w" && netByCommand) {
 			continue
 		}
@@ -315,7 +317,7 @@ func (s *Set) FlowOptIn(denialRule, command, name string, targets []string) (rul
 		}
 		return rule, []string{"@" + name}
 	}
-	sends, ok := s.classCommands(r, Flow{Command: command, Targets: targets})
+	sends, ok := s.classCommands(r, command, targets)
 	if !ok {
 		return rule, nil
 	}

@@ -232,7 +232,7 @@ func (s *Set) CheckFlow(f Flow) *Denial {
 		} else {
 			violated = in.has(r.label)
 		}
-		if violated && !s.exceptedFrom(r, f) {
+		if violated && !s.exceptedFrom(r, f.Command, f.Name, f.Targets) {
 			return s.flowDenial(&in, targets, "defaults.rules."+name, r.reason, r.label, r.target,
 				s.layerNames(func(c *Config) bool { return contains(c.Rules, name) }))
 		}
