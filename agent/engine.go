@@ -185,6 +185,8 @@ type Engine struct {
 	// protectedExcept are the protected roots and guardrun commands the
 	// user's policy lets the agent write or run (protected.except).
 	protectedExcept []string
+	// decidings keeps Decide's state between decisions (deciding).
+	decidings sync.Pool
 }
 
 // layer is one loaded policy.
@@ -213,6 +215,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, errors.New("agent: no policy given")
 	}
 	e := &Engine{cfg: cfg, now: cfg.Now, strict: cfg.Strict}
+	e.decidings.New = e.newDeciding
 	if e.now == nil {
 		e.now = time.Now
 	}
@@ -392,10 +395,10 @@ func (e *Engine) Decide(ctx context.Context, ev Event) Decision {
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.Deadline)
 	defer cancel()
+	st := e.decidings.Get().(*deciding)
+	st.ctx, st.ev = ctx, ev
+	defer st.release()
 	var d Decision
-	// rec is what the log records, made only when there is a log.
-	var rec *Record
-	decided := false
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -412,21 +415,13 @@ func (e *Engine) Decide(ctx context.Context, ev Event) Decision {
 			d = failed(err.Error())
 			return
 		}
-		err := e.cfg.Store.Update(ctx, ev.Session, func(s *Session) error {
-			var r Record
-			d, r = e.decideIn(ctx, s, ev)
-			if e.log != nil {
-				rec = new(Record)
-				*rec = r
-			}
-			decided = true
-			return nil
-		})
-		if err != nil {
+		if err := e.cfg.Store.Update(ctx, ev.Session, st.update); err != nil {
 			d = failed(err.Error())
+		} else {
+			d = st.d
 		}
 	}()
-	if !decided && ev.Kind == ToolAfter {
+	if !st.decided && ev.Kind == ToolAfter {
 		// The tool ran and the host has shown its output: what it
 		// brought in is recorded even though it was not decided.
 		_ = e.Undecided(ev, d.Reason)
@@ -439,12 +434,41 @@ func (e *Engine) Decide(ctx context.Context, ev Event) Decision {
 	}
 	d.PolicyHash = e.hash
 	d.Latency = e.now().Sub(start)
-	var r Record
-	if rec != nil {
-		r = *rec
-	}
-	e.logDecision(ev, &d, r)
+	e.logDecision(ev, &d, st.rec)
 	return d
+}
+
+// deciding is one Decide's state, handed to the store's update: it is
+// kept in the engine's pool with the update function bound to it, so that
+// a decision allocates neither (decisions of many sessions at once make
+// garbage collection the cost to save).
+type deciding struct {
+	e   *Engine
+	ctx context.Context
+	ev  Event
+	// d is the decision, rec what the log records of it, decided whether
+	// the update ran.
+	d       Decision
+	rec     Record
+	decided bool
+	update  func(*Session) error
+}
+
+func (e *Engine) newDeciding() any {
+	st := &deciding{e: e}
+	st.update = func(s *Session) error {
+		st.d, st.rec = st.e.decideIn(st.ctx, s, st.ev)
+		st.decided = true
+		return nil
+	}
+	return st
+}
+
+// release gives st back to the pool, holding nothing of the decision.
+func (st *deciding) release() {
+	e, update := st.e, st.update
+	*st = deciding{e: e, update: update}
+	e.decidings.Put(st)
 }
 
 // pendingAsk is an ask the approver must answer once the session is

@@ -356,6 +356,7 @@ func callObject(c Call) *value.Object {
 // session's lock (other updates of the same session wait, in this process
 // and others sharing the store) and saves what fn left unless fn fails. A
 // store that cannot read or write returns the error: the engine denies.
+// fn is called during Update only: a store must not keep it.
 type Store interface {
 	Update(ctx context.Context, id string, fn func(*Session) error) error
 }
