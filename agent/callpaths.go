@@ -211,9 +211,28 @@ func IsSecretPath(p string) bool {
 		return true
 	}
 	for _, d := range secretDirs {
-		if p == d || strings.HasSuffix(p, "/"+d) || strings.HasPrefix(p, d+"/") || strings.Contains(p, "/"+d+"/") {
+		if hasSegments(p, d) {
 			return true
 		}
 	}
 	return false
+}
+
+// hasSegments reports whether d (one or more whole path segments, like
+// ".ssh" or ".config/gcloud") is part of path p: p is d, or starts,
+// ends or goes on with it at segment boundaries. It builds no string (it
+// runs for every path of every call).
+func hasSegments(p, d string) bool {
+	for i := 0; ; {
+		j := strings.Index(p[i:], d)
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		end := at + len(d)
+		if (at == 0 || p[at-1] == '/') && (end == len(p) || p[end] == '/') {
+			return true
+		}
+		i = at + 1
+	}
 }
