@@ -6,7 +6,7 @@ FAIL_UNDER ?=
 FUZZTIME  ?= 30s
 GOTESTFLAGS ?= -timeout 5m
 
-.PHONY: all build test vet fmt-check lint policies conformance agent-corpus bench bench-hook fuzz soundness e2e diff-mlld race
+.PHONY: all build test vet fmt-check lint policies conformance agent-corpus bench bench-hook bench-parallel fuzz soundness e2e diff-mlld race
 
 all: build test
 
@@ -84,6 +84,20 @@ soundness:
 # a PreToolUse Bash event with the starter policy, side by side with a bare
 # Go hello binary; prints median wall time and peak RSS (N rounds).
 HOOK_ROUNDS ?= 200
+# How decisions of different sessions scale with cores: BenchmarkDecideParallel
+# with 1 and with 2 CPUs, each in a process of its own, ROUNDS times
+# alternately; prints each run and the ratio of the medians.
+ROUNDS ?= 5
+bench-parallel:
+	@bin=$$(mktemp -d) && $(GO) test -c -o "$$bin/agent.test" ./agent && cd agent && \
+	for i in $$(seq $(ROUNDS)); do for c in 1 2; do \
+		"$$bin/agent.test" -test.run '^$$' -test.bench '^BenchmarkDecideParallel$$' -test.benchtime 600000x -test.cpu $$c | grep '^Benchmark'; \
+	done; done | tee "$$bin/out.txt" && \
+	awk '{ if ($$1 ~ /-2$$/) two[n2++] = $$3; else one[n1++] = $$3 } \
+		function med(a, n,   i, j, t) { for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t } return a[int(n / 2)] } \
+		END { printf "median ns/op: 1 CPU %d, 2 CPUs %d, speed-up %.2fx\n", med(one, n1), med(two, n2), med(one, n1) / med(two, n2) }' "$$bin/out.txt"; \
+	rc=$$?; rm -rf "$$bin"; exit $$rc
+
 bench-hook:
 	GUARDRUN_BENCH_HOOK=$(HOOK_ROUNDS) $(GO) test -count=1 -run '^TestStartupFigures$$' -v ./hook
 

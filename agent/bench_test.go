@@ -83,9 +83,11 @@ func BenchmarkDecide(b *testing.B) {
 }
 
 // BenchmarkDecideParallel: BenchmarkDecide's tool.before from many
-// goroutines, each deciding its own session on one engine. With `-cpu
-// 1,2` the ratio of the two ns/op is how decisions of different sessions
-// scale with cores.
+// goroutines, each deciding its own session on one engine. The ratio of
+// its ns/op with -cpu 1 and with -cpu 2 is how decisions of different
+// sessions scale with cores: `make bench-parallel` runs each in a process
+// of its own (a second -cpu value in one process runs on the heap the
+// first left, and reads slower).
 func BenchmarkDecideParallel(b *testing.B) {
 	e := benchEngine(b, NewMemoryStore())
 	defer e.Close()
