@@ -28,7 +28,7 @@ var ReservedHelpers = []string{"opIs", "opHas", "opHasAny", "opHasAll", "inputHa
 // ones, and @prefixWith and @tagValue, which a script may define (inside
 // guards @prefixWith is always the builtin; a @tagValue of the guard's
 // own module wins).
-var GuardHelpers = append(slices.Clone(ReservedHelpers), "prefixWith", "tagValue")
+var GuardHelpers = []string{"opIs", "opHas", "opHasAny", "opHasAll", "inputHas", "prefixWith", "tagValue"}
 
 // Ambient are the names that exist in some contexts without a
 // declaration: `@mx` everywhere, `@p`/`@pipeline` in pipelines, `@fm` in
@@ -52,7 +52,9 @@ var ValueMxShown = []string{"labels", "taint", "sources", "text", "data", "type"
 // ValueMxFields are every field a value's `.mx` can have: the shown
 // ones, an object's `keys`/`values`/`entries`, the exes it came through
 // (`tools`), and a loaded file's metadata (FileMxFields).
-var ValueMxFields = append(append(slices.Clone(ValueMxShown), "keys", "values", "entries", "tools"), FileMxFields...)
+var ValueMxFields = []string{"labels", "taint", "sources", "text", "data", "type", "tokens", "tokest", "length",
+	"keys", "values", "entries", "tools",
+	"filename", "relative", "absolute", "path", "dirname", "relativeDir", "absoluteDir", "ext", "fm"}
 
 // FileMxFields are the `.mx` fields of a loaded file (and of each file
 // of a glob), beside the text and its type.
