@@ -1,5 +1,7 @@
 package guardrun
 
+import "github.com/guardrun/guardrun/interp"
+
 // Action is what a decider asked of an operation. It is the one
 // spelling of allow, deny, retry and ask: a script's denial
 // (Error.Denial), an agent's decision (agent.Outcome is this type) and an
@@ -18,30 +20,20 @@ const (
 	Ask Action = "ask"
 )
 
-// Class is the kind of decider behind a denial.
-type Class string
+// Class is the kind of decider behind a denial: one type with the
+// interpreter's verdicts (interp.Class) and the agent's (agent.Class).
+type Class = interp.Class
 
-// Denial classes. Policy and capability denials are never retryable: the
-// same operation will be refused again.
+// Denial classes (interp's). Policy and capability denials are never
+// retryable: the same operation will be refused again.
 const (
-	// ClassPolicy: a policy's label-flow rule.
-	ClassPolicy Class = "policy"
-	// ClassCapability: a policy's capability rule (commands, languages,
-	// `deny` lists).
-	ClassCapability Class = "capability"
-	// ClassGuard: a guard's deliberate deny or retry.
-	ClassGuard Class = "guard"
-	// ClassHook: an embedder's Go hook (WithHooks) or an agent's hook.
-	ClassHook Class = "hook"
-	// ClassApproval: an ask no human approved (agents).
-	ClassApproval Class = "approval"
-	// ClassProtected: an agent's call that would write guardrun's own
-	// files or an agent's hook settings.
-	ClassProtected Class = "protected"
-	// ClassError: a failure while deciding (a guard that raised an
-	// error, a hook that failed, an engine or store failure): the
-	// operation is denied, fail closed.
-	ClassError Class = "error"
+	ClassPolicy     = interp.ClassPolicy
+	ClassCapability = interp.ClassCapability
+	ClassGuard      = interp.ClassGuard
+	ClassHook       = interp.ClassHook
+	ClassApproval   = interp.ClassApproval
+	ClassProtected  = interp.ClassProtected
+	ClassError      = interp.ClassError
 )
 
 // Denial describes one refusal, in the same shape for a script's run (an

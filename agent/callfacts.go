@@ -513,10 +513,6 @@ func (e *Engine) protectedWrite(ev Event, f callFacts, line string) (why, key st
 	return "", ""
 }
 
-// classProtected marks the engine's own refusal of a call that would
-// write guardrun's files (interp knows no such class).
-const classProtected interp.Class = "protected"
-
 // callLabels gives the inputs of a call the labels they carry beyond
 // what the session's fingerprints give: when the call can send data
 // (sends), `secret` on the field that names a secret file (a command

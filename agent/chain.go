@@ -27,11 +27,8 @@ type flow struct {
 
 // hookVerdict turns a hook's refusal into a chain verdict.
 func hookVerdict(h *Hook, a guard.Action, reason string) verdict {
-	return verdict{Verdict: interp.Verdict{Action: a, Reason: reason, Class: classHook, Guard: "hook:" + h.Name}}
+	return verdict{Verdict: interp.Verdict{Action: a, Reason: reason, Class: interp.ClassHook, Guard: "hook:" + h.Name}}
 }
-
-// classHook marks a verdict a hook gave (interp knows no hooks).
-const classHook interp.Class = "hook"
 
 // chain runs an event through the hooks and the guard scripts in priority
 // order. The strongest verdict wins (deny > retry > ask > allow); a deny

@@ -964,7 +964,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
 			Reason: "command tool " + ev.Tool + " called without a command the policy can read (no string or argv field " + strings.Join(cmdFields, ", ") + ")"}}
 	case protected != "":
-		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: classProtected,
+		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassProtected,
 			Reason: "guardrun protects its own files and the agents' hook settings: " + protected + "; edit them yourself, outside the agent"}}
 	case !t.declared && e.cfg.UnknownTools == DenyUnknownTools:
 		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassPolicy, Rule: "unknown-tools",
@@ -994,7 +994,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 			facts = fx
 			if why, key := e.protectedWrite(ev, fx, l); why != "" {
 				protectedKey = key
-				v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: classProtected,
+				v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassProtected,
 					Reason: "guardrun protects its own files and the agents' hook settings: the rewritten call: " + why}}
 			} else if fx.unchecked != "" {
 				v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
@@ -1121,17 +1121,11 @@ func (e *Engine) denial(v verdict, labels []string, origins []Origin) *Denial {
 	if h, ok := strings.CutPrefix(v.Guard, "hook:"); ok {
 		dn.Hook = h
 	}
+	dn.Class = v.Class
 	switch v.Class {
-	case interp.ClassPolicy:
-		dn.Class = ClassPolicy
-	case interp.ClassCapability:
-		dn.Class = ClassCapability
-	case interp.ClassError:
-		dn.Class = ClassError
-	case classProtected:
-		dn.Class = ClassProtected
-	case classHook:
-		dn.Class, dn.Retryable = ClassHook, v.retryable
+	case ClassPolicy, ClassCapability, ClassError, ClassProtected:
+	case ClassHook:
+		dn.Retryable = v.retryable
 	default:
 		dn.Class, dn.Retryable = ClassGuard, true
 	}

@@ -111,7 +111,7 @@ func partOf(t toolDef, ev Event, in map[string]any, line string, facts callFacts
 // explain completes a denial: the part of the call that matched, the
 // guard or rule and the labels' lineage, then the opt-in (Denial.OptIn)
 // that lifts it in the policy that decided. protectedKey is what a
-// protected-path refusal names (classProtected).
+// protected-path refusal names (ClassProtected).
 func (e *Engine) explain(d *Decision, v verdict, part callPart, protectedKey string) {
 	dn := d.Denial
 	if d.Outcome != Deny || dn == nil || dn.Class == ClassError || dn.Class == ClassHook || dn.OptIn != "" {

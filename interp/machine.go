@@ -168,14 +168,28 @@ type Operation struct {
 // Class says what kind of rule decided a Verdict.
 type Class string
 
-// Classes of decisions.
+// Classes of decisions: what decided. The facade (guardrun.Class) and
+// the agent engine (agent.Class) name these; the hook, approval and
+// protected classes are theirs to give (a Machine decides none).
 const (
-	ClassNone       Class = ""
-	ClassGuard      Class = "guard"
-	ClassPolicy     Class = "policy"
+	ClassNone Class = ""
+	// ClassGuard: a guard's deliberate deny, retry or ask.
+	ClassGuard Class = "guard"
+	// ClassPolicy: a policy's label-flow rule.
+	ClassPolicy Class = "policy"
+	// ClassCapability: a policy's capability rule (commands, languages,
+	// `deny` lists).
 	ClassCapability Class = "capability"
-	// ClassError is a failure while deciding (a guard that raised an
-	// error, a panic): the operation is denied.
+	// ClassHook: an embedder's Go hook (WithHooks) or an agent's hook.
+	ClassHook Class = "hook"
+	// ClassApproval: an ask no human approved (agents).
+	ClassApproval Class = "approval"
+	// ClassProtected: an agent's call that would write guardrun's own
+	// files or an agent's hook settings.
+	ClassProtected Class = "protected"
+	// ClassError: a failure while deciding (a guard that raised an
+	// error, a hook that failed, a panic, an engine or store failure):
+	// the operation is denied, fail closed.
 	ClassError Class = "error"
 )
 
