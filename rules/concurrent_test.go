@@ -2,9 +2,7 @@ package rules_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -29,19 +27,9 @@ func TestStarterDecidesSessionsConcurrently(t *testing.T) {
 		events []agent.Event
 	}
 	var sessions []session
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b = []byte(strings.ReplaceAll(string(b), "$RULES", filepath.ToSlash(dir)))
-		var fx fixture
-		if err := json.Unmarshal(b, &fx); err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range fx.Cases {
-			sessions = append(sessions, session{filepath.Base(f) + "/" + c.Name, c.Events})
+	for _, name := range fixtureNames() {
+		for _, c := range readFixture(t, name).Cases {
+			sessions = append(sessions, session{name + "/" + c.Name, c.Events})
 		}
 	}
 	if len(sessions) < 50 {

@@ -2,7 +2,6 @@ package rules_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -104,18 +103,8 @@ func starterOutcomes(t *testing.T, outcome agent.Outcome) []starterDenial {
 		events  []agent.Event
 	}
 	var sessions []session
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b = []byte(strings.ReplaceAll(string(b), "$RULES", filepath.ToSlash(rulesDir)))
-		var fx fixture
-		if err := json.Unmarshal(b, &fx); err != nil {
-			t.Fatal(err)
-		}
-		name := strings.TrimSuffix(filepath.Base(f), ".json")
+	for _, name := range fixtureNames() {
+		fx := readFixture(t, name)
 		var mods []string
 		for _, m := range append([]string{name}, fx.Modules...) {
 			if !slices.Contains(imported, m) && !slices.Contains(mods, m) {

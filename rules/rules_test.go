@@ -38,16 +38,7 @@ func TestRules(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join("testdata", name+".json"))
-			if err != nil {
-				t.Fatalf("rule %s has no fixtures: %v", name, err)
-			}
-			// $RULES is this directory: file rules need real paths.
-			b = []byte(strings.ReplaceAll(string(b), "$RULES", filepath.ToSlash(dir)))
-			var fx fixture
-			if err := json.Unmarshal(b, &fx); err != nil {
-				t.Fatal(err)
-			}
+			fx := readFixture(t, name)
 			src := "import { @agent } from \"./tools.guard\"\n"
 			for _, m := range append([]string{name}, fx.Modules...) {
 				src += "import guards from \"./" + m + ".guard\"\n"
@@ -83,6 +74,36 @@ func TestRules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fixtureNames are the rules that have fixtures (testdata/NAME.json).
+func fixtureNames() []string {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.json"))
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = strings.TrimSuffix(filepath.Base(f), ".json")
+	}
+	return out
+}
+
+// readFixture reads rule name's fixtures, $RULES made this directory
+// (file rules need real paths).
+func readFixture(t *testing.T, name string) fixture {
+	t.Helper()
+	dir, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", name+".json"))
+	if err != nil {
+		t.Fatalf("rule %s has no fixtures: %v", name, err)
+	}
+	b = []byte(strings.ReplaceAll(string(b), "$RULES", filepath.ToSlash(dir)))
+	var fx fixture
+	if err := json.Unmarshal(b, &fx); err != nil {
+		t.Fatalf("testdata/%s.json: %v", name, err)
+	}
+	return fx
 }
 
 func contains(list []string, s string) bool {
