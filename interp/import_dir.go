@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"os"
 	"path"
 	"sort"
 
@@ -40,20 +41,30 @@ func (in *interp) openImport(e *env, d *ast.ImportDirective) (file *openFile, is
 	return nil, err == nil && st.IsDir()
 }
 
+// importRoot is the import's path relative to the base directory, and
+// the base directory's root to read it in.
+func (in *interp) importRoot(e *env, d *ast.ImportDirective) (string, *os.Root, error) {
+	rel, _, err := in.files.resolve(e.mod.dir, d.Path, d.Pos)
+	if err != nil {
+		return "", nil, err
+	}
+	root, err := in.files.open()
+	if err != nil {
+		return "", nil, in.files.ioError(err, d.Path, d.Pos)
+	}
+	return rel, root, nil
+}
+
 // importDirectory imports a directory (mlld's directory imports): every
 // subdirectory holding an index.mld is imported as a module, and the
 // directory's value is an object with one entry per subdirectory, its
 // exports plus `__meta__`, the module's frontmatter.
 func (in *interp) importDirectory(e *env, d *ast.ImportDirective) error {
-	// openImport resolved the path and opened the root: these do not
+	// openImport resolved the path and opened the root: this does not
 	// fail here.
-	rel, _, err := in.files.resolve(e.mod.dir, d.Path, d.Pos)
+	rel, root, err := in.importRoot(e, d)
 	if err != nil {
 		return err
-	}
-	root, err := in.files.open()
-	if err != nil {
-		return in.files.ioError(err, d.Path, d.Pos)
 	}
 	o := value.NewObject()
 	res := value.New(o)

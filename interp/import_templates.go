@@ -22,13 +22,9 @@ var templateNamesAllowed = map[string]bool{"mx": true, "pipeline": true, "p": tr
 // parameters (and @mx, @p, @pipeline, @input, @state, @payload) is an
 // error, found at the import.
 func (in *interp) importTemplates(e *env, d *ast.ImportDirective) error {
-	rel, _, err := in.files.resolve(e.mod.dir, d.Path, d.Pos)
+	rel, root, err := in.importRoot(e, d)
 	if err != nil {
 		return err
-	}
-	root, err := in.files.open()
-	if err != nil {
-		return in.files.ioError(err, d.Path, d.Pos)
 	}
 	if st, err := root.Stat(rel); err != nil || !st.IsDir() {
 		return newError(KindImport, d.Pos, "name a directory of .att or .mtt files",
