@@ -104,17 +104,14 @@ var scenarios = []scenario{
 	{
 		name: "git-push-asks",
 		beforeInit: func(h *host, w *world) {
-			remote := filepath.Join(filepath.Dir(w.home), "remote.git")
-			w.git("init", "-q", "--bare", remote)
-			w.git("remote", "add", "origin", remote)
+			w.bareRemote()
 		},
 		script: func(h *host, w *world) []fakemodel.Step {
 			return steps(h.shell("git push origin main"), h.shell("echo hello > ran.txt"))
 		},
 		limit: 40 * time.Second,
 		check: func(c *checker, h *host, w *world, r runResult) {
-			out, _ := w.cmd("git", "--git-dir", filepath.Join(filepath.Dir(w.home), "remote.git"), "rev-parse", "--verify", "-q", "main").Output()
-			if len(out) > 0 {
+			if w.remoteHasMain() {
 				c.Errorf("the push ran without an approval (the remote has main)")
 			}
 			// Nobody can answer in a headless run: the documented
@@ -146,17 +143,14 @@ var scenarios = []scenario{
 		name: "git-push-unattended",
 		beforeInit: func(h *host, w *world) {
 			w.initFlags = []string{"--unattended"}
-			remote := filepath.Join(filepath.Dir(w.home), "remote.git")
-			w.git("init", "-q", "--bare", remote)
-			w.git("remote", "add", "origin", remote)
+			w.bareRemote()
 		},
 		script: func(h *host, w *world) []fakemodel.Step {
 			return steps(h.shell("git push origin main"), h.shell("echo hello > ran.txt"))
 		},
 		limit: 40 * time.Second,
 		check: func(c *checker, h *host, w *world, r runResult) {
-			out, _ := w.cmd("git", "--git-dir", filepath.Join(filepath.Dir(w.home), "remote.git"), "rev-parse", "--verify", "-q", "main").Output()
-			if len(out) > 0 {
+			if w.remoteHasMain() {
 				c.Errorf("the push ran without an approval (the remote has main)")
 			}
 			toldDenial(c, w, "unattended")
@@ -345,3 +339,18 @@ func readEnv(h *host, w *world) fakemodel.Call {
 
 // resumeKnown are the known problems of the resume case per host.
 var resumeKnown = map[string]string{}
+
+// bareRemote gives the workspace an origin: a bare repository beside the
+// home directory.
+func (w *world) bareRemote() {
+	w.git("init", "-q", "--bare", w.remotePath())
+	w.git("remote", "add", "origin", w.remotePath())
+}
+
+// remoteHasMain reports whether a push reached bareRemote's origin.
+func (w *world) remoteHasMain() bool {
+	out, _ := w.cmd("git", "--git-dir", w.remotePath(), "rev-parse", "--verify", "-q", "main").Output()
+	return len(out) > 0
+}
+
+func (w *world) remotePath() string { return filepath.Join(filepath.Dir(w.home), "remote.git") }
