@@ -100,15 +100,10 @@ func testStaleWrite(t *testing.T, dir, work, cwd string) {
 // the working directory; the session keeps what it saw by absolute path,
 // and the rule finds it under the relative name.
 func TestStaleWriteRelativePath(t *testing.T) {
-	e, repo := staleRepo(t)
-	file := filepath.Join(repo, "src", "main.go")
-	write := func(s string) {
-		if err := os.WriteFile(file, []byte(s), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r := staleRepo(t)
+	file, write := r.file, r.write
 	decide := func(kind agent.Kind, tool string, in map[string]any) agent.Decision {
-		return e.Decide(context.Background(), agent.Event{Kind: kind, Session: "s", Tool: tool, Input: in, Output: "ok", Cwd: repo})
+		return r.decide(kind, tool, in, "ok")
 	}
 	for _, name := range []string{"src/main.go", "./src/main.go"} {
 		decide(agent.ToolAfter, "read_file", map[string]any{"file_path": "src/main.go"})
@@ -131,15 +126,10 @@ func TestStaleWriteRelativePath(t *testing.T) {
 // text; a file it updates that changed since the session saw it is
 // refused as STALE_FILE, and the session's own patch is what it last saw.
 func TestStaleWritePatch(t *testing.T) {
-	e, repo := staleRepo(t)
-	file := filepath.Join(repo, "src", "main.go")
-	write := func(s string) {
-		if err := os.WriteFile(file, []byte(s), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r := staleRepo(t)
+	file, write := r.file, r.write
 	decide := func(kind agent.Kind, tool string, in map[string]any) agent.Decision {
-		return e.Decide(context.Background(), agent.Event{Kind: kind, Session: "s", Tool: tool, Input: in, Output: "ok", Cwd: repo})
+		return r.decide(kind, tool, in, "ok")
 	}
 	patch := map[string]any{"input": "*** Begin Patch\n*** Update File: src/main.go\n@@\n-package main\n+package app\n*** End Patch\n"}
 	decide(agent.ToolAfter, "Read", map[string]any{"file_path": file})
@@ -169,28 +159,43 @@ func TestStaleWritePatch(t *testing.T) {
 // (`cat`, Codex's way of reading) counts as read: changed on disk since,
 // its edit is STALE_FILE; unchanged, the edit goes through.
 func TestStaleWriteAfterShellRead(t *testing.T) {
-	e, repo := staleRepo(t)
-	file := filepath.Join(repo, "src", "main.go")
-	ctx := context.Background()
+	r := staleRepo(t)
+	file := r.file
 	ev := func(kind agent.Kind, tool string, in map[string]any) agent.Decision {
-		return e.Decide(ctx, agent.Event{Kind: kind, Session: "s", Tool: tool, Cwd: repo, Input: in, Output: map[string]any{"stdout": "package main\n"}})
+		return r.decide(kind, tool, in, map[string]any{"stdout": "package main\n"})
 	}
 	ev(agent.ToolAfter, "Bash", map[string]any{"command": "cat src/main.go"})
 	if d := ev(agent.ToolBefore, "Edit", map[string]any{"file_path": file, "old_string": "main", "new_string": "x"}); d.Outcome != agent.Allow {
 		t.Fatalf("unchanged: %s %s", d.Outcome, d.Reason)
 	}
-	if err := os.WriteFile(file, []byte("package other\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	r.write("package other\n")
 	if d := ev(agent.ToolBefore, "Edit", map[string]any{"file_path": file, "old_string": "main", "new_string": "x"}); d.Outcome != agent.Deny || !strings.Contains(d.Reason, "STALE_FILE") {
 		t.Fatalf("changed since the shell read: %s %s", d.Outcome, d.Reason)
 	}
 }
 
-// staleRepo is an engine of tools.guard and stale.guard (copied to a
+// staleFixture is an engine of tools.guard and stale.guard (copied to a
 // directory of their own, as a user policy is) and a repository beside
-// it holding src/main.go ("package main").
-func staleRepo(t *testing.T) (*agent.Engine, string) {
+// it holding file, src/main.go ("package main").
+type staleFixture struct {
+	t          *testing.T
+	e          *agent.Engine
+	repo, file string
+}
+
+// write changes file on disk, as someone other than the agent does.
+func (r *staleFixture) write(s string) {
+	if err := os.WriteFile(r.file, []byte(s), 0o600); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// decide decides an event of session "s" working in the repository.
+func (r *staleFixture) decide(kind agent.Kind, tool string, in map[string]any, output any) agent.Decision {
+	return r.e.Decide(context.Background(), agent.Event{Kind: kind, Session: "s", Tool: tool, Input: in, Output: output, Cwd: r.repo})
+}
+
+func staleRepo(t *testing.T) *staleFixture {
 	t.Helper()
 	rules, repo := t.TempDir(), t.TempDir()
 	for _, d := range []string{".git", "src"} {
@@ -217,5 +222,5 @@ func staleRepo(t *testing.T) (*agent.Engine, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	return e, repo
+	return &staleFixture{t: t, e: e, repo: repo, file: filepath.Join(repo, "src", "main.go")}
 }
