@@ -126,7 +126,7 @@ func (e *Engine) explain(d *Decision, v verdict, part callPart, protectedKey str
 	switch dn.Class {
 	case ClassGuard:
 		if name, ok := strings.CutPrefix(dn.Guard, "@"); ok && l != nil && l.skippable(name) {
-			optIn = "policy @optIn = { guards: { except: [" + policy.Literal(dn.Guard) + "] } }"
+			optIn = policy.GuardOptInLine(dn.Guard)
 		}
 	case ClassPolicy:
 		if l != nil {
@@ -152,7 +152,7 @@ func (e *Engine) explain(d *Decision, v verdict, part callPart, protectedKey str
 		// The refusal names the path or command itself.
 		part.quote = ""
 		if protectedKey != "" {
-			optIn = "policy @optIn = { protected: { except: [" + policy.Literal(protectedKey) + "] } }"
+			optIn = policy.ProtectedOptInLine(protectedKey)
 		}
 	}
 	var who []string
@@ -197,7 +197,7 @@ func (e *Engine) askOptIn(d *Decision, v verdict) {
 	if !ok || l == nil || !l.skippable(name) {
 		return
 	}
-	d.AskOptIn = "policy @optIn = { guards: { except: [" + policy.Literal(d.Asker) + "] } }"
+	d.AskOptIn = policy.GuardOptInLine(d.Asker)
 	d.AskOptInFile = l.displayName(l == e.layers[0])
 }
 

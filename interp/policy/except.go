@@ -333,6 +333,17 @@ func (s *Set) FlowOptIn(denialRule, command, name string, targets []string) (rul
 	return rule, parts
 }
 
+// GuardOptInLine renders a policy line turning off guard ("@name").
+func GuardOptInLine(guard string) string {
+	return "policy @optIn = { guards: { except: [" + Literal(guard) + "] } }"
+}
+
+// ProtectedOptInLine renders a policy line letting the agent write the
+// protected root, or run the guardrun command, key.
+func ProtectedOptInLine(key string) string {
+	return "policy @optIn = { protected: { except: [" + Literal(key) + "] } }"
+}
+
 // OptInLine renders a policy line opting in to parts of rule.
 func OptInLine(rule string, parts []string) string {
 	q := make([]string, len(parts))
