@@ -125,9 +125,7 @@ func (e *Engine) explain(d *Decision, v verdict, part callPart, protectedKey str
 	optIn := ""
 	switch dn.Class {
 	case ClassGuard:
-		if name, ok := strings.CutPrefix(dn.Guard, "@"); ok && l != nil && l.skippable(name) {
-			optIn = policy.GuardOptInLine(dn.Guard)
-		}
+		optIn = l.guardOptIn(dn.Guard)
 	case ClassPolicy:
 		if l != nil {
 			if rule, parts := l.flowOptIn(dn.Rule, part); rule != "" {
@@ -192,19 +190,21 @@ func (e *Engine) askOptIn(d *Decision, v verdict) {
 	if d.Outcome != Ask {
 		return
 	}
-	name, ok := strings.CutPrefix(d.Asker, "@")
 	l := e.layerNamed(v.policy)
-	if !ok || l == nil || !l.skippable(name) {
-		return
+	if d.AskOptIn = l.guardOptIn(d.Asker); d.AskOptIn != "" {
+		d.AskOptInFile = l.displayName(l == e.layers[0])
 	}
-	d.AskOptIn = policy.GuardOptInLine(d.Asker)
-	d.AskOptInFile = l.displayName(l == e.layers[0])
 }
 
-// skippable reports whether guards.except can turn off the layer's guard
-// called name (the loaded policy is read, never written: no lock).
-func (l *layer) skippable(name string) bool {
-	return l.m.GuardSkippable(name)
+// guardOptIn is the opt-in that turns off the layer's guard ("@name"),
+// "" when guards.except cannot (l nil, an unnamed or privileged guard).
+// The loaded policy is read, never written: no lock.
+func (l *layer) guardOptIn(guard string) string {
+	name, ok := strings.CutPrefix(guard, "@")
+	if !ok || l == nil || !l.m.GuardSkippable(name) {
+		return ""
+	}
+	return policy.GuardOptInLine(guard)
 }
 
 // flowOptIn is the layer's opt-in of label-flow rule rule (Denial.Rule)
