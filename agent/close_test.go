@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
@@ -48,7 +49,9 @@ func TestCloseDuringDecisions(t *testing.T) {
 					t.Errorf("goroutine %d: %s %s", i, d.Outcome, d.Reason)
 					return
 				}
-				if d.Reason != "forbidden" && d.Reason != ErrClosed.Error() {
+				// The guard's reason (with what matched and its opt-in),
+				// or the closed engine's.
+				if !strings.HasPrefix(d.Reason, "forbidden (") && d.Reason != ErrClosed.Error() {
 					t.Errorf("goroutine %d: %s", i, d.Reason)
 					return
 				}
