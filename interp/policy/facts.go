@@ -39,6 +39,27 @@ type CommandFacts struct {
 	// Writes or Network. The policy's capability checks decide those
 	// commands; callers treat them as opaque, not as unanalysable.
 	Opaque string
+	// OpaqueWords are the words, as written, of commands whose value
+	// only running the line tells (a substitution of an external
+	// command, a variable read or computed at run time, what xargs
+	// reads, find's {}); OpaqueWhy says why the first is. Only set by
+	// CommandLineFactsIn.
+	OpaqueWords []string
+	OpaqueWhy   string
+	// Deletes are the words of Writes the line deletes, empties or wipes
+	// (rm, find -delete, shred, truncate, rsync --delete, dd of=, mkfs…).
+	Deletes []string
+	// EnvVars are the names of the environment variables the expansion
+	// read from the shell's starting environment (${!x} resolved).
+	EnvVars []string
+	// Expanded is the line as bash will run it: each simple command's
+	// argv, quoted, one command after another ("" when nothing differs
+	// from the words as written, or no ShellEnv was given).
+	Expanded string
+	// GitUnknown is a git subcommand the line runs that is neither one
+	// of git's own nor an alias guardrun could read: an alias set after
+	// the check, or a git-<name> program, runs code guardrun cannot see.
+	GitUnknown string
 }
 
 // FactCommand is one simple command: Program is the program word's base
@@ -49,13 +70,33 @@ type FactCommand struct {
 	Program string
 	Args    []string
 	Sub     string
+	// Runs: the command runs other commands the analysis followed (a
+	// wrapper's command, sh -c's or eval's known script, env -S's
+	// line), which are listed on their own.
+	Runs bool
 }
 
 // CommandLineFacts parses line as bash and returns what it does: the
 // commands it may run and the files and network it may touch.
 func CommandLineFacts(line string) CommandFacts {
-	sl := parseShellLine(line)
+	return CommandLineFactsIn(line, nil)
+}
+
+// CommandLineFactsIn is CommandLineFacts for a line that runs where env
+// says: each word is what bash will expand it to there (braces, tilde,
+// parameters set earlier on the line or in env, builtin-only
+// substitutions, globs with the options the line sets), so Reads,
+// Writes and Commands hold the files and argv the line will run with.
+// A word only known when the line runs is kept as written and listed in
+// OpaqueWords. A nil env expands nothing.
+func CommandLineFactsIn(line string, env *ShellEnv) CommandFacts {
+	sl := parseShellLineIn(line, env)
 	var f CommandFacts
+	f.OpaqueWords, f.OpaqueWhy, f.GitUnknown = sl.opaqueWords, sl.opaqueWhy, sl.gitUnknown
+	if sl.exp != nil {
+		f.EnvVars = sl.exp.envRead
+		f.Expanded = sl.expandedLine()
+	}
 	f.Unchecked = sl.unchecked
 	if sl.opaque != "" {
 		f.Opaque = "runs code the analysis cannot read: " + sl.opaque
@@ -65,6 +106,27 @@ func CommandLineFacts(line string) CommandFacts {
 		c := &sl.cmds[i]
 		for _, inv := range c.invs {
 			fa.command(c, inv)
+			if env == nil {
+				continue
+			}
+			// What xargs appends and find's {} are only known when the
+			// line runs.
+			if inv.fed {
+				f.OpaqueWords = append(f.OpaqueWords, "(the arguments xargs reads)")
+				if f.OpaqueWhy == "" {
+					f.OpaqueWhy = "xargs runs '" + c.raw[inv.start] + "' with arguments it reads when the line runs"
+				}
+			}
+			if inv.found {
+				for j := inv.start; j < inv.end; j++ {
+					if strings.Contains(c.raw[j], "{}") {
+						f.OpaqueWords = append(f.OpaqueWords, c.raw[j])
+						if f.OpaqueWhy == "" {
+							f.OpaqueWhy = "find runs '" + c.raw[inv.start] + "' on each path it finds ({})"
+						}
+					}
+				}
+			}
 		}
 	}
 	for _, r := range sl.redirs {
@@ -119,6 +181,14 @@ type factsBuilder struct {
 func (fa *factsBuilder) read(w string) {
 	if w != "" && w != "-" && !slices.Contains(fa.f.Reads, w) {
 		fa.f.Reads = append(fa.f.Reads, w)
+	}
+}
+
+// del records a word the line deletes (it is a write too).
+func (fa *factsBuilder) del(w string) {
+	fa.write(w)
+	if w != "" && w != "-" && !slices.Contains(fa.f.Deletes, w) {
+		fa.f.Deletes = append(fa.f.Deletes, w)
 	}
 }
 
@@ -187,6 +257,14 @@ func (fa *factsBuilder) command(c *simpleCmd, inv invocation) {
 			break
 		}
 	}
+	if _, ok := shellScript(c, inv); ok && !c.dyn[inv.start] {
+		fc.Runs = true
+	}
+	for _, o := range c.invs {
+		if o.start > inv.start && o.end <= inv.end && wrappers(prog) {
+			fc.Runs = true
+		}
+	}
 	fa.f.Commands = append(fa.f.Commands, fc)
 
 	// Reads: every argument word may name a file.
@@ -195,6 +273,14 @@ func (fa *factsBuilder) command(c *simpleCmd, inv invocation) {
 		switch {
 		case !strings.HasPrefix(w, "-") || w == "-":
 			fa.read(w)
+			if _, v, ok := strings.Cut(w, "="); ok {
+				// NAME=file, as make and many tools take it.
+				fa.read(v)
+			}
+			if _, v, ok := strings.Cut(w, ":"); ok && prog == "git" {
+				// git show REV:path reads path from history.
+				fa.read(v)
+			}
 		default:
 			if _, v, ok := strings.Cut(w, "="); ok {
 				fa.read(v)
@@ -271,13 +357,41 @@ func (fa *factsBuilder) writes(prog, sub string, args []string) {
 		}
 	}
 	switch prog {
+	case "rm", "unlink", "shred", "rmdir", "srm", "truncate", "wipefs", "trash", "trash-put", "blkdiscard":
+		for _, w := range ops {
+			fa.del(w)
+		}
+	case "mkfs", "mke2fs", "mkswap", "sgdisk", "sfdisk", "fdisk", "parted":
+		for _, w := range ops {
+			if strings.HasPrefix(w, "/dev/") {
+				fa.del(w)
+			}
+		}
+	}
+	if strings.HasPrefix(prog, "mkfs.") {
+		for _, w := range ops {
+			fa.del(w)
+		}
+	}
+	switch prog {
 	case "tee", "truncate", "rm", "unlink", "shred", "rmdir", "srm", "touch", "mkdir",
 		"chmod", "chown", "chgrp", "chattr", "setfacl", "patch", "mkfifo", "mknod":
 		all(ops)
 		all(optValue(args, "-o", "--output"))
 		all(optValue(args, "", "--reference"))
+	case "link":
+		// link FILE NEW: the new name writes the file.
+		all(ops)
 	case "cp", "mv", "install", "ln", "rsync":
+		if prog == "ln" && !hasFlag(args, 's', "--symbolic") || prog == "cp" && (hasFlag(args, 'l', "--link")) {
+			// A hard link is a second name for the file: making one is a
+			// write of the file it links to.
+			all(ops)
+		}
 		if len(ops) > 0 {
+			if prog == "rsync" && (hasFlag(args, 0, "--delete") || slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--delete") })) {
+				fa.del(ops[len(ops)-1])
+			}
 			fa.write(ops[len(ops)-1])
 		}
 		all(optValue(args, "-t", "--target-directory"))
@@ -288,6 +402,9 @@ func (fa *factsBuilder) writes(prog, sub string, args []string) {
 	case "dd":
 		for _, a := range args {
 			if v, ok := strings.CutPrefix(a, "of="); ok {
+				if strings.HasPrefix(v, "/dev/") && !deviceSink(v) {
+					fa.del(v)
+				}
 				fa.write(v)
 			}
 		}
@@ -309,7 +426,7 @@ func (fa *factsBuilder) writes(prog, sub string, args []string) {
 				if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
 					break
 				}
-				fa.write(a)
+				fa.del(a)
 			}
 		}
 		all(optValue(args, "", "-fprint"))
@@ -341,6 +458,14 @@ func (fa *factsBuilder) writes(prog, sub string, args []string) {
 		}
 	case "unzip":
 		all(optValue(args, "-d", ""))
+	case "zip", "7z", "7za", "rar":
+		// zip ARCHIVE FILES…, 7z a ARCHIVE FILES…: the archive is written.
+		if prog != "zip" && len(ops) > 1 {
+			ops = ops[1:]
+		}
+		if len(ops) > 0 {
+			fa.write(ops[0])
+		}
 	case "git":
 		if sub == "clone" {
 			ops := operands(args)
@@ -382,4 +507,13 @@ func (fa *factsBuilder) net(prog, sub string, args []string) {
 	case (prog == "docker" || prog == "podman") && (sub == "push" || sub == "login"):
 		fa.network(prog + " " + sub)
 	}
+}
+
+// deviceSink reports a device file writing to which destroys nothing.
+func deviceSink(p string) bool {
+	switch p {
+	case "/dev/null", "/dev/zero", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/full":
+		return true
+	}
+	return strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/")
 }

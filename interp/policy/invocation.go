@@ -89,7 +89,9 @@ func wrappers(prog string) bool {
 	case "env", "nice", "nohup", "timeout", "strace",
 		"time", "exec", "command", "xargs", "busybox",
 		"builtin", "sudo", "doas", "setsid", "stdbuf",
-		"ionice", "chrt", "taskset", "unbuffer":
+		"ionice", "chrt", "taskset", "unbuffer",
+		// zsh's precommand modifiers and repeat run the words after them.
+		"noglob", "nocorrect", "-", "repeat":
 		return true
 	}
 	return false
@@ -193,7 +195,7 @@ func wrappedOffsets(toks []string, dyn []bool) []int {
 		break
 	}
 	if i < len(toks) {
-		if (toks[0] == "timeout" && toks[i] != "" && toks[i][0] >= '0' && toks[i][0] <= '9' || dyn[i]) && i+1 < len(toks) {
+		if ((toks[0] == "timeout" || toks[0] == "repeat") && toks[i] != "" && toks[i][0] >= '0' && toks[i][0] <= '9' || dyn[i]) && i+1 < len(toks) {
 			// timeout's duration, or a computed word that may be one.
 			offs = append(offs, i+1)
 		}
@@ -212,6 +214,25 @@ func shellScript(c *simpleCmd, inv invocation) (string, bool) {
 	case at < 0:
 		return strings.Join(c.raw[inv.start+1:inv.end], " "), true
 	}
+	if c.tokens[inv.start] == "env" {
+		// The split string (glued or the next word), then the words
+		// after it, as env runs them.
+		t := c.raw[inv.start+at]
+		rest := inv.start + at + 1
+		switch {
+		case strings.HasPrefix(t, "--split-string="):
+			t = strings.TrimPrefix(t, "--split-string=")
+		case t == "--split-string" || strings.HasSuffix(t, "S"):
+			if rest >= inv.end {
+				return "", false
+			}
+			t = c.raw[rest]
+			rest++
+		default:
+			t = t[strings.IndexByte(t, 'S')+1:]
+		}
+		return strings.Join(append([]string{t}, c.raw[rest:inv.end]...), " "), true
+	}
 	return c.raw[inv.start+at], true
 }
 
@@ -222,6 +243,18 @@ func scriptWord(c *simpleCmd, inv invocation) (int, bool) {
 	switch prog := c.tokens[inv.start]; {
 	case prog == "eval":
 		return -1, len(raw) > 1
+	case prog == "env":
+		// env -S 'cmd args' splits its value into a command line.
+		for j := 1; j < len(raw); j++ {
+			t := raw[j]
+			if t == "--" || !strings.HasPrefix(t, "-") {
+				break
+			}
+			if t == "-S" || t == "--split-string" || strings.HasPrefix(t, "-S") || strings.HasPrefix(t, "--split-string=") ||
+				len(t) > 2 && t[1] != '-' && strings.ContainsRune(t[1:], 'S') {
+				return j, true
+			}
+		}
 	case prog == "trap":
 		return 1, len(raw) > 2
 	case shellBinaries(prog):

@@ -29,6 +29,50 @@ type shellLine struct {
 	// opaque, when set, names a command whose program or code is only
 	// known when it runs (a computed program word, python -c, eval $x).
 	opaque string
+	// exp expands the line's words as bash will, where the line runs
+	// (nil: words are kept as written, dynamic ones marked).
+	exp *expander
+	// opaqueWords are the words of commands the expansion could not
+	// know before the line runs, as written, and why the first was not.
+	opaqueWords []string
+	opaqueWhy   string
+	// argvs are the commands as the expansion gave them, in order, for
+	// the expanded line.
+	argvs [][]shellWord
+	// changed: some word expanded to other text than it is written as.
+	changed bool
+	// gitUnknown is a git subcommand that is neither git's own nor an
+	// alias guardrun can read (an alias set earlier, a git-x program).
+	gitUnknown string
+}
+
+// expandedLine is the line as bash will run it, each simple command's
+// argv quoted, separated by `;` ("" when no word changed).
+func (sl *shellLine) expandedLine() string {
+	if !sl.changed {
+		return ""
+	}
+	var b strings.Builder
+	for i, argv := range sl.argvs {
+		if i > 0 {
+			b.WriteString(" ; ")
+		}
+		for j, sw := range argv {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			if sw.dyn {
+				b.WriteString(sw.text)
+				continue
+			}
+			q, err := syntax.Quote(sw.text, syntax.LangBash)
+			if err != nil {
+				q = sw.text
+			}
+			b.WriteString(q)
+		}
+	}
+	return b.String()
 }
 
 // shellRedirect is one redirection: its operator and target word.
@@ -41,6 +85,17 @@ type shellRedirect struct {
 // the work at call time only: no parser is built at package init.
 func parseShellLine(line string) *shellLine {
 	sl := &shellLine{}
+	sl.parse(line, 0)
+	return sl
+}
+
+// parseShellLineIn parses line as bash and expands its words as bash
+// will where env says the line runs (nil: as parseShellLine).
+func parseShellLineIn(line string, env *ShellEnv) *shellLine {
+	sl := &shellLine{}
+	if env != nil {
+		sl.exp = newExpander(*env)
+	}
 	sl.parse(line, 0)
 	return sl
 }
@@ -127,6 +182,25 @@ func (w *shellWalker) redirect(r *syntax.Redirect) {
 	}
 	if r.Word != nil {
 		text, _ := w.word(r.Word)
+		if x := w.sl.exp; x != nil && r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc {
+			argvs, why := x.fields([]*syntax.Word{r.Word}, w.src)
+			if why == "" && len(argvs) == 1 && len(argvs[0]) == 1 {
+				text = argvs[0][0].text
+			} else {
+				if why == "" {
+					why = "it expands to more than one word"
+				}
+				w.sl.opaqueWords = append(w.sl.opaqueWords, text)
+				if w.sl.opaqueWhy == "" {
+					w.sl.opaqueWhy = "'" + text + "': " + why
+				}
+			}
+		}
+		if text == "!" && (r.Op == syntax.RdrOut || r.Op == syntax.AppOut) {
+			// zsh's >! and >>! write the next word; bash writes a file
+			// named !. Either way the line is not what it seems.
+			w.sl.setUnchecked("'>!' is zsh's clobbering redirection: the file it writes is the next word")
+		}
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
 			// The delimiter names no file.
@@ -149,43 +223,77 @@ func (w *shellWalker) command(c syntax.Command) {
 	case *syntax.CallExpr:
 		w.call(c)
 	case *syntax.BinaryCmd:
-		w.stmt(c.X)
-		w.stmt(c.Y)
+		switch c.Op {
+		case syntax.Pipe, syntax.PipeAll:
+			// Each side of a pipe runs in a subshell.
+			w.subshell(func() { w.stmt(c.X) })
+			w.subshell(func() { w.stmt(c.Y) })
+		default:
+			// The right side of && and || may not run.
+			w.stmt(c.X)
+			w.branch(func() { w.stmt(c.Y) })
+		}
 	case *syntax.Subshell:
-		w.stmts(c.Stmts)
+		w.subshell(func() { w.stmts(c.Stmts) })
 	case *syntax.Block:
 		w.stmts(c.Stmts)
 	case *syntax.IfClause:
-		for ic := c; ic != nil; ic = ic.Else {
-			w.stmts(ic.Cond)
-			w.stmts(ic.Then)
-		}
-	case *syntax.WhileClause:
-		w.stmts(c.Cond)
-		w.stmts(c.Do)
-	case *syntax.ForClause:
-		switch l := c.Loop.(type) {
-		case *syntax.WordIter:
-			for _, it := range l.Items {
-				w.word(it)
+		// Every branch is decided, whatever its test: the test may depend
+		// on what only running tells.
+		w.branch(func() {
+			for ic := c; ic != nil; ic = ic.Else {
+				w.stmts(ic.Cond)
+				w.stmts(ic.Then)
 			}
-		case *syntax.CStyleLoop:
-			w.nested(l)
-		default:
-			w.sl.setUnchecked(fmt.Sprintf("an unmodelled loop (%T)", l))
-		}
-		w.stmts(c.Do)
+		})
+	case *syntax.WhileClause:
+		w.branch(func() {
+			w.stmts(c.Cond)
+			w.stmts(c.Do)
+		})
+	case *syntax.ForClause:
+		w.branch(func() {
+			switch l := c.Loop.(type) {
+			case *syntax.WordIter:
+				w.loopVar(l)
+			case *syntax.CStyleLoop:
+				w.nested(l)
+				if w.sl.exp != nil {
+					syntax.Walk(l, func(n syntax.Node) bool {
+						if a, ok := n.(*syntax.BinaryArithm); ok {
+							if v, ok := a.X.(*syntax.Word); ok && len(v.Parts) == 1 {
+								if lit, ok := v.Parts[0].(*syntax.Lit); ok && validName(lit.Value) {
+									w.sl.exp.set(lit.Value, nil, false, "$"+lit.Value+" is a loop counter")
+								}
+							}
+						}
+						return true
+					})
+				}
+			default:
+				w.sl.setUnchecked(fmt.Sprintf("an unmodelled loop (%T)", l))
+			}
+			w.stmts(c.Do)
+		})
 	case *syntax.CaseClause:
 		w.word(c.Word)
-		for _, it := range c.Items {
-			for _, p := range it.Patterns {
-				w.word(p)
+		w.branch(func() {
+			for _, it := range c.Items {
+				for _, p := range it.Patterns {
+					w.word(p)
+				}
+				w.stmts(it.Stmts)
 			}
-			w.stmts(it.Stmts)
-		}
+		})
 	case *syntax.FuncDecl:
-		// The body counts as run: the function may be called anywhere.
-		w.stmt(c.Body)
+		// The body counts as run: the function may be called anywhere,
+		// with any arguments.
+		w.subshell(func() {
+			if w.sl.exp != nil {
+				w.sl.exp.posOpaque = true
+			}
+			w.branch(func() { w.stmt(c.Body) })
+		})
 	case *syntax.CoprocClause:
 		w.stmt(c.Stmt)
 	case *syntax.TimeClause:
@@ -194,6 +302,7 @@ func (w *shellWalker) command(c syntax.Command) {
 		words := []shellWord{{text: c.Variant.Value}}
 		for _, a := range c.Args {
 			words = append(words, w.assign(a)...)
+			w.bind(a)
 		}
 		w.emit(words)
 	case *syntax.LetClause:
@@ -219,7 +328,117 @@ func (w *shellWalker) substitution(ss []*syntax.Stmt) {
 		w.sl.setUnchecked("Command nesting too deep for policy check")
 		return
 	}
-	w.stmts(ss)
+	w.subshell(func() { w.stmts(ss) })
+}
+
+// subshell walks what runs in a subshell: its assignments, directory
+// and options do not reach the commands after it.
+func (w *shellWalker) subshell(walk func()) {
+	x := w.sl.exp
+	if x == nil {
+		walk()
+		return
+	}
+	s := x.save()
+	x.cond++
+	walk()
+	x.cond--
+	x.restore(s)
+}
+
+// branch walks what may or may not run: an assignment there leaves the
+// variable with its old value or the new one.
+func (w *shellWalker) branch(walk func()) {
+	if w.sl.exp == nil {
+		walk()
+		return
+	}
+	w.sl.exp.cond++
+	walk()
+	w.sl.exp.cond--
+}
+
+// loopVar walks a for loop's words and gives its variable each value
+// they expand to.
+func (w *shellWalker) loopVar(l *syntax.WordIter) {
+	for _, it := range l.Items {
+		w.word(it)
+	}
+	x := w.sl.exp
+	if x == nil || l.Name == nil {
+		return
+	}
+	if !l.InPos.IsValid() && len(l.Items) == 0 {
+		x.set(l.Name.Value, nil, false, "$"+l.Name.Value+" takes the positional parameters")
+		return
+	}
+	argvs, why := x.fields(l.Items, w.src)
+	if why != "" || len(argvs) != 1 || len(argvs[0]) > maxVarValues {
+		x.set(l.Name.Value, nil, false, "$"+l.Name.Value+" takes values only known when the line runs")
+		return
+	}
+	v := &shellVar{}
+	for _, f := range argvs[0] {
+		v.vals = append(v.vals, []string{f.text})
+	}
+	if len(v.vals) == 0 {
+		v.vals = [][]string{nil}
+	}
+	x.vars[l.Name.Value] = v
+}
+
+// bind records an assignment of the line (x=v, export x=v, a=(…)).
+func (w *shellWalker) bind(a *syntax.Assign) {
+	x := w.sl.exp
+	if x == nil || a.Name == nil {
+		return
+	}
+	name := a.Name.Value
+	switch {
+	case a.Index != nil || a.Append && a.Array == nil && a.Value != nil:
+		if a.Append && a.Index == nil {
+			old := x.Get(name)
+			hit := x.hit
+			val, err := x.literal(a.Value)
+			if err != nil || hit != "" {
+				x.set(name, nil, false, "$"+name+" is set from something only known when the line runs")
+				return
+			}
+			x.set(name, []string{old.Str + val}, false, "")
+			return
+		}
+		x.set(name, nil, false, "$"+name+" is set element by element")
+	case a.Array != nil:
+		var vals []string
+		for _, e := range a.Array.Elems {
+			if e.Index != nil || e.Value == nil {
+				x.set(name, nil, false, "$"+name+" is set element by element")
+				return
+			}
+			argvs, why := x.fields([]*syntax.Word{e.Value}, w.src)
+			if why != "" || len(argvs) != 1 {
+				x.set(name, nil, false, "$"+name+" holds values only known when the line runs")
+				return
+			}
+			for _, f := range argvs[0] {
+				vals = append(vals, f.text)
+			}
+		}
+		if a.Append {
+			x.set(name, nil, false, "$"+name+" is appended to")
+			return
+		}
+		x.set(name, vals, true, "")
+	case a.Naked:
+		// export x, local x: the value stays.
+	default:
+		val, err := x.literal(a.Value)
+		if err != nil {
+			x.set(name, nil, false, "$"+name+" is set from something only known when the line runs ("+err.Error()+")")
+			return
+		}
+		x.set(name, []string{val}, false, "")
+	}
 }
 
 // nested walks a node the analysis does not read word by word
@@ -298,12 +517,50 @@ func (w *shellWalker) call(c *syntax.CallExpr) {
 		text, dyn := w.word(a)
 		words = append(words, shellWord{text: text, dyn: dyn})
 	}
-	w.emit(words)
+	x := w.sl.exp
+	if x == nil {
+		w.emit(words)
+		return
+	}
+	if len(c.Args) == 0 {
+		// Assignments alone: they stay for the rest of the line.
+		for _, a := range c.Assigns {
+			w.bind(a)
+		}
+		return
+	}
+	argvs, why := x.fields(c.Args, w.src)
+	if strings.HasPrefix(why, overBudget) {
+		w.sl.setUnchecked("the line is " + why)
+	}
+	if len(argvs) > 1 || len(argvs) == 1 && !sameWords(argvs[0], words) {
+		w.sl.changed = true
+	}
+	for _, argv := range argvs {
+		w.sl.argvs = append(w.sl.argvs, argv)
+		for _, sw := range argv {
+			if sw.dyn && namesData(sw.text, why) {
+				w.sl.opaqueWords = append(w.sl.opaqueWords, sw.text)
+				if w.sl.opaqueWhy == "" {
+					w.sl.opaqueWhy = "'" + sw.text + "': " + why
+				}
+			}
+		}
+		if len(argv) == 0 {
+			continue
+		}
+		w.emit(argv)
+		x.builtin(argv)
+	}
 }
 
 // emit records the simple command made of words, and parses the scripts
 // it runs through sh -c, eval or trap.
 func (w *shellWalker) emit(words []shellWord) {
+	if len(words) > 0 && !words[0].dyn && len(words[0].text) > 1 && words[0].text[0] == '=' {
+		// zsh runs `=curl` as the path of curl (EQUALS expansion).
+		words = append([]shellWord{{text: words[0].text[1:]}}, words[1:]...)
+	}
 	c := simpleCmd{}
 	for _, sw := range words {
 		w.sl.words = append(w.sl.words, sw.text)
@@ -326,7 +583,36 @@ func (w *shellWalker) emit(words []shellWord) {
 		if script, ok := shellScript(&c, inv); ok {
 			w.sl.parse(script, w.depth+1)
 		}
+		w.gitAlias(&c, inv)
 	}
+}
+
+// gitAlias follows a git subcommand that is not one of git's own: an
+// alias of the repository's or the user's configuration is decided as
+// what it runs; an unknown one runs a git-<name> program guardrun cannot
+// see into.
+func (w *shellWalker) gitAlias(c *simpleCmd, inv invocation) {
+	x := w.sl.exp
+	if x == nil || c.tokens[inv.start] != "git" || c.dyn[inv.start] {
+		return
+	}
+	sub := inv.sub
+	if sub <= inv.start {
+		sub = inv.start + 1
+	}
+	if sub >= inv.end || c.dyn[sub] || strings.HasPrefix(c.raw[sub], "-") || gitCommands[strings.ToLower(c.raw[sub])] {
+		return
+	}
+	name := c.raw[sub]
+	alias, ok := x.gitAlias(name)
+	if !ok {
+		if w.sl.gitUnknown == "" {
+			w.sl.gitUnknown = name
+		}
+		return
+	}
+	w.sl.changed = true
+	w.sl.parse(gitAliasScript(alias, c.raw[sub+1:inv.end]), w.depth+1)
 }
 
 // word returns the text of x after quote removal and whether it is only
@@ -405,6 +691,10 @@ func (w *shellWalker) part(p syntax.WordPart, b *strings.Builder, quoted bool) b
 		return true
 	case *syntax.ExtGlob:
 		b.WriteString(w.src[p.Pos().Offset():p.End().Offset()])
+		if strings.ContainsAny(p.Pattern.Value, ":'\"`$+^") {
+			// zsh reads *(e:'cmd':) as a glob qualifier that runs code.
+			w.sl.setUnchecked("'" + w.src[p.Pos().Offset():p.End().Offset()] + "' is a zsh glob qualifier, which can run code")
+		}
 		return true
 	case *syntax.BraceExp:
 		b.WriteString(w.src[p.Pos().Offset():p.End().Offset()])
@@ -509,4 +799,28 @@ func splitterRuns(cmds []simpleCmd, prog string) bool {
 		}
 	}
 	return false
+}
+
+// sameWords reports two argvs with the same texts.
+func sameWords(a, b []shellWord) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].text != b[i].text {
+			return false
+		}
+	}
+	return true
+}
+
+// namesData reports an opaque word that may name what a command reads or
+// sends: one computed from a variable or parameter, or a substitution's
+// output used as a file (@$(…), --file=$(…)). A substitution's output
+// used as data is not: the commands it runs are decided on their own.
+func namesData(word, why string) bool {
+	if !strings.HasPrefix(why, "a command substitution") {
+		return true
+	}
+	return strings.Contains(word, "@") || strings.Contains(strings.ToLower(word), "file")
 }
