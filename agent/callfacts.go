@@ -56,6 +56,51 @@ type callFacts struct {
 	// envDump: the line prints its environment (`env`, `printenv`,
 	// `export -p` …), where credentials often live.
 	envDump bool
+	// opaqueWords are words of the line only known when it runs (as
+	// written), opaqueWhy why the first is.
+	opaqueWords []string
+	opaqueWhy   string
+	// deletes are the paths the line deletes, empties or wipes, absolute;
+	// deletesOutside is the first of them outside the workspace and the
+	// temporary directories ("" when none is).
+	deletes        []string
+	deletesOutside string
+	// expanded is the line as bash will run it, when that differs from
+	// its text (policy.CommandFacts.Expanded).
+	expanded string
+	// gitUnknown: a git subcommand neither git's own nor a readable alias.
+	gitUnknown string
+	// opaqueTakes: some command guardrun cannot see into may send what
+	// it is handed (not a container runtime given an env file).
+	opaqueTakes bool
+}
+
+// envConsumers load env files into containers they run: handing them
+// one (`docker run --env-file .env`) is everyday work.
+var envConsumers = map[string]bool{"docker": true, "podman": true, "docker-compose": true, "nerdctl": true}
+
+// shellGetenv reads the environment the agent's shell starts with: the
+// host runs its hooks with the environment it runs commands with.
+var shellGetenv = os.LookupEnv
+
+// workdirFields are a command tool's fields naming the directory it runs
+// in (Gemini's dir_path and directory, Codex's workdir, Cursor's cwd).
+var workdirFields = []string{"dir_path", "directory", "workdir", "cwd"}
+
+// commandDir is the directory a command call runs in: its tool's
+// working-directory field (relative to the event's cwd) or the cwd.
+func commandDir(in map[string]any, cwd string) string {
+	for _, f := range workdirFields {
+		d, ok := in[f].(string)
+		if !ok || d == "" {
+			continue
+		}
+		if !filepath.IsAbs(d) && cwd != "" {
+			d = filepath.Join(cwd, d)
+		}
+		return filepath.Clean(d)
+	}
+	return cwd
 }
 
 // factsOf analyses a call of tool t with the input guards see (line is
@@ -64,13 +109,22 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 	var f callFacts
 	home := homeDir()
 	ws := e.workspaceOf(ev)
-	var readWords, writeWords []string
+	var readWords, writeWords, deleteWords []string
+	base := firstNonEmpty(ev.Cwd, ws)
 	if contains(t.labels, "cmd") {
-		cf := policy.CommandLineFacts(line)
+		base = commandDir(in, base)
+		cf := policy.CommandLineFactsIn(line, &policy.ShellEnv{Dir: base, Getenv: shellGetenv})
 		f.cmds, f.net, f.netWhy, f.unchecked = cf.Commands, cf.Network, cf.NetworkWhy, cf.Unchecked
 		f.opaque = cf.Opaque != ""
 		f.inline = cf.Opaque != ""
+		f.opaqueWords, f.opaqueWhy, f.expanded = cf.OpaqueWords, cf.OpaqueWhy, cf.Expanded
+		deleteWords = cf.Deletes
+		f.gitUnknown = cf.GitUnknown
 		f.secretVar = (strings.Contains(line, "$") || strings.Contains(line, "printenv")) && secretVarRE().MatchString(line)
+		for _, v := range cf.EnvVars {
+			// ${!v} and the like: the name read, however it was spelt.
+			f.secretVar = f.secretVar || secretVarRE().MatchString("$"+v)
+		}
 		if f.inline {
 			for _, w := range strings.FieldsFunc(line, codeSeparator) {
 				if IsSecretPath(w) {
@@ -81,8 +135,12 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 		readWords, writeWords = cf.Reads, cf.Writes
 		var sourcedWords []string
 		for _, c := range cf.Commands {
-			if !localProgram(c) && !netProgram(c.Program) {
+			if !localProgram(c) && !netProgram(c.Program) && !c.Runs {
 				f.opaque = true
+				// A container runtime handed an env file is routine (its
+				// output is labelled when it comes back); any other code
+				// guardrun cannot see into may send what it is handed.
+				f.opaqueTakes = f.opaqueTakes || !envConsumers[c.Program]
 			}
 			switch c.Program {
 			case "source", ".":
@@ -102,10 +160,16 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 			case "tar", "zip", "7z", "7za", "rar", "rsync", "scp", "sftp", "rclone", "cp", "grep", "egrep", "rg", "ag", "du", "cpio", "pax":
 				for _, a := range c.Args {
 					if a != "" && !strings.HasPrefix(a, "-") {
-						for _, p := range expandPath(a, firstNonEmpty(ev.Cwd, ws), ws, home) {
+						for _, p := range expandPath(a, base, ws, home) {
 							f.trees = append(f.trees, p)
 						}
 					}
+				}
+				// A search given no directory searches the working
+				// directory (grep when recursive, rg and ag always).
+				search := c.Program == "rg" || c.Program == "ag" || (c.Program == "grep" || c.Program == "egrep") && recursive(c.Args)
+				if search && len(operandsOf(c.Args)) <= 1 && base != "" {
+					f.trees = append(f.trees, base)
 				}
 			case "env", "printenv":
 				f.envDump = f.envDump || onlyOptions(c.Args)
@@ -119,20 +183,27 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 			if i := slices.Index(readWords, w); i >= 0 {
 				readWords = slices.Delete(slices.Clone(readWords), i, i+1)
 			}
-			f.sourced = append(f.sourced, expandPath(w, firstNonEmpty(ev.Cwd, ws), ws, home)...)
+			f.sourced = append(f.sourced, expandPath(w, base, ws, home)...)
 		}
 	} else {
 		words := toolPaths(in)
-		if hasPrefixIn(t.labels, "fs:w") || isPatchTool(in) {
+		switch {
+		case t.restricting && hasPrefixIn(t.labels, "fs:w"):
+			// A workspace policy's declaration may add checks, not take
+			// away the reads: the paths are read and written.
+			readWords, writeWords = words, words
+			f.trees = searchTrees(ev.Tool, words, base, ws, home)
+		case hasPrefixIn(t.labels, "fs:w") || isPatchTool(in):
 			writeWords = words
-		} else {
+		default:
 			readWords = words
+			f.trees = searchTrees(ev.Tool, words, base, ws, home)
 		}
 	}
 	// A relative path is taken from the working directory and from every
 	// directory the line changes to (`cd src && cp a ../x`): which
 	// command a word belongs to is not known, so each is tried.
-	bases := []string{firstNonEmpty(ev.Cwd, ws)}
+	bases := []string{base}
 	for _, c := range f.cmds {
 		if c.Program != "cd" && c.Program != "pushd" {
 			continue
@@ -161,7 +232,80 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 	for _, w := range writeWords {
 		f.writes = append(f.writes, expandFrom(w, bases, ws, home)...)
 	}
+	for _, w := range deleteWords {
+		f.deletes = append(f.deletes, expandFrom(w, bases, ws, home)...)
+	}
+	f.deletesOutside = outsideWorkspace(f.deletes, ws, base)
 	return f
+}
+
+// searchTools print the lines of the files under a directory they are
+// given (or the working directory): what they print carries the labels
+// of the trees they search.
+var searchTools = map[string]bool{"Grep": true, "grep": true, "search_file_content": true, "grep_search": true}
+
+// searchTrees are the directories a file tool's call reads recursively:
+// a search tool's directory path, or its working directory when it
+// names none.
+func searchTrees(tool string, words []string, base, ws, home string) []string {
+	if !searchTools[tool] {
+		return nil
+	}
+	if len(words) == 0 {
+		if base == "" {
+			return nil
+		}
+		return []string{base}
+	}
+	var out []string
+	for _, w := range words {
+		for _, p := range expandPath(w, base, ws, home) {
+			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// outsideWorkspace is the first path of ps outside the workspace and the
+// temporary directories ("" when none is).
+func outsideWorkspace(ps []string, ws, cwd string) string {
+	roots := []string{os.TempDir(), "/tmp", "/var/tmp"}
+	switch {
+	case ws != "":
+		roots = append(roots, ws)
+	case cwd == "":
+		// Where the call runs is not known: nothing to measure against.
+		return ""
+	case cwd != "/" && cwd != homeDir():
+		roots = append(roots, cwd)
+	}
+	h := homeDir()
+	for _, p := range ps {
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		if p == "/" || h != "" && (p == h || strings.HasPrefix(h, p+"/")) || ws != "" && strings.HasPrefix(ws, p+"/") {
+			// The home directory, the workspace's parents: wherever they are.
+			return p
+		}
+		inside := false
+		for _, r := range roots {
+			if r == "" {
+				continue
+			}
+			r = filepath.Clean(r)
+			if strings.HasPrefix(p, r+"/") {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			return p
+		}
+	}
+	return ""
 }
 
 // expandFrom is expandPath from each of several working directories
@@ -222,7 +366,33 @@ var localPrograms = map[string]bool{
 	"false": true, "test": true, "[": true, "date": true, "mkdir": true, "touch": true, "cp": true, "mv": true,
 	"rm": true, "ln": true, "chmod": true, "export": true, "unset": true, "read": true, "sleep": true, "which": true,
 	"type": true, "command": true, "git": true, "sha256sum": true, "md5sum": true, "shasum": true, "env": true,
-	"printenv": true, "tree": true, "du": true, "df": true,
+	"printenv": true, "tree": true, "du": true, "df": true, "tar": true, "zip": true, "unzip": true, "gzip": true,
+	"gunzip": true, "bzip2": true, "xz": true, "zstd": true, "7z": true,
+	// Shell builtins that only set the shell's own state.
+	"shopt": true, "set": true, "declare": true, "typeset": true, "local": true, "readonly": true, "shift": true,
+	":": true, "pushd": true, "popd": true, "dirs": true, "wait": true, "umask": true, "let": true,
+}
+
+// recursive reports grep's -r/-R (or --recursive) among args.
+func recursive(args []string) bool {
+	for _, a := range args {
+		if a == "--recursive" || a == "--dereference-recursive" ||
+			len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], "rR") {
+			return true
+		}
+	}
+	return false
+}
+
+// operandsOf are the words of args not starting with '-'.
+func operandsOf(args []string) []string {
+	var out []string
+	for _, a := range args {
+		if a != "" && !strings.HasPrefix(a, "-") {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // localProgram reports whether a command runs only local, data-only code.
@@ -261,6 +431,9 @@ func readLabels(s *Session, f callFacts, dirs bool) (labels []string, why string
 		if IsSecretPath(p) {
 			labels = appendNew(labels, "secret")
 			why = p
+		} else if alias := secretAlias(p); alias != "" {
+			labels = appendNew(labels, "secret")
+			why = p + " (" + alias + ")"
 		}
 		if l, ok := s.Files[p]; ok && l != "" {
 			labels = appendNew(labels, strings.Split(l, ",")...)
@@ -415,6 +588,17 @@ func (e *Engine) protectedSet(ws string) protect.Set {
 var mentionWords = []string{"guardrun", ".claude", ".gemini", ".cursor", ".codex", ".config", ".local", ".cache", "settings",
 	"hooks.json", "config.toml", "xdg_", "codex_home", "claude_config"}
 
+// globNamesProtected reports whether a glob pattern may match the name
+// of a protected file or directory.
+func globNamesProtected(pat string) bool {
+	for _, n := range protectedNames {
+		if ok, err := filepath.Match(pat, n); ok || err != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // mayMention reports whether text could spell a protected root: a cheap
 // test before the protected set is built.
 func mayMention(text string) bool {
@@ -501,6 +685,17 @@ func (e *Engine) protectedWrite(ev Event, f callFacts, line string) (why, key st
 		if root, ok := covers(p, ev.Cwd); ok {
 			return "it would write or delete " + p + ", which is or holds " + root, root
 		}
+		if pat := filepath.Base(p); strings.ContainsAny(pat, "*?[") && globNamesProtected(pat) {
+			// A glob that matched nothing yet (rm -rf dir/*) takes what the
+			// directory will hold: a protected entry, if its pattern can
+			// match one's name.
+			if root, ok := set.Covers(filepath.Dir(p), ev.Cwd); ok {
+				return "it would write or delete " + p + ", which is or holds " + root, root
+			}
+		}
+		if root, ok := set.Linked(p, ev.Cwd); ok {
+			return "it would write " + p + ", a hard link to a file of " + root, root
+		}
 		if b := filepath.Base(p); (b == "guardrun" || b == "guardrun-hook") && !contains(e.protectedExcept, b) {
 			return "it would write " + p + " (guardrun's program)", b
 		}
@@ -574,7 +769,8 @@ func (f callFacts) mark(op *hooks.OperationContext) {
 	for _, p := range f.sourced {
 		secretEnv = secretEnv || IsSecretPath(p)
 	}
-	if !f.net && !f.opaque && !secretEnv && !f.inline {
+	opaqueSend := f.net && f.sendsOpaque()
+	if !f.net && !f.opaque && !secretEnv && !f.inline && f.gitUnknown == "" && f.deletesOutside == "" {
 		return
 	}
 	labels := append([]string(nil), op.Labels...)
@@ -589,6 +785,15 @@ func (f callFacts) mark(op *hooks.OperationContext) {
 	}
 	if f.opaque {
 		labels = append(labels, "cmd:opaque")
+	}
+	if opaqueSend {
+		labels = append(labels, "cmd:opaque-send")
+	}
+	if f.gitUnknown != "" {
+		labels = append(labels, "cmd:git-unknown")
+	}
+	if f.deletesOutside != "" {
+		labels = append(labels, "cmd:delete-outside")
 	}
 	op.Labels = labels
 }
@@ -665,4 +870,89 @@ func (e *Engine) recordShellReads(s *Session, ev Event, f callFacts) {
 			e.recordPath(s, Event{Cwd: base, Session: ev.Session, Kind: ev.Kind, Tool: ev.Tool}, a)
 		}
 	}
+}
+
+// sendsOpaque reports a line that reaches the network with a word only
+// known when it runs (a file name in a variable, what xargs reads,
+// find's {}): what it sends cannot be told. A URL spelt with a variable
+// is not one: the commands that compute it are decided on their own.
+func (f callFacts) sendsOpaque() bool {
+	for _, w := range f.opaqueWords {
+		if !strings.Contains(w, "://") {
+			return true
+		}
+	}
+	return false
+}
+
+// maxTwinSize and minTwinSize bound the files secretAlias compares by
+// content: two tiny files alike are not a copy.
+const (
+	maxTwinSize = 64 << 10
+	minTwinSize = 16
+)
+
+// secretAlias says how p is a secret file under another name ("" when
+// it is not): a symbolic link to one, a hard link to one, or a copy of
+// a secret file beside it or at its repository's root (same content).
+func secretAlias(p string) string {
+	if strings.HasPrefix(p, "/proc/") {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil && r != p && (IsSecretPath(r) || isEnviron(r)) {
+		return "a link to " + r
+	}
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxTwinSize || fi.Size() == 0 {
+		return ""
+	}
+	dirs := []string{filepath.Dir(p)}
+	for d := filepath.Dir(p); d != filepath.Dir(d); d = filepath.Dir(d) {
+		if st, err := os.Stat(filepath.Join(d, ".git")); err == nil && st.IsDir() {
+			if d != dirs[0] {
+				dirs = append(dirs, d)
+			}
+			break
+		}
+	}
+	var body []byte
+	for _, d := range dirs {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for i, en := range ents {
+			if i >= maxDirScan {
+				break
+			}
+			q := filepath.Join(d, en.Name())
+			if q == p || !IsSecretPath(q) {
+				continue
+			}
+			qi, err := os.Stat(q)
+			if err != nil || !qi.Mode().IsRegular() {
+				continue
+			}
+			if os.SameFile(fi, qi) {
+				return "a hard link to " + q
+			}
+			if qi.Size() != fi.Size() || fi.Size() < minTwinSize {
+				continue
+			}
+			if body == nil {
+				if body, err = os.ReadFile(p); err != nil {
+					return ""
+				}
+			}
+			if other, err := os.ReadFile(q); err == nil && string(other) == string(body) {
+				return "a copy of " + q
+			}
+		}
+	}
+	return ""
+}
+
+// isEnviron reports a process's environment file (/proc/self/environ).
+func isEnviron(p string) bool {
+	return strings.HasPrefix(p, "/proc/") && (strings.HasSuffix(p, "/environ") || strings.HasSuffix(p, "/cmdline"))
 }

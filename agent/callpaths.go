@@ -190,6 +190,10 @@ var secretDirs = []string{".aws", ".ssh", ".gnupg", ".kube", ".docker", ".config
 // Public halves of key pairs (`*.pub`) are not secret.
 func IsSecretPath(p string) bool {
 	p = filepath.ToSlash(p)
+	if strings.HasPrefix(p, "/proc/") && (strings.HasSuffix(p, "/environ") || strings.HasSuffix(p, "/cmdline")) {
+		// A process's environment: every token the agent runs with.
+		return true
+	}
 	base := p[strings.LastIndexByte(p, '/')+1:]
 	if strings.HasSuffix(base, ".pub") {
 		return false

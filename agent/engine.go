@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -206,6 +207,10 @@ type toolDef struct {
 	returns []string
 	// declared is false for the stand-in of a tool no key matches.
 	declared bool
+	// restricting: the declaration is a workspace (restricting) layer's
+	// only: it may add labels, never change what the engine takes the
+	// tool to read.
+	restricting bool
 }
 
 // New loads the policies once (each top level runs once) into an engine.
@@ -355,9 +360,10 @@ func (e *Engine) Close() {
 // tool resolves a tool's declaration: the first matching key of the
 // first policy that declares one wins; an undeclared tool has no labels.
 func (e *Engine) tool(name string) toolDef {
-	for _, l := range e.layers {
+	for i, l := range e.layers {
 		for _, t := range l.tools {
 			if t.pattern == name || globMatch(t.pattern, name) {
+				t.restricting = i > 0
 				return t
 			}
 		}
@@ -956,14 +962,20 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 	tooDeep := false
 	var v verdict
 	facts := e.factsOf(t, ev, in, line)
-	e.callLabels(s, ev, f, facts, facts.net || facts.inline || hasPrefixIn(t.labels, "net:") || contains(t.labels, "tool:w"))
+	// A file named is a file read, and a call that can send what it
+	// reads sends it; code guardrun cannot see into may send anything.
+	e.callLabels(s, ev, f, facts, facts.net || facts.inline || facts.opaqueTakes || hasPrefixIn(t.labels, "net:") || contains(t.labels, "tool:w"))
 	vars = f.vars
 	protected, protectedKey := e.protectedWrite(ev, facts, line)
+	// A delete outside the workspace is decided by the policy's guards
+	// first (they say it is a delete, and the user may opt out); guardrun's
+	// own files stay protected whatever they say.
+	protectedLater := protected != "" && facts.deletesOutside != ""
 	switch {
 	case !cmdOK:
 		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
 			Reason: "command tool " + ev.Tool + " called without a command the policy can read (no string or argv field " + strings.Join(cmdFields, ", ") + ")"}}
-	case protected != "":
+	case protected != "" && !protectedLater:
 		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassProtected,
 			Reason: "guardrun protects its own files and the agents' hook settings: " + protected + "; edit them yourself, outside the agent"}}
 	case !t.declared && e.cfg.UnknownTools == DenyUnknownTools:
@@ -1001,6 +1013,13 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 					Reason: "the rewritten command cannot be checked: " + fx.unchecked}}
 			}
 		}
+		if facts.expanded != "" && v.Action != guard.Deny && sameInput(f.input, in) && cmdField != "" {
+			// Guards that read the command's text read it as bash will run
+			// it too (braces, variables, globs expanded, aliases followed).
+			if w := e.expandedVerdict(ctx, s, ev, t, in, cmdField, facts, try); rankOf(w.Action) > rankOf(v.Action) {
+				v = w
+			}
+		}
 		if !contains(t.labels, "cmd") && !isPatchTool(f.input) || v.Action == guard.Deny {
 			// A command line's writes, and a patch's files (no file_path
 			// field), are decided one by one as writes below.
@@ -1010,6 +1029,10 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 			w.Notes, w.Warnings = append(v.Notes, w.Notes...), append(v.Warnings, w.Warnings...)
 			v = w
 		}
+	}
+	if protectedLater && v.Action != guard.Deny {
+		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassProtected,
+			Reason: "guardrun protects its own files and the agents' hook settings: " + protected + "; edit them yourself, outside the agent"}}
 	}
 	if tooDeep {
 		// Guards saw incomplete command labels: whatever they said, the
@@ -1041,7 +1064,9 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 		d.Input = hostInput(f.input, ev.Input, cmdField)
 	}
 	if d.Outcome != Deny {
-		named, _ := readLabels(s, facts, false)
+		// What a call writes holds what it read, trees included (an
+		// archive of a directory holding .env).
+		named, _ := readLabels(s, facts, true)
 		e.rememberWrites(s, ev, facts, appendNew(append([]string(nil), f.labels...), named...))
 	}
 	c := Call{Seq: s.Seq, Name: ev.Tool, Decision: d.Outcome, Time: e.when(ev), CallID: ev.CallID}
@@ -1219,7 +1244,7 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 	}
 	outLabels := appendNew(append([]string(nil), t.returns...), srcFor(t, ev.Tool))
 	facts := e.factsOf(t, ev, in, line)
-	if extra, _ := readLabels(s, facts, false); len(extra) > 0 {
+	if extra, _ := readLabels(s, facts, true); len(extra) > 0 {
 		// What a call that read a secret file printed is secret.
 		outLabels = appendNew(outLabels, extra...)
 	}
@@ -1248,6 +1273,10 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 	}
 	if !value.Same(final.Data, data) {
 		d.Output = goValue(final.Data)
+		// Not every host shows the rewritten output (Cursor's after-events
+		// only observe): what the tool returned is remembered with the
+		// labels it came with, as well as the rewrite.
+		e.remember(s, ev, e.dataLabels(t, out), value.Text(data))
 	}
 	kept := e.dataLabels(t, final)
 	d.Labels = kept
@@ -1500,4 +1529,24 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// expandedVerdict runs the guards again on the call with its command as
+// bash will run it (facts.expanded): a rule written against the text
+// (`--force`, `rm -rf /`) then sees what brace expansion, variables or a
+// git alias spelt differently. Its reason says so.
+func (e *Engine) expandedVerdict(ctx context.Context, s *Session, ev Event, t toolDef, in map[string]any, cmdField string, facts callFacts, try int) verdict {
+	in2 := maps.Clone(in)
+	in2[cmdField] = facts.expanded
+	f2 := &flow{input: in2}
+	f2.vars, f2.params, f2.labels, f2.origins = e.inputs(s, in2)
+	v := e.chain(ctx, s, ev, f2, func(f *flow) *hooks.OperationContext {
+		op := toolOp(t, ev.Tool, f.params, f.input)
+		facts.mark(op)
+		return op
+	}, try)
+	if v.Action != guard.Allow {
+		v.Reason = "as bash runs it (" + facts.expanded + "): " + v.Reason
+	}
+	return v
 }

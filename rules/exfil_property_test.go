@@ -77,7 +77,9 @@ func TestExfilProperty(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte("placeholder\n"), 0o600); err != nil {
+		// Each file holds its own text: a plain file with a secret file's
+		// content is a copy of it, which the engine recognises.
+		if err := os.WriteFile(p, []byte("placeholder for "+f+"\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
