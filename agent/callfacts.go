@@ -65,6 +65,9 @@ type callFacts struct {
 	// temporary directories ("" when none is).
 	deletes        []string
 	deletesOutside string
+	// writesOutside is the first path the line writes outside the
+	// workspace and the temporary directories.
+	writesOutside string
 	// expanded is the line as bash will run it, when that differs from
 	// its text (policy.CommandFacts.Expanded).
 	expanded string
@@ -236,6 +239,13 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 		f.deletes = append(f.deletes, expandFrom(w, bases, ws, home)...)
 	}
 	f.deletesOutside = outsideWorkspace(f.deletes, ws, base)
+	var written []string
+	for _, p := range f.writes {
+		if !strings.HasPrefix(p, "/dev/") {
+			written = append(written, p)
+		}
+	}
+	f.writesOutside = outsideWorkspace(written, ws, base)
 	return f
 }
 
@@ -271,37 +281,32 @@ func searchTrees(tool string, words []string, base, ws, home string) []string {
 // outsideWorkspace is the first path of ps outside the workspace and the
 // temporary directories ("" when none is).
 func outsideWorkspace(ps []string, ws, cwd string) string {
-	roots := []string{os.TempDir(), "/tmp", "/var/tmp"}
+	work := ws
 	switch {
 	case ws != "":
-		roots = append(roots, ws)
 	case cwd == "":
 		// Where the call runs is not known: nothing to measure against.
 		return ""
 	case cwd != "/" && cwd != homeDir():
-		roots = append(roots, cwd)
+		work = cwd
 	}
 	h := homeDir()
+	under := func(p, r string) bool { return r != "" && strings.HasPrefix(p, filepath.Clean(r)+"/") }
 	for _, p := range ps {
 		if !filepath.IsAbs(p) {
 			continue
 		}
-		if p == "/" || h != "" && (p == h || strings.HasPrefix(h, p+"/")) || ws != "" && strings.HasPrefix(ws, p+"/") {
+		switch {
+		case p == "/" || h != "" && (p == h || strings.HasPrefix(h, p+"/")) || ws != "" && strings.HasPrefix(ws, p+"/"):
 			// The home directory, the workspace's parents: wherever they are.
 			return p
-		}
-		inside := false
-		for _, r := range roots {
-			if r == "" {
-				continue
-			}
-			r = filepath.Clean(r)
-			if strings.HasPrefix(p, r+"/") {
-				inside = true
-				break
-			}
-		}
-		if !inside {
+		case under(p, work):
+		case under(p, h):
+			// The user's files, even where home is under a temporary
+			// directory.
+			return p
+		case under(p, os.TempDir()) || under(p, "/tmp") || under(p, "/var/tmp"):
+		default:
 			return p
 		}
 	}
@@ -770,7 +775,11 @@ func (f callFacts) mark(op *hooks.OperationContext) {
 		secretEnv = secretEnv || IsSecretPath(p)
 	}
 	opaqueSend := f.net && f.sendsOpaque()
-	if !f.net && !f.opaque && !secretEnv && !f.inline && f.gitUnknown == "" && f.deletesOutside == "" {
+	secretRead := false
+	for _, p := range f.reads {
+		secretRead = secretRead || IsSecretPath(p)
+	}
+	if !f.net && !f.opaque && !secretEnv && !f.inline && f.gitUnknown == "" && f.deletesOutside == "" && !secretRead && f.writesOutside == "" && len(f.deletes) == 0 {
 		return
 	}
 	labels := append([]string(nil), op.Labels...)
@@ -795,6 +804,8 @@ func (f callFacts) mark(op *hooks.OperationContext) {
 	if f.deletesOutside != "" {
 		labels = append(labels, "cmd:delete-outside")
 	}
+	// Effects that matter when what runs may have been steered.
+	labels = append(labels, "cmd:consequential")
 	op.Labels = labels
 }
 

@@ -153,6 +153,15 @@ func TestProtectedPathSpellings(t *testing.T) {
 			in = f.in("../" + so)
 		}
 		d = e.Decide(ctx, agent.Event{Kind: agent.ToolBefore, Session: fmt.Sprintf("o%d", i), Tool: f.tool, Cwd: ws, Input: in})
+		if cmd := fmt.Sprint(f.in("P")["command"]); strings.HasPrefix(o, "~") && (strings.HasPrefix(cmd, "rm ") || strings.HasPrefix(cmd, "truncate ")) {
+			// A delete outside the workspace is denied as one, not as a
+			// protected path.
+			if d.Outcome != agent.Deny || d.Denial == nil || d.Denial.Guard != "@deleteOutside" {
+				b, _ := json.Marshal(in)
+				t.Errorf("ordinary %s outside the workspace through %s %s: %s %s, want the delete denied by @deleteOutside", o, f.tool, b, d.Outcome, d.Reason)
+			}
+			continue
+		}
 		if d.Outcome != agent.Allow {
 			b, _ := json.Marshal(in)
 			t.Errorf("ordinary %s through %s %s: %s %s", o, f.tool, b, d.Outcome, d.Reason)
