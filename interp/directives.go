@@ -138,9 +138,12 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 		if err != nil {
 			return nil, atPos(err, KindUnexpected, d.Pos)
 		}
-		e.sc.vars[d.Name] = v
+		if e.sc.frozen {
+			return nil, frozenError(d.Name, d.Pos)
+		}
+		e.sc.set(d.Name, v)
 		if e.sc != e.mod.root {
-			e.sc.vars[letMark+d.Name] = nil
+			e.sc.set(letMark+d.Name, nil)
 		}
 		return undefined(), nil
 	case *ast.AugmentStmt:
@@ -210,16 +213,22 @@ func (in *interp) define(e *env, name string, v *value.Variable, pos ast.Pos) er
 	if _, exists := e.sc.vars[name]; exists {
 		return redefinitionError(name, pos)
 	}
+	if e.sc.frozen {
+		return frozenError(name, pos)
+	}
 	if err := in.embedderName(e, name, pos); err != nil {
 		return err
 	}
-	e.sc.vars[name] = v
+	e.sc.set(name, v)
 	return nil
 }
 
 func (in *interp) execVar(e *env, d *ast.VarDirective) error {
 	if _, exists := e.sc.vars[d.Name]; exists {
 		return redefinitionError(d.Name, d.Pos)
+	}
+	if e.sc.frozen {
+		return frozenError(d.Name, d.Pos)
 	}
 	v, err := in.evalExpr(e, d.Value)
 	if err != nil {
@@ -389,6 +398,9 @@ func (in *interp) execExe(e *env, d *ast.ExeDirective) error {
 	if _, exists := e.sc.vars[d.Name]; exists {
 		return redefinitionError(d.Name, d.Pos)
 	}
+	if e.sc.frozen {
+		return frozenError(d.Name, d.Pos)
+	}
 	if err := in.embedderName(e, d.Name, d.Pos); err != nil {
 		return err
 	}
@@ -398,7 +410,7 @@ func (in *interp) execExe(e *env, d *ast.ExeDirective) error {
 	// denial takes it away again.
 	op := &hooks.OperationContext{Type: "exe", Subtype: exeSubtype(d.Body), Name: d.Name, Location: location(d.Pos)}
 	_, err := in.hooked(e, d, op, nil, func([]*value.Variable) (*value.Variable, error) {
-		e.sc.vars[d.Name] = value.New(x)
+		e.sc.set(d.Name, value.New(x))
 		return value.New(""), nil
 	})
 	if err != nil {
@@ -507,6 +519,9 @@ func (in *interp) execAugment(e *env, d *ast.AugmentStmt) error {
 		return newError(KindVariable, d.Pos, "declare it first with let",
 			"Cannot use += on undefined variable @%s. Use \"let @%s = ...\" first.", d.Name, d.Name)
 	}
+	if sc.frozen {
+		return frozenError(d.Name, d.Pos)
+	}
 	if err := checkParallelWrite(e, sc, d.Name, d.Pos); err != nil {
 		return err
 	}
@@ -550,7 +565,7 @@ func (in *interp) execAugment(e *env, d *ast.AugmentStmt) error {
 	default:
 		return newError(KindType, d.Pos, "", "cannot use += on a %s", typeName(cur.Data))
 	}
-	sc.vars[d.Name] = derived(data, cur, add)
+	sc.set(d.Name, derived(data, cur, add))
 	return nil
 }
 

@@ -237,6 +237,30 @@ func newModule(file, dir string) *module {
 type scope struct {
 	vars   map[string]*value.Variable
 	parent *scope
+	// frozen marks a scope of the loaded program (a module's top level,
+	// a scope an exe closed over): Load sets it once before the first
+	// decision, and from then on no evaluation may bind in it, since
+	// every decision reads it at once (freeze).
+	frozen bool
+}
+
+// set binds name in s. Binding in a frozen scope is a bug in the
+// interpreter, never the script's (the statements a script can write
+// check first and report frozenError): it panics, and a Machine's
+// decision turns the panic into a denial.
+func (s *scope) set(name string, v *value.Variable) {
+	if s.frozen {
+		panic("interp: binding @" + name + " in a frozen scope of the loaded program")
+	}
+	s.vars[name] = v
+}
+
+// frozenError is the error of a statement that would change a variable
+// of the loaded program from inside a decision.
+func frozenError(name string, pos ast.Pos) error {
+	return newError(KindVariable, pos,
+		"a decision changes only what it binds itself (a block's let); keep state across decisions in the host (the agent's session), not in module variables",
+		"cannot change @%s: module variables are frozen after load", name)
 }
 
 func newScope(parent *scope) *scope {

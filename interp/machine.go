@@ -106,9 +106,67 @@ func Load(ctx context.Context, doc *ast.Document, opts Options) (m *Machine, err
 	// nowhere (decisions write no output).
 	in.policyObject()
 	in.sh.stderr.detach()
+	in.freeze()
 	m = &Machine{in: in, env: root}
 	m.evals.New = func() any { return in.fork() }
 	return m, nil
+}
+
+// freeze marks the loaded program's scopes frozen: every module's top
+// level and the scopes its exes closed over. Decisions read them all at
+// once; a statement that would bind in one fails with frozenError, so no
+// decision writes what another reads (docs/embedding.md "The loaded
+// program is frozen").
+func (in *interp) freeze() {
+	mods := []*module{in.main}
+	for _, m := range in.modules {
+		if m != nil {
+			mods = append(mods, m)
+		}
+	}
+	seen := map[any]bool{}
+	for _, m := range mods {
+		freezeScope(m.root, seen)
+	}
+}
+
+// freezeScope freezes s, its parents and the scopes of the exes its
+// variables hold (seen stops the walk at what it already froze).
+func freezeScope(s *scope, seen map[any]bool) {
+	for ; s != nil && !seen[s]; s = s.parent {
+		seen[s] = true
+		s.frozen = true
+		for _, v := range s.vars {
+			if v != nil {
+				freezeData(v.Data, seen)
+			}
+		}
+	}
+}
+
+func freezeData(d any, seen map[any]bool) {
+	switch x := d.(type) {
+	case *exe:
+		if !seen[x] {
+			seen[x] = true
+			freezeScope(x.sc, seen)
+		}
+	case *value.Object:
+		if !seen[x] {
+			seen[x] = true
+			for _, k := range x.Keys {
+				freezeData(x.Values[k], seen)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			freezeData(e, seen)
+		}
+	case *value.Variable:
+		if x != nil {
+			freezeData(x.Data, seen)
+		}
+	}
 }
 
 // HasPolicyRule reports whether the composed policy enables a built-in
