@@ -2,6 +2,7 @@ package guardrun
 
 import (
 	"context"
+	"github.com/guardrun/guardrun/interp/guard"
 	"path/filepath"
 	"testing"
 )
@@ -61,5 +62,37 @@ func BenchmarkCompile(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkPathMatches decides a tool call whose guard tests the path
+// against ten secret globs (perf-peers' W2 core): what one @pathMatches
+// call of a loaded Machine costs.
+func BenchmarkPathMatches(b *testing.B) {
+	src := `var @secretGlobs = ["**/.env", "**/.env.*", "**/*.pem", "**/*.key", "**/id_rsa", "**/id_ed25519", "**/.aws/credentials", "**/.ssh/**", "**/.npmrc", "**/secrets/**"]
+guard @g before op:exe = when [
+  @pathMatches(@request, @secretGlobs) => deny "secret"
+  * => allow
+]
+`
+	prg, err := Compile("p.guard", []byte(src))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	m, err := prg.Load(context.Background(), WithDir(dir), WithStateDir(b.TempDir()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	op := exeOp("Read")
+	op.Vars = map[string]any{"request": filepath.Join(dir, "src/deep/dir/main.go")}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if v := m.Before(ctx, op); v.Action != guard.Allow {
+			b.Fatal(v.Reason)
+		}
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
-	"regexp"
-	"strings"
+	"sync"
+
+	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/value"
@@ -75,16 +77,11 @@ func (in *interp) callWorkspaceBuiltin(e *env, name string, args []*value.Variab
 			return derived(false, args...), true, nil
 		}
 		rel = filepath.ToSlash(rel)
-		for _, g := range stringsOf(args[1].Data) {
-			re, err := globRegexp(g)
-			if err != nil {
-				return nil, true, newError(KindType, pos, "globs use *, **, ? and {a,b}", "bad glob %q: %v", g, err)
-			}
-			if re.MatchString(rel) {
-				return derived(true, args...), true, nil
-			}
+		matched, err := in.sh.globs.matchAny(args[1].Data, rel)
+		if err != nil {
+			return nil, true, newError(KindType, pos, "globs use *, **, ?, [a-z] and {a,b}", "%v", err)
 		}
-		return derived(false, args...), true, nil
+		return derived(matched, args...), true, nil
 	}
 	return nil, false, nil
 }
@@ -125,41 +122,43 @@ func (in *interp) workspaceFiles(dir string) *files {
 	return w
 }
 
-// globRegexp compiles a path glob: `*` and `?` stay within a path
-// segment, `**` crosses segments (`src/**` is everything under src,
-// `**/x.go` x.go in any directory), `{a,b}` is either.
-func globRegexp(g string) (*regexp.Regexp, error) {
-	var b strings.Builder
-	b.WriteString("^")
-	depth := 0
-	for i := 0; i < len(g); i++ {
-		c := g[i]
-		switch {
-		case c == '*' && strings.HasPrefix(g[i:], "**/"):
-			b.WriteString("(.*/)?")
-			i += 2
-		case c == '*' && strings.HasPrefix(g[i:], "**"):
-			b.WriteString(".*")
-			i++
-		case c == '*':
-			b.WriteString("[^/]*")
-		case c == '?':
-			b.WriteString("[^/]")
-		case c == '{':
-			depth++
-			b.WriteString("(?:")
-		case c == '}' && depth > 0:
-			depth--
-			b.WriteString(")")
-		case c == ',' && depth > 0:
-			b.WriteString("|")
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
+// globCache holds the globs @pathMatches has checked, by their text: a
+// pattern is validated once per program (the prepared program's shared
+// state; decisions read it at once), then matched with doublestar.
+// `*` and `?` stay within a path segment, `**` as a whole segment spans
+// directories (`src/**` is src and everything under it, `**/x.go` x.go
+// in any directory), `[a-z]` is a class and `{a,b}` either.
+type globCache struct {
+	valid sync.Map // glob text → struct{}
+}
+
+// matchAny reports whether path (slash separated, relative to the
+// workspace) matches one of globs (a string or a list of them); a
+// malformed glob is an error.
+func (c *globCache) matchAny(globs any, path string) (bool, error) {
+	switch g := globs.(type) {
+	case string:
+		return c.match(g, path)
+	case []any:
+		for _, x := range g {
+			s, ok := x.(string)
+			if !ok {
+				s = value.Text(x)
+			}
+			if ok, err := c.match(s, path); ok || err != nil {
+				return ok, err
+			}
 		}
 	}
-	if depth != 0 {
-		return nil, errors.New("unclosed {")
+	return false, nil
+}
+
+func (c *globCache) match(glob, path string) (bool, error) {
+	if _, ok := c.valid.Load(glob); !ok {
+		if !doublestar.ValidatePattern(glob) {
+			return false, fmt.Errorf("bad glob %q", glob)
+		}
+		c.valid.Store(glob, struct{}{})
 	}
-	b.WriteString("$")
-	return regexp.Compile(b.String())
+	return doublestar.MatchUnvalidated(glob, path), nil
 }

@@ -94,7 +94,8 @@ type interp struct {
 
 // shared is what the evaluations of one program share: the code engine
 // (safe for concurrent use) and its stderr, what entered its JS runtime,
-// the workspaces opened by directory, and the numbering of exes.
+// the workspaces opened by directory, the numbering of exes and the
+// checked globs.
 type shared struct {
 	mu         sync.Mutex
 	engine     *code.Engine
@@ -102,6 +103,8 @@ type shared struct {
 	js         jsChannel
 	workspaces map[string]*files
 	exes       atomic.Int64
+	// globs are the @pathMatches patterns checked so far.
+	globs globCache
 }
 
 // newInterp builds the state a document's top level runs in, with its
