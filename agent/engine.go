@@ -8,10 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/bmatcuk/doublestar/v4"
 	"io"
 	"maps"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -372,21 +372,10 @@ func (e *Engine) tool(name string) toolDef {
 }
 
 // globMatch matches tool names against `mcp__*` and `{Bash,run_shell}`
-// patterns; a malformed pattern matches nothing.
+// patterns (doublestar, as every glob of guardrun); a malformed pattern
+// matches nothing.
 func globMatch(pattern, name string) bool {
-	if i := strings.IndexByte(pattern, '{'); i >= 0 {
-		j := strings.IndexByte(pattern[i:], '}')
-		if j < 0 {
-			return false
-		}
-		for _, alt := range strings.Split(pattern[i+1:i+j], ",") {
-			if globMatch(pattern[:i]+alt+pattern[i+j+1:], name) {
-				return true
-			}
-		}
-		return false
-	}
-	ok, err := path.Match(pattern, name)
+	ok, err := doublestar.Match(pattern, name)
 	return err == nil && ok
 }
 

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"github.com/bmatcuk/doublestar/v4"
 	"path"
 	"regexp"
 	"sort"
@@ -131,13 +132,13 @@ func (h *Hook) prepare() error {
 		h.cmdRE = re
 	}
 	if h.Match.Tool != "" {
-		if _, err := path.Match(strings.NewReplacer("{", "", "}", "", ",", "").Replace(h.Match.Tool), ""); err != nil {
-			return fmt.Errorf("hook %q: tool matcher %q: %v", h.Name, h.Match.Tool, err)
+		if !doublestar.ValidatePattern(h.Match.Tool) {
+			return fmt.Errorf("hook %q: tool matcher %q: %w", h.Name, h.Match.Tool, doublestar.ErrBadPattern)
 		}
 	}
 	if h.Match.Path != "" {
-		if _, err := path.Match(h.Match.Path, ""); err != nil {
-			return fmt.Errorf("hook %q: path matcher %q: %v", h.Name, h.Match.Path, err)
+		if !doublestar.ValidatePattern(h.Match.Path) {
+			return fmt.Errorf("hook %q: path matcher %q: %w", h.Name, h.Match.Path, doublestar.ErrBadPattern)
 		}
 	}
 	if h.Command != nil {
@@ -199,27 +200,13 @@ func pathMatches(pattern string, input map[string]any) bool {
 	return false
 }
 
-// globPath matches a path glob; `**/` matches any leading directories
-// and a pattern without a slash matches the base name.
+// globPath matches a path glob (doublestar: `**` spans directories,
+// `{a,b}` is either); a pattern without a slash matches the base name.
 func globPath(pattern, p string) bool {
 	if !strings.Contains(pattern, "/") {
-		ok, _ := path.Match(pattern, path.Base(p))
-		return ok
+		p = path.Base(p)
 	}
-	if strings.HasPrefix(pattern, "**/") {
-		rest := pattern[3:]
-		for q := p; ; {
-			if ok, _ := path.Match(rest, q); ok {
-				return true
-			}
-			i := strings.IndexByte(q, '/')
-			if i < 0 {
-				return false
-			}
-			q = q[i+1:]
-		}
-	}
-	ok, _ := path.Match(pattern, p)
+	ok, _ := doublestar.Match(pattern, p)
 	return ok
 }
 
