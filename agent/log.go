@@ -1,12 +1,14 @@
 package agent
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -141,22 +143,53 @@ func maskText(s string, texts []string) string {
 	return b.String()
 }
 
-// windowSet is the minQuote-byte runs of a text, found by their eight
-// bytes as a word, with a bit table in front of the map: looking up
-// every run of a long masked text (a model request of a megabyte) costs
-// a load and a multiply per byte.
+// windowSet is the minQuote-byte runs of a text (the reason, a few
+// hundred bytes), each as its eight bytes read as a word, sorted in one
+// flat table, with a bit filter in front sized to it: building it costs
+// one allocation and a sort of the reason's runs, and looking up every
+// run of a long masked text (a model request of a megabyte) a load, a
+// multiply and a bit test per byte. So masking costs what the reason and
+// the masked texts cost, not a map entry per byte of the reason.
 type windowSet struct {
-	at     map[uint64][]int
-	filter [1 << 10]uint64
+	runs   []window
+	filter []uint64
+	// shift turns a run's hash into its filter bit.
+	shift uint
+	// left counts the distinct runs not found yet.
+	left int
+}
+
+// window is one run: its word, where it starts, and whether a masked
+// text held it already (set on the first run of equal words).
+type window struct {
+	key   uint64
+	at    int32
+	found bool
 }
 
 func quoteWindows(s string) *windowSet {
-	w := &windowSet{at: make(map[uint64][]int)}
-	for i := 0; i+minQuote <= len(s); i++ {
+	n := len(s) - minQuote + 1
+	if n <= 0 {
+		return &windowSet{}
+	}
+	// About 16 filter bits per run: a run of a masked text that the
+	// reason does not hold mostly stops at the filter.
+	bits := uint(6)
+	for 1<<bits < 16*n {
+		bits++
+	}
+	w := &windowSet{runs: make([]window, n), filter: make([]uint64, 1<<(bits-6)), shift: 64 - bits}
+	for i := range w.runs {
 		k := word(s, i)
-		w.at[k] = append(w.at[k], i)
-		h := windowHash(k)
+		w.runs[i] = window{key: k, at: int32(i)}
+		h := windowHash(k) >> w.shift
 		w.filter[h>>6] |= 1 << (h & 63)
+	}
+	slices.SortFunc(w.runs, func(a, b window) int { return cmp.Compare(a.key, b.key) })
+	for i := range w.runs {
+		if i == 0 || w.runs[i].key != w.runs[i-1].key {
+			w.left++
+		}
 	}
 	return w
 }
@@ -168,22 +201,25 @@ func word(s string, i int) uint64 {
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
-func windowHash(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> 48 }
+func windowHash(k uint64) uint64 { return k * 0x9E3779B97F4A7C15 }
 
 // each calls f with the offset of every run of the set that occurs in t,
-// once: a run found is taken out of the set.
+// once: a run found is not reported again.
 func (w *windowSet) each(t string, f func(at int)) {
-	for j := 0; j+minQuote <= len(t) && len(w.at) > 0; j++ {
+	for j := 0; j+minQuote <= len(t) && w.left > 0; j++ {
 		k := word(t, j)
-		h := windowHash(k)
+		h := windowHash(k) >> w.shift
 		if w.filter[h>>6]&(1<<(h&63)) == 0 {
 			continue
 		}
-		if at, ok := w.at[k]; ok {
-			for _, i := range at {
-				f(i)
-			}
-			delete(w.at, k)
+		i, ok := slices.BinarySearchFunc(w.runs, k, func(r window, k uint64) int { return cmp.Compare(r.key, k) })
+		if !ok || w.runs[i].found {
+			continue
+		}
+		w.runs[i].found = true
+		w.left--
+		for ; i < len(w.runs) && w.runs[i].key == k; i++ {
+			f(int(w.runs[i].at))
 		}
 	}
 }
