@@ -80,6 +80,12 @@ const (
 	minWhole = 4
 )
 
+// directSearch bounds the bytes maskText compares searching the reason
+// for each run of a masked text directly; a longer text (a file's
+// content, a model request) is looked up in an index of the reason
+// (quoteWindows) instead.
+const directSearch = 1 << 15
+
 // maskText is s with every part that quotes one of texts replaced by
 // Masked: each occurrence of a text of minWhole bytes or more, and each
 // run of minQuote bytes or more that also occurs in a text.
@@ -108,6 +114,20 @@ func maskText(s string, texts []string) string {
 				}
 				mark(i+j, len(t))
 				i += j + 1
+			}
+		case (len(t)-minQuote+1)*len(s) <= directSearch:
+			// A short text against a short reason: search the reason
+			// for each of the text's runs, with no index to build.
+			for j := 0; j+minQuote <= len(t); j++ {
+				run := t[j : j+minQuote]
+				for i := 0; ; {
+					k := strings.Index(s[i:], run)
+					if k < 0 {
+						break
+					}
+					mark(i+k, minQuote)
+					i += k + 1
+				}
 			}
 		default:
 			if windows == nil {

@@ -30,6 +30,16 @@ func TestMaskText(t *testing.T) {
 		{"", []string{logKey}, ""},
 	} {
 		require.Equal(t, c.want, maskText(c.s, c.texts), "maskText(%q, %q)", c.s, c.texts)
+		// The same texts made long (a file's content): they are looked
+		// up in an index of the reason, not searched for in it.
+		long := make([]string, len(c.texts))
+		for i, x := range c.texts {
+			long[i] = x
+			if len(x) >= minQuote {
+				long[i] = strings.Repeat("\x01", directSearch) + x
+			}
+		}
+		require.Equal(t, c.want, maskText(c.s, long), "maskText(%q, long %q)", c.s, c.texts)
 	}
 }
 
