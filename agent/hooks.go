@@ -3,12 +3,13 @@ package agent
 import (
 	"context"
 	"fmt"
-	"github.com/bmatcuk/doublestar/v4"
 	"path"
 	"regexp"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/guardrun/guardrun"
 )

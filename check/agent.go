@@ -2,9 +2,10 @@ package check
 
 import (
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/grammar"
@@ -112,7 +113,7 @@ func (c *checker) agentTool(name string) bool {
 		return true
 	}
 	for _, k := range c.collectionKeys() {
-		if ok, _ := path.Match(k, name); ok {
+		if ok, _ := doublestar.Match(k, name); ok {
 			return true
 		}
 	}
