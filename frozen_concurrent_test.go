@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/guardrun/guardrun/interp"
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/value"
 	"github.com/stretchr/testify/require"
@@ -125,8 +126,8 @@ guard @g before op:exe = when [
 					require.Equal(t, guard.Allow, v.Action, "decision %d: %q", i, v.Reason)
 					continue
 				}
-				if v.Action != guard.Deny || !strings.Contains(v.Reason, frozenMsg) {
-					t.Fatalf("decision %d: %s %q, want a denial with %q", i, v.Action, v.Reason, frozenMsg)
+				if v.Action != guard.Deny || v.Class != interp.ClassError || !strings.Contains(v.Reason, frozenMsg) {
+					t.Fatalf("decision %d: %s (%s) %q, want an error denial with %q", i, v.Action, v.Class, v.Reason, frozenMsg)
 				}
 			}
 			seen, ok := m.Var("seen")
