@@ -233,3 +233,30 @@ func (r *root) covers(p string, inside bool) bool {
 func within(p, dir string) bool {
 	return len(p) > len(dir) && os.IsPathSeparator(p[len(dir)]) && p[:len(dir)] == dir
 }
+
+// Root is one protected root as ForAgent named it: the file or
+// directory Path, or, when Pattern is set, the entries of directory
+// Path whose names match Pattern (filepath.Match).
+type Root struct {
+	Path, Pattern string
+}
+
+// Roots lists the Set's protected roots once each, as ForAgent named
+// them (symbolic links not resolved), for a caller that must protect
+// them by other means than Covers: the kernel sandbox of guardrun exec.
+func (s Set) Roots() []Root {
+	var out []Root
+	seen := map[string]bool{}
+	for _, r := range s.roots {
+		if seen[r.name] {
+			continue
+		}
+		seen[r.name] = true
+		if r.pattern != "" {
+			out = append(out, Root{Path: filepath.Dir(r.name), Pattern: filepath.Base(r.name)})
+		} else {
+			out = append(out, Root{Path: r.name})
+		}
+	}
+	return out
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+
+	"github.com/guardrun/guardrun/sandbox"
+)
+
+const execUsage = `usage: guardrun exec [flags] [--] COMMAND [ARGS...]
+
+Runs COMMAND under a kernel sandbox (Linux Landlock) built from guardrun's
+protected paths, the policy's secret paths and the session: guardrun
+restricts itself, then executes COMMAND in its place. The exit status,
+stdout and stderr are COMMAND's; what the sandbox refuses, COMMAND sees
+as EACCES (a file) or a refused connect (the network). A profile that
+cannot be built, or a kernel that cannot enforce it, runs nothing
+(status 125) unless --unconfined-ok, which runs COMMAND unconfined and
+says so.
+
+profile classes (--profile, comma-separated; protect is always in):
+  protect   guardrun's config, rules, trust store, state, log, binaries
+            and the hosts' hook settings are never written, linked,
+            renamed or removed
+  secrets   the secret paths (.env*, keys, ~/.ssh, ~/.aws, ...) are never
+            read
+  offline   no outbound TCP connect except to --allow-port ports
+  writes    writes only beneath the workspace, temp, the caches, --write
+  starter   protect,secrets
+
+flags:
+`
+
+// Exit statuses of guardrun exec's own failures (as env(1) and the
+// shells use them).
+const (
+	exitExecProfile  = 125 // the profile could not be built or enforced: nothing ran
+	exitExecCannot   = 126 // the command was found but could not be executed
+	exitExecNotFound = 127 // no such command
+)
+
+// runExec is `guardrun exec`.
+func runExec(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("guardrun exec", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, execUsage); fs.PrintDefaults() }
+	profile := fs.String("profile", sandbox.Starter, "the profile's classes, comma-separated")
+	secret := fs.Bool("secret", false, "the session holds a secret: add the offline class")
+	var ports portList
+	fs.Var(&ports, "allow-port", "a TCP port an offline profile may still connect to (any host, loopback included); repeatable")
+	var reveal, writes pathList
+	fs.Var(&reveal, "reveal", "a secret PATH this command may read all the same (the user's opt-in, e.g. a test runner's .env); repeatable")
+	fs.Var(&writes, "write", "a PATH a write-confined profile may also write beneath; repeatable")
+	workspace := fs.String("workspace", "", "the workspace (default: the current directory)")
+	unconfinedOK := fs.Bool("unconfined-ok", false, "where the kernel cannot confine, run the command unconfined (and say so) instead of refusing")
+	verbose := fs.Bool("v", false, "print the profile on stderr before running the command")
+	if wantsHelp(args) {
+		fmt.Fprint(stdout, execUsage)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return exitOK
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	argv := fs.Args()
+	if len(argv) == 0 {
+		fmt.Fprint(stderr, "guardrun exec: no command to run\n")
+		fs.Usage()
+		return exitUsage
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "guardrun exec: "+format+"; %s did not run\n", append(a, strconv.Quote(argv[0]))...)
+		return exitExecProfile
+	}
+	classes, err := sandbox.ParseClasses(*profile)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if *secret {
+		classes = append(classes, sandbox.Offline)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return fail("no home directory: %v", err)
+	}
+	ws := *workspace
+	if ws == "" {
+		if ws, err = os.Getwd(); err != nil {
+			return fail("no current directory: %v", err)
+		}
+	}
+	if ws, err = filepath.Abs(ws); err != nil {
+		return fail("the workspace: %v", err)
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "guardrun exec: %v\n", err)
+		return exitExecNotFound
+	}
+	for i, r := range reveal {
+		if reveal[i], err = filepath.Abs(r); err != nil {
+			return fail("--reveal %s: %v", r, err)
+		}
+	}
+	p, err := sandbox.Build(sandbox.Options{Classes: dedupe(classes), Home: home, Workspace: ws, Getenv: os.Getenv, Ports: ports, Reveal: reveal, WriteRoots: writes})
+	if err != nil {
+		return fail("the profile cannot be built: %v", err)
+	}
+	if *verbose {
+		fmt.Fprint(stderr, p)
+	}
+	if err := p.Restrict(); err != nil {
+		if sandbox.IsUnavailable(err) && *unconfinedOK {
+			fmt.Fprintf(stderr, "guardrun exec: %v; running %s UNCONFINED (--unconfined-ok)\n", err, strconv.Quote(argv[0]))
+		} else if sandbox.IsUnavailable(err) {
+			return fail("%v (pass --unconfined-ok to run it unconfined)", err)
+		} else {
+			return fail("%v", err)
+		}
+	}
+	err = execve(path, argv, os.Environ())
+	fmt.Fprintf(stderr, "guardrun exec: %s: %v\n", argv[0], err)
+	return exitExecCannot
+}
+
+func dedupe(cs []sandbox.Class) []sandbox.Class {
+	var out []sandbox.Class
+	seen := map[sandbox.Class]bool{}
+	for _, c := range cs {
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// portList is a repeatable TCP port flag.
+type portList []uint16
+
+func (p *portList) String() string { return fmt.Sprint(*p) }
+
+func (p *portList) Set(s string) error {
+	n, err := strconv.ParseUint(s, 10, 16)
+	if err != nil || n == 0 {
+		return fmt.Errorf("not a TCP port: %q", s)
+	}
+	*p = append(*p, uint16(n))
+	return nil
+}
