@@ -82,7 +82,7 @@ type Options struct {
 	// agent works in; both absolute.
 	Home, Workspace string
 	// Getenv reads XDG_* and the hosts' variables (os.Getenv).
-	Getenv func(string) string
+	Getenv func(string) string `json:"-"`
 	// Ports are the TCP ports an offline profile may still connect to.
 	Ports []uint16
 	// Reveal are secret paths this command may read all the same (the
@@ -91,6 +91,10 @@ type Options struct {
 	// WriteRoots are added to the workspace, temp and caches when the
 	// profile confines writes.
 	WriteRoots []string
+	// NoMountNamespace denies the workspace's secret paths with Landlock
+	// even where they could be covered in a mount namespace (see
+	// Profile.Restrict).
+	NoMountNamespace bool
 }
 
 // Profile is a built profile: what the ruleset will deny, and the
@@ -104,11 +108,19 @@ type Profile struct {
 	Protected, Secrets, Unprotected []string
 	// Ports are the TCP ports an offline profile may connect to.
 	Ports []uint16
+	// Hidden are the secret paths Restrict covered in a mount
+	// namespace instead of denying them with Landlock.
+	Hidden []string
 	// Frozen are the directories on the way to a denied path: entries
 	// created in them after the restriction get none of the denied
-	// rights.
+	// rights. Restrict sets it.
 	Frozen []string
-	grants []grant
+
+	ws                 string
+	protected, secrets []target
+	writeBases         []string
+	grants             []grant
+	noMountNamespace   bool
 }
 
 // Has reports whether the profile has class c.
@@ -171,21 +183,57 @@ func Build(o Options) (*Profile, error) {
 		}
 	}
 
-	writeBases := []string{"/"}
+	p.ws, p.protected, p.secrets, p.noMountNamespace = ws, protected, secrets, o.NoMountNamespace
+	p.writeBases = []string{"/"}
 	if p.Has(Writes) {
-		writeBases = writeRootsOf(o, ws)
+		p.writeBases = writeRootsOf(o, ws)
 	}
-	for _, b := range writeBases {
-		g, f := complement(b, writeRights, protected)
+	p.plan(nil)
+	return p, nil
+}
+
+// plan computes the Landlock grants: write rights on the write bases
+// except the protected paths, read rights everywhere except the secret
+// paths that are not hidden.
+func (p *Profile) plan(hidden []string) {
+	p.grants, p.Frozen, p.Hidden = nil, nil, hidden
+	for _, b := range p.writeBases {
+		g, f := complement(b, writeRights, p.protected)
 		p.grants = append(p.grants, g...)
 		p.Frozen = append(p.Frozen, f...)
 	}
-	g, f := complement("/", readRights, secrets)
+	var denied []target
+	for _, t := range p.secrets {
+		if !contains(hidden, t.path) {
+			denied = append(denied, t)
+		}
+	}
+	g, f := complement("/", readRights, denied)
 	p.grants = append(p.grants, g...)
 	p.Frozen = append(p.Frozen, f...)
 	p.grants = append(p.grants, grant{path: "/", rights: otherRights, dir: true})
 	p.Frozen = unique(p.Frozen)
-	return p, nil
+}
+
+// hideable are the secret paths inside the workspace: a mount namespace
+// can cover them, so that the workspace root is not frozen.
+func (p *Profile) hideable() []string {
+	var out []string
+	for _, t := range p.secrets {
+		if within(t.path, p.ws) {
+			out = append(out, t.path)
+		}
+	}
+	return out
+}
+
+func contains(s []string, x string) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }
 
 // show is a target as a path (dir/pattern for a family of files).
@@ -325,6 +373,9 @@ func (p *Profile) String() string {
 			ports = append(ports, strconv.Itoa(int(n)))
 		}
 		fmt.Fprintf(&b, "  no TCP connect except to ports: [%s]\n", strings.Join(ports, " "))
+	}
+	if len(p.Hidden) > 0 {
+		fmt.Fprintf(&b, "  covered in a mount namespace: %s\n", strings.Join(p.Hidden, " "))
 	}
 	if len(p.Unprotected) > 0 {
 		fmt.Fprintf(&b, "  left to the hook (missing, in the workspace): %s\n", strings.Join(p.Unprotected, " "))

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -19,7 +20,11 @@ func ABI() (int, error) {
 
 // Restrict restricts this process, all its threads and every program
 // it executes afterwards to the profile (no_new_privs set, the Landlock
-// ruleset enforced). It fails, restricting nothing, when the kernel
+// ruleset enforced). It locks the calling goroutine to its thread,
+// which must be the one that executes the command: the secret paths of
+// the workspace are covered in that thread's mount namespace where it
+// can have one of its own (see hide), and denied by Landlock otherwise.
+// It fails, restricting nothing, when the kernel
 // cannot enforce every class of the profile: an *UnavailableError when
 // Landlock is missing or too old.
 func (p *Profile) Restrict() error {
@@ -32,6 +37,17 @@ func (p *Profile) Restrict() error {
 	}
 	if p.Has(Offline) && abi < 4 {
 		return &UnavailableError{Reason: fmt.Sprintf("the kernel's Landlock ABI is %d; the offline class needs TCP rules, ABI 4 (Linux 6.7)", abi)}
+	}
+	// Cover the workspace's secret paths in a mount namespace of this
+	// thread, which then executes the command; where that is not
+	// possible, Landlock denies them (and freezes the workspace root).
+	runtime.LockOSThread()
+	if h := p.hideable(); len(h) > 0 && !p.noMountNamespace {
+		if err := hide(h); err == nil {
+			p.plan(h)
+		} else {
+			p.plan(nil)
+		}
 	}
 	fs := handledFS(abi)
 	cfg := landlock.Config{HandledAccessFS: landlock.AccessFSSet(fs)}
