@@ -6,7 +6,7 @@ FAIL_UNDER ?=
 FUZZTIME  ?= 30s
 GOTESTFLAGS ?= -timeout 5m
 
-.PHONY: all build test vet fmt-check lint policies conformance agent-corpus bench bench-hook bench-parallel fuzz soundness e2e diff-mlld race
+.PHONY: all build test vet fmt-check lint policies conformance agent-corpus bench bench-hook bench-exec bench-parallel fuzz soundness e2e diff-mlld race
 
 all: build test
 
@@ -101,6 +101,13 @@ bench-parallel:
 
 bench-hook:
 	GUARDRUN_BENCH_HOOK=$(HOOK_ROUNDS) $(GO) test -count=1 -run '^TestStartupFigures$$' -v ./hook
+
+# Start-up of `guardrun exec -- true` beside a bare `bash -c true`, both
+# timed in one run, alternating (docs/security-model.md).
+EXEC_ROUNDS ?= 200x
+bench-exec:
+	$(GO) build -o .cache/bench-exec/guardrun ./cmd/guardrun
+	GUARDRUN_BIN=$(CURDIR)/.cache/bench-exec/guardrun $(GO) test -count=1 -run '^$$' -bench '^BenchmarkExecStartup$$' -benchtime $(EXEC_ROUNDS) ./cmd/guardrun
 
 # Real-agent end-to-end suite (issue 28): installs the pinned Claude Code,
 # Gemini CLI and Codex CLI of e2e/versions.txt from npm into E2E_CACHE,

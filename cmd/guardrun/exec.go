@@ -59,12 +59,6 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 	workspace := fs.String("workspace", "", "the workspace (default: the current directory)")
 	unconfinedOK := fs.Bool("unconfined-ok", false, "where the kernel cannot confine, run the command unconfined (and say so) instead of refusing")
 	verbose := fs.Bool("v", false, "print the profile on stderr before running the command")
-	if wantsHelp(args) {
-		fmt.Fprint(stdout, execUsage)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		return exitOK
-	}
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
