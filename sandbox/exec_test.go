@@ -155,7 +155,7 @@ func TestProtectedNotWritten(t *testing.T) {
 		"python write":           `python3 -c 'open("'"$HOME"'/.config/guardrun/policy.guard", "w").write("evil")'`,
 		"python new file":        `python3 -c 'import os; open(os.path.expanduser("~/.config/guardrun/exfil.guard"), "w")'`,
 		"hard link out":          `ln ~/.config/guardrun/policy.guard linked.guard && echo evil >> linked.guard`,
-		"hard link in":           `echo evil > /tmp/e 2>/dev/null || echo evil > e.guard; ln e.guard ~/.config/guardrun/exfil.guard`,
+		"hard link in":           `echo evil > e.guard && ln e.guard ~/.config/guardrun/exfil.guard`,
 		"symlink then write":     `ln -s ~/.config/guardrun/policy.guard s.guard && echo evil > s.guard`,
 		"rename out":             `mv ~/.config/guardrun/policy.guard moved.guard`,
 		"rename within":          `mv ~/.config/guardrun/policy.guard ~/.config/guardrun/old.guard`,
