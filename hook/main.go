@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -12,7 +13,7 @@ import (
 	"github.com/guardrun/guardrun/interp/code"
 )
 
-const usage = `usage: guardrun hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D] [--max-input BYTES] [--unattended]
+const usage = `usage: guardrun hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D] [--max-input BYTES] [--unattended] [--confine]
    or: guardrun-hook claude|codex|gemini|cursor|generic [same flags]
 `
 
@@ -37,6 +38,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	policy := fs.String("policy", "", "decide with this policy only (no discovery, no trust check)")
 	deadline := fs.Duration("deadline", DefaultDeadline, "answer (deny) when no decision is reached within this time; keep it under the agent's hook timeout")
 	maxInput := fs.Int("max-input", DefaultMaxInput, "largest event accepted on stdin, in bytes")
+	confineRun := fs.Bool("confine", false, "run the shell calls guardrun cannot see into, once allowed, under `guardrun exec` with the session's profile (claude, codex; also "+ConfineEnv+"=1)")
 	unattendedRun := fs.Bool("unattended", false, "nobody answers the agent's questions (gemini -p, claude -p, codex exec): answer an ask as a denial saying what needs approval and how to grant it (also "+UnattendedEnv+"=1)")
 	var a Adapter
 	if len(args) > 0 {
@@ -73,7 +75,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// loads them through a Gate in front of the cache).
 	astCache = NewASTCache()
 	return emit(Run(Options{Adapter: a, Stdin: stdin, Policy: *policy, Deadline: *deadline, MaxInput: *maxInput,
-		Delegate: Delegate(args)}), stdout, stderr)
+		Delegate: Delegate(args), Confine: *confineRun || os.Getenv(ConfineEnv) == "1"}), stdout, stderr)
 }
 
 func emit(a Answer, stdout, stderr io.Writer) int {

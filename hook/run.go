@@ -38,6 +38,10 @@ type Options struct {
 	// event's bytes; its error is answered with a denial. Without it such
 	// an event is denied.
 	Delegate func(ctx context.Context, event []byte) (Answer, error)
+	// Confine runs the shell calls guardrun cannot see into, once the
+	// policy allowed them, under `guardrun exec` with the session's
+	// profile (hosts that take a rewritten input; confine.go).
+	Confine bool
 }
 
 // StateDir is guardrun's state directory: $XDG_STATE_HOME/guardrun (or
@@ -213,6 +217,12 @@ func run(o Options, callc chan<- *Call) Answer {
 		}
 		if d.Outcome != agent.Allow {
 			return a.Answer(call, d)
+		}
+	}
+	if o.Confine {
+		first = confine(ctx, a.Name(), call, first, store, pol.Workspace)
+		if err := logConfinement(logPath, call, first); err != nil {
+			return failed(o, call, nil, err.Error())
 		}
 	}
 	return a.Answer(call, first)
