@@ -16,10 +16,12 @@ import (
 // ConfineEnv, set to 1, turns on --confine.
 const ConfineEnv = "GUARDRUN_CONFINE"
 
-// confineHosts are the adapters whose host runs a rewritten tool input
-// (docs/agents.md): Claude Code's updatedInput, Codex's updatedInput
-// with allow.
-var confineHosts = map[string]bool{"claude": true, "codex": true}
+// confineHosts are the adapters whose host runs a rewritten shell
+// command, by the event that carries it (docs/agents.md): Claude Code's
+// and Codex's PreToolUse updatedInput, Gemini CLI's BeforeTool
+// tool_input. Cursor's shell event (beforeShellExecution) takes no
+// rewritten command.
+var confineHosts = map[string]string{"claude": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
 
 // interpreters run code from a file or their standard input that the
 // command line does not show: a line that runs one is confined.
@@ -36,7 +38,7 @@ var interpreters = map[string]bool{"python": true, "python3": true, "python2": t
 // as it is and says "unconfined" (a warning, logged): the policy's
 // decision without the floor, never a silent weakening.
 func confine(ctx context.Context, hostName string, call *Call, d agent.Decision, store agent.Store, workspace string) agent.Decision {
-	if !confineHosts[hostName] || call.Native != "PreToolUse" || len(call.Events) != 1 || d.Outcome != agent.Allow || d.Input != nil {
+	if confineHosts[hostName] == "" || call.Native != confineHosts[hostName] || len(call.Events) != 1 || d.Outcome != agent.Allow || d.Input != nil {
 		return d
 	}
 	ev := call.Events[0]
