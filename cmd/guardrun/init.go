@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun/hook"
+	"github.com/guardrun/guardrun/sandbox"
 	"github.com/guardrun/guardrun/internal/cliflags"
 	"github.com/guardrun/guardrun/rules"
 )
@@ -117,7 +118,18 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 			return code
 		}
 	}
+	sandboxLine(stdout)
 	return writeStarter(*dry, stdout, stderr)
+}
+
+// sandboxLine says whether this kernel can confine what guardrun cannot
+// see (guardrun exec, guardrun hook --confine), or why it is unconfined.
+func sandboxLine(stdout io.Writer) {
+	if abi, err := sandbox.ABI(); err != nil {
+		fmt.Fprintf(stdout, "kernel sandbox: %v; guardrun exec refuses to run and hook --confine leaves calls as the policy decided them\n", err)
+	} else {
+		fmt.Fprintf(stdout, "kernel sandbox: Landlock ABI %d (guardrun exec; guardrun hook --confine)\n", abi)
+	}
 }
 
 // settingsTarget is the file to read and write for the settings path
