@@ -16,9 +16,9 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun/hook"
-	"github.com/guardrun/guardrun/sandbox"
 	"github.com/guardrun/guardrun/internal/cliflags"
 	"github.com/guardrun/guardrun/rules"
+	"github.com/guardrun/guardrun/sandbox"
 )
 
 const initUsage = `usage: guardrun init claude|codex|gemini|cursor [--dry-run] [--settings FILE] [--command CMD] [--unattended]
