@@ -215,6 +215,14 @@ func (p *Profile) plan(hidden []string) {
 	p.Frozen = unique(p.Frozen)
 }
 
+// WantsMountNamespace reports whether Restrict would cover secret paths
+// in a mount namespace (the workspace holds some, and the profile does
+// not forbid it): a process without CAP_SYS_ADMIN needs a user
+// namespace of its own for that.
+func (p *Profile) WantsMountNamespace() bool {
+	return !p.noMountNamespace && len(p.hideable()) > 0
+}
+
 // hideable are the secret paths inside the workspace: a mount namespace
 // can cover them, so that the workspace root is not frozen.
 func (p *Profile) hideable() []string {

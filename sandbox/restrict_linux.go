@@ -2,10 +2,12 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // ABI is the Landlock ABI version the running kernel offers, or an
@@ -48,6 +50,12 @@ func (p *Profile) Restrict() error {
 		} else {
 			p.plan(nil)
 		}
+	}
+	// In a user namespace of its own (guardrun exec's second stage) the
+	// process holds CAP_SYS_ADMIN as an ambient capability: the command
+	// must not inherit it. (Root's capabilities are root's.)
+	if os.Geteuid() != 0 {
+		unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
 	}
 	fs := handledFS(abi)
 	cfg := landlock.Config{HandledAccessFS: landlock.AccessFSSet(fs)}

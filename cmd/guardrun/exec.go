@@ -106,8 +106,17 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("the profile cannot be built: %v", err)
 	}
-	if *verbose {
-		fmt.Fprint(stderr, p)
+	if p.WantsMountNamespace() && os.Geteuid() != 0 && !inSecondStage() {
+		// Covering the workspace's secrets needs a user namespace, which
+		// only a new process can enter; where none can be had, Landlock
+		// denies them (the workspace root frozen), which is stricter.
+		code, err := inUserNamespace(append([]string{"exec"}, args...))
+		if err == nil {
+			return code
+		}
+		if *verbose {
+			fmt.Fprintf(stderr, "guardrun exec: no user namespace (%v): the workspace's secrets are denied by Landlock, its root frozen\n", err)
+		}
 	}
 	if err := p.Restrict(); err != nil {
 		if sandbox.IsUnavailable(err) && *unconfinedOK {
@@ -117,6 +126,9 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 		} else {
 			return fail("%v", err)
 		}
+	}
+	if *verbose {
+		fmt.Fprint(stderr, p)
 	}
 	err = execve(path, argv, os.Environ())
 	fmt.Fprintf(stderr, "guardrun exec: %s: %v\n", argv[0], err)

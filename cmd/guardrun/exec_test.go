@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/guardrun/guardrun/sandbox"
@@ -104,5 +105,74 @@ func TestExecFailsClosed(t *testing.T) {
 	}
 	if _, _, code := guardrunExec(t, ws, home); code != exitUsage {
 		t.Errorf("no command: status %d, want %d", code, exitUsage)
+	}
+}
+
+// TestExecPlainUser: a user who is not root gets the workspace's
+// secrets covered in a user namespace of guardrun exec's own, so the
+// workspace root is not frozen: a file created there is read back. Run
+// as root, the test runs guardrun exec as the user nobody (65534).
+func TestExecPlainUser(t *testing.T) {
+	if _, err := sandbox.ABI(); err != nil {
+		t.Skipf("the kernel lacks Landlock, guardrun exec refuses to run: %v", err)
+	}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, ws := filepath.Join(root, "home"), filepath.Join(root, "home", "proj")
+	bin := filepath.Join(root, "bin", "guardrun-test")
+	files := map[string]string{".config/guardrun/policy.guard": "p\n", "proj/.env": "KEY=sk-plain-user-secret-0123\n", "proj/README.md": "readme\n"}
+	for name, text := range files {
+		p := filepath.Join(home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal([]string{"exec", "--", "bash", "-c", `cat .env; echo "[$?]"; echo new > new.txt && cat new.txt; echo evil >> ~/.config/guardrun/policy.guard`})
+	cmd := exec.Command(bin, "-test.run=^$")
+	cmd.Dir = ws
+	cmd.Env = append(os.Environ(), runArgsEnv+"="+string(a), "HOME="+home, "TMPDIR="+ws, "XDG_CONFIG_HOME=", "XDG_STATE_HOME=", "XDG_CACHE_HOME=", "XDG_DATA_HOME=")
+	if os.Geteuid() == 0 {
+		for _, d := range []string{root, filepath.Dir(root)} {
+			if err := os.Chmod(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := filepath.Walk(home, func(p string, _ os.FileInfo, err error) error {
+			if err != nil {
+				return err
+			}
+			return os.Lchown(p, 65534, 65534)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	}
+	out, err := cmd.CombinedOutput()
+	if strings.Contains(string(out), "sk-plain-user-secret") {
+		t.Fatalf("the secret was read: %s", out)
+	}
+	if !strings.Contains(string(out), "[0]\nnew\n") {
+		t.Errorf("want .env covered (read as empty) and new.txt read back at the workspace root; got %v:\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "Permission denied") {
+		t.Errorf("the policy write was not refused: %s", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, ".config/guardrun/policy.guard")); string(b) != "p\n" {
+		t.Errorf("the policy changed: %q", b)
 	}
 }
