@@ -76,6 +76,11 @@ func (p *Profile) Restrict() error {
 			rules = append(rules, landlock.ConnectTCP(port))
 		}
 	}
+	if abi >= 7 {
+		// The kernel's audit log then names each refusal of the command
+		// (and its children): the path or port and the right withheld.
+		cfg = cfg.EnableLoggingForSubprocesses()
+	}
 	if err := cfg.Restrict(rules...); err != nil {
 		return fmt.Errorf("enforcing the Landlock ruleset: %w", err)
 	}
