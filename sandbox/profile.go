@@ -303,10 +303,17 @@ func writeRootsOf(o Options, ws string) []string {
 	return unique(out)
 }
 
-// workspaceDepth bounds the search for secret files in the workspace
-// (the root is depth 0), and skipDirs are directories not searched:
-// they hold dependencies and build output, not the project's secrets.
-const workspaceDepth = 3
+// workspaceDepth bounds the search for secret files in the workspace:
+// the directories read are the root (depth 0) and those down to this
+// depth (packages/web/.env is found). maxDirs bounds the directories
+// read at all; skipDirs are directories not searched: they hold
+// dependencies and build output, not the project's secrets. Measured on
+// this repository: depth 3 read 1225 directories and cost 80–100 ms of
+// start-up, depth 2 reads 143.
+const (
+	workspaceDepth = 2
+	maxDirs        = 1000
+)
 
 var skipDirs = map[string]bool{".git": true, "node_modules": true, ".venv": true, "venv": true, "vendor": true, "target": true, "__pycache__": true, ".cache": true}
 
@@ -327,8 +334,12 @@ func findSecrets(home, ws string) []string {
 			}
 		}
 	}
+	read := 0
 	var walk func(dir string, depth int)
 	walk = func(dir string, depth int) {
+		if read++; read > maxDirs {
+			return
+		}
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			return
