@@ -13,8 +13,9 @@ import (
 // BenchmarkExecStartup measures `guardrun exec -- true` against a bare
 // `bash -c true`, alternating the two in each iteration so that the
 // machine's load weighs on both alike, from this repository's root as
-// the workspace with the user's own home. It reports each one's time
-// and the ratio. GUARDRUN_BIN names the guardrun binary to measure
+// the workspace with the user's own home. It reports each one's time,
+// the ratio, and the start of `guardrun version` (the binary's own
+// start-up, which any guardrun command pays). GUARDRUN_BIN names the guardrun binary to measure
 // (make bench-exec builds it); without it, this test binary plays
 // guardrun, which starts slower than the real one.
 func BenchmarkExecStartup(b *testing.B) {
@@ -22,12 +23,12 @@ func BenchmarkExecStartup(b *testing.B) {
 		b.Skipf("the kernel lacks Landlock, guardrun exec refuses to run: %v", err)
 	}
 	bin, env := os.Getenv("GUARDRUN_BIN"), os.Environ()
-	args := []string{"exec", "--", "true"}
+	args, bare := []string{"exec", "--", "true"}, []string{"version"}
 	if bin == "" {
 		bin = os.Args[0]
 		a, _ := json.Marshal(args)
 		env = append(env, runArgsEnv+"="+string(a))
-		args = []string{"-test.run=^$"}
+		args, bare = []string{"-test.run=^$"}, []string{"-test.run=^$"}
 	}
 	run := func(name string, arg ...string) time.Duration {
 		cmd := exec.Command(name, arg...)
@@ -38,14 +39,16 @@ func BenchmarkExecStartup(b *testing.B) {
 		}
 		return time.Since(start)
 	}
-	var bash, guarded time.Duration
+	var bash, guarded, version time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		bash += run("bash", "-c", "true")
 		guarded += run(bin, args...)
+		version += run(bin, bare...)
 	}
 	n := float64(b.N)
 	b.ReportMetric(float64(bash.Microseconds())/n, "bash-µs/op")
+	b.ReportMetric(float64(version.Microseconds())/n, "version-µs/op")
 	b.ReportMetric(float64(guarded.Microseconds())/n, "exec-µs/op")
 	b.ReportMetric(float64(guarded)/float64(bash), "x-bash")
 }
