@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -114,21 +113,10 @@ func holdsSecret(ctx context.Context, store agent.Store, session string) bool {
 	return held || err != nil
 }
 
-// guardrunBinary is the full guardrun beside this program (guardrun-hook
-// has no exec command), else this program when it is guardrun.
+// guardrunBinary is this program: guardrun and guardrun-hook both have
+// the exec command (guardrun-hook starts faster).
 func guardrunBinary() (string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return "", err
-	}
-	if filepath.Base(exe) == "guardrun" {
-		return exe, nil
-	}
-	full := filepath.Join(filepath.Dir(exe), "guardrun")
-	if _, err := os.Stat(full); err != nil {
-		return "", err
-	}
-	return full, nil
+	return os.Executable()
 }
 
 // shellQuote quotes s for bash as one word.

@@ -5,7 +5,8 @@
 // with the event, to the full guardrun installed beside it (or on PATH),
 // and denied when there is none.
 //
-//	guardrun-hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D] [--max-input BYTES]
+//	guardrun-hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D] [--max-input BYTES] [--unattended] [--confine]
+//	guardrun-hook exec [flags] -- COMMAND [ARGS...]   (as guardrun exec)
 //
 // It must import hook and oneproc only (and the standard library): `go
 // list -deps` of it must not show goja, regexp2, pprof, x/text,
@@ -22,5 +23,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "exec" {
+		// The commands `guardrun hook --confine` rewrote run here.
+		os.Exit(hook.Exec(os.Args[2:], os.Stderr))
+	}
 	os.Exit(hook.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

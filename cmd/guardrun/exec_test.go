@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/guardrun/guardrun/hook"
 	"github.com/guardrun/guardrun/sandbox"
 )
 
@@ -95,12 +96,12 @@ func TestExecFailsClosed(t *testing.T) {
 			if _, err := os.Stat(marker); err == nil {
 				t.Fatalf("the command ran")
 			}
-			if name != "bad port" && (code != exitExecProfile || !strings.Contains(stderr, "did not run")) {
-				t.Errorf("status %d, stderr %q; want %d and the reason", code, stderr, exitExecProfile)
+			if name != "bad port" && (code != hook.ExitExecProfile || !strings.Contains(stderr, "did not run")) {
+				t.Errorf("status %d, stderr %q; want %d and the reason", code, stderr, hook.ExitExecProfile)
 			}
 		})
 	}
-	if _, stderr, code := guardrunExec(t, ws, home, "--", "no-such-command-here"); code != exitExecNotFound {
+	if _, stderr, code := guardrunExec(t, ws, home, "--", "no-such-command-here"); code != hook.ExitExecNotFound {
 		t.Errorf("an unknown command: status %d, %s", code, stderr)
 	}
 	if _, _, code := guardrunExec(t, ws, home); code != exitUsage {

@@ -15,3 +15,6 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // stdinReader is the process's stdin (tests drive runHook directly).
 var stdinReader io.Reader = os.Stdin
+
+// runExec is `guardrun exec` (hook.Exec).
+func runExec(args []string, stdout, stderr io.Writer) int { return hook.Exec(args, stderr) }

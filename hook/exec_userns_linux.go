@@ -1,4 +1,4 @@
-package main
+package hook
 
 import (
 	"errors"
@@ -60,7 +60,7 @@ func inUserNamespace(args []string) (int, error) {
 		return ee.ExitCode(), nil
 	}
 	if err != nil {
-		return exitExecCannot, err
+		return ExitExecCannot, err
 	}
 	return 0, nil
 }

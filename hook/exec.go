@@ -1,4 +1,4 @@
-package main
+package hook
 
 import (
 	"flag"
@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/guardrun/guardrun/sandbox"
 )
@@ -39,13 +40,18 @@ flags:
 // Exit statuses of guardrun exec's own failures (as env(1) and the
 // shells use them).
 const (
-	exitExecProfile  = 125 // the profile could not be built or enforced: nothing ran
-	exitExecCannot   = 126 // the command was found but could not be executed
-	exitExecNotFound = 127 // no such command
+	ExitExecProfile  = 125 // the profile could not be built or enforced: nothing ran
+	ExitExecCannot   = 126 // the command was found but could not be executed
+	ExitExecNotFound = 127 // no such command
 )
 
-// runExec is `guardrun exec`.
-func runExec(args []string, stdout, stderr io.Writer) int {
+// Exec is `guardrun exec` and `guardrun-hook exec` (args after "exec"):
+// it builds the profile, restricts this process and executes the
+// command in its place, so it returns only when the command did not
+// run, with the status to exit with. It lives beside the hook so that
+// guardrun-hook, which starts faster, can run the commands the hook
+// rewrote (confine.go).
+func Exec(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("guardrun exec", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, execUsage); fs.PrintDefaults() }
@@ -53,7 +59,7 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 	secret := fs.Bool("secret", false, "the session holds a secret: add the offline class")
 	var ports portList
 	fs.Var(&ports, "allow-port", "a TCP port an offline profile may still connect to (any host, loopback included); repeatable")
-	var reveal, writes pathList
+	var reveal, writes execPaths
 	fs.Var(&reveal, "reveal", "a secret PATH this command may read all the same (the user's opt-in, e.g. a test runner's .env); repeatable")
 	fs.Var(&writes, "write", "a PATH a write-confined profile may also write beneath; repeatable")
 	workspace := fs.String("workspace", "", "the workspace (default: the current directory)")
@@ -70,7 +76,7 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "guardrun exec: "+format+"; %s did not run\n", append(a, strconv.Quote(argv[0]))...)
-		return exitExecProfile
+		return ExitExecProfile
 	}
 	classes, err := sandbox.ParseClasses(*profile)
 	if err != nil {
@@ -95,7 +101,7 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "guardrun exec: %v\n", err)
-		return exitExecNotFound
+		return ExitExecNotFound
 	}
 	for i, r := range reveal {
 		if reveal[i], err = filepath.Abs(r); err != nil {
@@ -132,7 +138,7 @@ func runExec(args []string, stdout, stderr io.Writer) int {
 	}
 	err = execve(path, argv, os.Environ())
 	fmt.Fprintf(stderr, "guardrun exec: %s: %v\n", argv[0], err)
-	return exitExecCannot
+	return ExitExecCannot
 }
 
 func dedupe(cs []sandbox.Class) []sandbox.Class {
@@ -145,6 +151,16 @@ func dedupe(cs []sandbox.Class) []sandbox.Class {
 		}
 	}
 	return out
+}
+
+// execPaths is a repeatable path flag.
+type execPaths []string
+
+func (p *execPaths) String() string { return strings.Join(*p, ",") }
+
+func (p *execPaths) Set(s string) error {
+	*p = append(*p, s)
+	return nil
 }
 
 // portList is a repeatable TCP port flag.
