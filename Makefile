@@ -106,8 +106,9 @@ bench-hook:
 # timed in one run, alternating (docs/security-model.md).
 EXEC_ROUNDS ?= 200x
 bench-exec:
-	$(GO) build -o .cache/bench-exec/guardrun ./cmd/guardrun
-	GUARDRUN_BIN=$(CURDIR)/.cache/bench-exec/guardrun $(GO) test -count=1 -run '^$$' -bench '^BenchmarkExecStartup$$' -benchtime $(EXEC_ROUNDS) ./cmd/guardrun
+	$(GO) build -o .cache/bench-exec/ ./cmd/guardrun ./cmd/guardrun-hook
+	for b in guardrun guardrun-hook; do echo "== $$b exec"; \
+		GUARDRUN_BIN=$(CURDIR)/.cache/bench-exec/$$b $(GO) test -count=1 -run '^$$' -bench '^BenchmarkExecStartup$$' -benchtime $(EXEC_ROUNDS) ./cmd/guardrun || exit 1; done
 
 # Real-agent end-to-end suite (issue 28): installs the pinned Claude Code,
 # Gemini CLI and Codex CLI of e2e/versions.txt from npm into E2E_CACHE,
