@@ -7,6 +7,7 @@ import (
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
 )
 
 // evalExpr evaluates an expression to a value.
@@ -34,14 +35,17 @@ func (in *interp) evalExpr(e *env, x ast.Expr) (*value.Variable, error) {
 	case *ast.BinaryExpr:
 		return in.evalBinary(e, x)
 	case *ast.TernaryExpr:
-		c, err := in.evalCond(e, x.Cond)
+		c, sec, err := in.evalCondSec(e, x.Cond)
 		if err != nil {
 			return nil, err
 		}
+		var v *value.Variable
 		if c {
-			return in.evalExpr(operandEnv(e, x.Then), x.Then)
+			v, err = in.evalExpr(operandEnv(e, x.Then), x.Then)
+		} else {
+			v, err = in.evalExpr(operandEnv(e, x.Else), x.Else)
 		}
-		return in.evalExpr(operandEnv(e, x.Else), x.Else)
+		return implicitFlow(v, sec), err
 	case *ast.CodeExpr:
 		return in.runCode(e, x, nil)
 	case *ast.PipelineExpr:
@@ -110,6 +114,29 @@ func (in *interp) evalCond(e *env, x ast.Expr) (bool, error) {
 		return false, err
 	}
 	return value.Truthy(v.Data), nil
+}
+
+// evalCondSec is evalCond that also returns the labels the condition's
+// value carried: a value chosen by it carries them too (implicit flow).
+func (in *interp) evalCondSec(e *env, x ast.Expr) (bool, taint.Descriptor, error) {
+	v, err := in.evalExpr(e.withLenient(true), x)
+	if err != nil {
+		return false, taint.Descriptor{}, err
+	}
+	return value.Truthy(v.Data), v.Security, nil
+}
+
+// implicitFlow gives v, a value a condition chose, the labels of the
+// conditions that chose it, as CaMeL's interpreter does: rebuilding a
+// secret character by character through `when`, a ternary or a match
+// keeps it secret.
+func implicitFlow(v *value.Variable, sec taint.Descriptor) *value.Variable {
+	if v == nil || sec.IsZero() || v.Security.Contains(sec) {
+		return v
+	}
+	c := *v
+	c.Security = c.Security.Merge(sec)
+	return &c
 }
 
 func (in *interp) evalArray(e *env, x *ast.ArrayLit) (*value.Variable, error) {

@@ -3,6 +3,7 @@ package interp
 import (
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
 )
 
 // evalWhen runs the first matching arm of a when. stmt is set for the
@@ -30,11 +31,15 @@ func (in *interp) evalWhenIn(e *env, w *ast.WhenExpr, stmt, expr bool) (v *value
 		we.sc.vars[whenExprMark] = nil
 	}
 	var subject *value.Variable
+	// flow is what the conditions tested so far carried: the arm that
+	// runs was chosen by all of them.
+	var flow taint.Descriptor
 	if w.Subject != nil {
 		subject, err = in.evalExpr(we.withLenient(true), w.Subject)
 		if err != nil {
 			return nil, false, false, atPos(err, KindUnexpected, w.Pos)
 		}
+		flow = subject.Security
 	}
 	for _, arm := range w.Arms {
 		if arm.Let {
@@ -53,7 +58,11 @@ func (in *interp) evalWhenIn(e *env, w *ast.WhenExpr, stmt, expr bool) (v *value
 			if subject != nil {
 				ok, err = in.matchSubject(we, subject, arm.Cond)
 			} else {
-				ok, err = in.evalCond(we, arm.Cond)
+				var sec taint.Descriptor
+				ok, sec, err = in.evalCondSec(we, arm.Cond)
+				if !sec.IsZero() {
+					flow = flow.Merge(sec)
+				}
 			}
 			if err != nil {
 				return nil, false, false, atPos(err, KindUnexpected, arm.Pos)
@@ -75,7 +84,7 @@ func (in *interp) evalWhenIn(e *env, w *ast.WhenExpr, stmt, expr bool) (v *value
 		if err != nil {
 			return nil, true, false, atPos(err, KindUnexpected, arm.Pos)
 		}
-		return v, true, isValue, nil
+		return implicitFlow(v, flow), true, isValue, nil
 	}
 	return value.New(nil), false, false, nil
 }
