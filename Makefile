@@ -18,9 +18,12 @@ test: fmt-check vet policies
 
 # Decisions of different sessions run at once on one engine (each in its
 # own evaluation of the prepared policies): the tests that decide from
-# many goroutines, under the race detector. CI runs it.
+# many goroutines, under the race detector. CI runs it. Then the
+# internal packages twenty times, to catch a test that depends on a
+# map's order or another thing that changes between runs.
 race:
 	$(GO) test -race -count=1 -run 'Concurrent|Parallel|Close|InFlight' ./agent ./rules ./interp . ./examples/toolrunner
+	$(GO) test -count=20 ./internal/...
 
 vet:
 	$(GO) vet ./...
