@@ -30,7 +30,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "help":
 			return runHelp(args[1:], stdout, stderr)
-		case "version":
+		case "version", "--version", "-version", "-V":
 			if wantsHelp(args[1:]) {
 				return runHelp([]string{"version"}, stdout, stderr)
 			}

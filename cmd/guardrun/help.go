@@ -32,7 +32,7 @@ func commands() []command {
 		{"exec", "run a command under the kernel sandbox (Landlock) of a profile: protected files, secret paths, network", runExec},
 		{"log", "show the decisions of a session, or replay a log against changed policies", runLog},
 		{"help", "show the usage of guardrun or of one command", nil},
-		{"version", "print guardrun's module version and commit", nil},
+		{"version", "print guardrun's module version and commit (also --version)", nil},
 	}
 }
 

@@ -56,4 +56,11 @@ func TestUnknownCommandAndVersion(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	require.True(t, strings.HasPrefix(out, "guardrun "), out)
 	require.Contains(t, out, "\ncommit ")
+
+	// --version is what a user types first; it prints the same.
+	for _, flag := range []string{"--version", "-version", "-V"} {
+		code, got, stderr := runCLI(flag)
+		require.Equal(t, exitOK, code, "%s: %s", flag, stderr)
+		require.Equal(t, out, got, flag)
+	}
 }
