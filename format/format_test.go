@@ -94,3 +94,35 @@ func TestModeForGuardIsStrict(t *testing.T) {
 		}
 	}
 }
+
+// Every guard action is reprinted, with its with-clause: a guard with an
+// `ask` arm, or a deny or retry with one, was kept as written (and so
+// `fmt --check` called a misformatted policy clean).
+func TestGuardActionsReformatted(t *testing.T) {
+	src := `guard @push before op:cmd:git = when [
+    @mx.op.labels.includes("op:cmd:git:push")   =>    ask "Push?"
+  @mx.op.labels.includes("op:cmd:git:reset")=>ask   'Reset "hard"?'   with {message:"a reset loses work"}
+  @mx.op.labels.includes("op:cmd:git:clean") =>   deny "no"  with {  message : "clean deletes files" }
+ * =>   allow
+]
+guard @shape after op:exe = when [
+  @output.length > 3=>retry   "shorter"  with {context:"keep it short"}
+  * => allow
+]
+`
+	want := `guard @push before op:cmd:git = when [
+  @mx.op.labels.includes("op:cmd:git:push") => ask "Push?"
+  @mx.op.labels.includes("op:cmd:git:reset") => ask 'Reset "hard"?' with { message: "a reset loses work" }
+  @mx.op.labels.includes("op:cmd:git:clean") => deny "no" with { message: "clean deletes files" }
+  * => allow
+]
+guard @shape after op:exe = when [
+  @output.length > 3 => retry "shorter" with { context: "keep it short" }
+  * => allow
+]
+`
+	res, err := format.Source("p.guard", []byte(src), ast.Strict)
+	require.NoError(t, err)
+	require.Equal(t, want, string(res.Text))
+	require.Zero(t, res.Kept)
+}

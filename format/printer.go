@@ -251,10 +251,11 @@ func (p *printer) expr(e ast.Expr) string {
 	case *ast.BlockExpr:
 		return p.block(e)
 	case *ast.RetryExpr:
-		if e.Hint == nil {
-			return "retry"
+		s := "retry"
+		if e.Hint != nil {
+			s += " " + p.expr(e.Hint)
 		}
-		return "retry " + p.expr(e.Hint)
+		return s + p.actionWith(e.With)
 	case *ast.SkipExpr:
 		return "skip"
 	case *ast.DeniedExpr:
@@ -269,11 +270,9 @@ func (p *printer) expr(e ast.Expr) string {
 		}
 		return s
 	case *ast.DenyExpr:
-		// The reason is the text between the quotes as written.
-		if !strings.Contains(e.Reason, `"`) {
-			return `deny "` + e.Reason + `"`
-		}
-		return "deny '" + e.Reason + "'"
+		return "deny " + literalText(e.Reason) + p.actionWith(e.With)
+	case *ast.AskExpr:
+		return "ask " + literalText(e.Question) + p.actionWith(e.With)
 	case *ast.LabelExpr:
 		return strings.Join(e.Labels, ",") + " " + p.expr(e.Value)
 	case *ast.FileLoad:
@@ -283,6 +282,24 @@ func (p *printer) expr(e ast.Expr) string {
 		return "<" + e.Path.Raw + ">"
 	}
 	return p.fail()
+}
+
+// literalText quotes a deny reason or an ask question, which are the
+// text between the quotes as written (never interpolated).
+func literalText(text string) string {
+	if !strings.Contains(text, `"`) {
+		return `"` + text + `"`
+	}
+	return "'" + text + "'"
+}
+
+// actionWith prints a deny, ask or retry action's with-clause, or
+// nothing when it has none.
+func (p *printer) actionWith(with *ast.ObjectLit) string {
+	if with == nil {
+		return ""
+	}
+	return " with " + p.object(with)
 }
 
 var precedence = map[string]int{

@@ -10,6 +10,7 @@ import (
 
 	"github.com/guardrun/guardrun/format"
 	"github.com/guardrun/guardrun/internal/cliflags"
+	"github.com/guardrun/guardrun/policytest"
 )
 
 const fmtUsage = `usage: guardrun fmt [-w | -d | --check] FILE...
@@ -39,6 +40,21 @@ func runFmt(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			fmt.Fprintf(stderr, "guardrun fmt: %v\n", err)
 			status = exitFail
+			continue
+		}
+		if strings.HasSuffix(file, policytest.TestSuffix) {
+			// A decision test file is not a script: its syntax is
+			// guardrun test's, and fmt has no layout for it. Parse it as
+			// what it is, so an error names the test syntax, and keep it.
+			if _, err := policytest.Parse(file, src); err != nil {
+				fmt.Fprintf(stderr, "%v\n", err)
+				status = exitFail
+				continue
+			}
+			fmt.Fprintf(stderr, "guardrun fmt: %s is a decision test file (guardrun test reads it); fmt keeps it as written\n", file)
+			if !*check && !*write && !*diff {
+				stdout.Write(src)
+			}
 			continue
 		}
 		res, err := format.Source(file, src, format.ModeFor(file))
