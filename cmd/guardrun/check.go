@@ -1,16 +1,20 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/guardrun/guardrun"
 	"github.com/guardrun/guardrun/check"
 	"github.com/guardrun/guardrun/format"
+	"github.com/guardrun/guardrun/hook"
 	"github.com/guardrun/guardrun/internal/cliflags"
 	"github.com/guardrun/guardrun/policytest"
 )
@@ -74,6 +78,19 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		if check.HasErrors(findings) {
 			status = exitFail
+		} else if check.AgentPolicy(file) {
+			// What check does not see the hook's load still refuses (an
+			// opt-in naming no guard or rule, a module that cannot be
+			// read): load it as the hook would, so a typo is an error
+			// here, not a lock-out there.
+			if err := loadAsHook(file, *user); err != nil {
+				status = exitFail
+				if *asJSON {
+					out = append(out, loadFinding(file, err))
+				} else {
+					fmt.Fprint(stderr, renderLoadError(err))
+				}
+			}
 		}
 		for _, f := range findings {
 			if *asJSON {
@@ -104,4 +121,51 @@ func checkLayered(file string, src []byte, user string) ([]check.Finding, error)
 	}
 	tools := append(check.ToolPatterns(user), check.ToolPatterns(file)...)
 	return check.AgentDocument(prg.Document(), tools...), nil
+}
+
+// loadAsHook loads an agent policy as the hook would: alone, as the
+// user's policy, or with user as a workspace policy layered under it.
+func loadAsHook(file, user string) error {
+	layers := []hook.Layer{{File: file}}
+	if user != "" && !samePath(user, file) {
+		layers = []hook.Layer{{File: user}, {File: file, Workspace: true}}
+	}
+	return hook.CheckLoad(context.Background(), layers...)
+}
+
+// samePath reports whether a and b name the same file.
+func samePath(a, b string) bool {
+	x, err1 := filepath.Abs(a)
+	y, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && x == y
+}
+
+// renderLoadError renders a policy the hook would refuse to load: the
+// positioned error with its line and hint when it has one.
+func renderLoadError(err error) string {
+	var ge *guardrun.Error
+	if errors.As(err, &ge) {
+		msg := err.Error()
+		if prefix, ok := strings.CutSuffix(msg, ge.Error()); ok && prefix != "" {
+			return prefix + ge.Render()
+		}
+		return ge.Render()
+	}
+	return err.Error() + "\n"
+}
+
+// loadFinding is a load error as a --json finding.
+func loadFinding(file string, err error) checkJSON {
+	f := check.Finding{Severity: check.Error, Kind: "load", Message: err.Error()}
+	var ge *guardrun.Error
+	if errors.As(err, &ge) {
+		f.Pos, f.Message = ge.Pos, ge.Message
+		if ge.Hint != "" {
+			f.Message += "; hint: " + ge.Hint
+		}
+	}
+	if f.Pos.File == "" {
+		f.Pos.File = file
+	}
+	return checkJSON{File: f.Pos.File, Line: f.Pos.Line, Column: f.Pos.Col, Finding: f}
 }

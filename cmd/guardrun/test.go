@@ -6,10 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/guardrun/guardrun/conformance"
+	"github.com/guardrun/guardrun/hook"
 	"github.com/guardrun/guardrun/internal/cliflags"
 	"github.com/guardrun/guardrun/policytest"
 )
@@ -69,6 +72,7 @@ func runTest(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "guardrun test: %v\n", err)
 		return exitFail
 	}
+	results = append(loadResults(paths), results...)
 	failed := 0
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
@@ -143,4 +147,29 @@ func reportCoverage(stdout io.Writer, enc *json.Encoder, points []policytest.Poi
 		}
 		fmt.Fprintf(stdout, "    %s: %s: %s\n", p.Pos, label, status)
 	}
+}
+
+// loadResults loads, as the hook would, the policy a tested directory
+// holds (its policy.guard, the user's policy when the directory is the
+// user's config, and its .guardrun/policy.guard): the rules' tests run
+// against test policies, so without this a policy that locks the user
+// out (a misspelt opt-in) passes every test. A failing result for each
+// policy that does not load.
+func loadResults(paths []string) []policytest.Result {
+	var out []policytest.Result
+	for _, p := range paths {
+		if st, err := os.Stat(p); err != nil || !st.IsDir() {
+			continue
+		}
+		for _, l := range []hook.Layer{{File: filepath.Join(p, "policy.guard")}, {File: filepath.Join(p, filepath.FromSlash(hook.WorkspacePolicy)), Workspace: true}} {
+			if _, err := os.Stat(l.File); err != nil {
+				continue
+			}
+			if err := hook.CheckLoad(context.Background(), l); err != nil {
+				out = append(out, policytest.Result{Name: "the policy loads as the hook loads it", Kind: "load", File: l.File,
+					Failures: []string{strings.TrimSuffix(renderLoadError(err), "\n") + "\n(the hook would refuse every call with this policy)"}})
+			}
+		}
+	}
+	return out
 }

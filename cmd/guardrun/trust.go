@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 
@@ -92,6 +94,10 @@ func runTrust(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "revoked %s: the hook denies every tool call while it is there\n", abs)
 		return exitOK
 	}
+	if err := trustable(file, *user); err != nil {
+		fmt.Fprintf(stderr, "guardrun trust: not pinned: the hook would refuse every call with this policy:\n%s", renderLoadError(err))
+		return exitFail
+	}
 	if *user {
 		abs, pin, err := store.TrustUser()
 		if err != nil {
@@ -112,4 +118,20 @@ func runTrust(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, ")")
 	return exitOK
+}
+
+// trustable loads the policy about to be pinned as the hook would (a
+// workspace policy under the user's, when there is one), so trust never
+// pins a policy that locks the user out.
+func trustable(file string, user bool) error {
+	if user {
+		return hook.CheckLoad(context.Background(), hook.Layer{File: file})
+	}
+	layers := []hook.Layer{{File: file, Workspace: true}}
+	if u, err := hook.UserPolicy(); err == nil && !samePath(u, file) {
+		if _, err := os.Stat(u); err == nil {
+			layers = append([]hook.Layer{{File: u}}, layers...)
+		}
+	}
+	return hook.CheckLoad(context.Background(), layers...)
 }
