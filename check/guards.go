@@ -23,6 +23,7 @@ func builtinLabel(l string) bool {
 func (c *checker) guards() {
 	for _, g := range c.guardList {
 		c.filter(g)
+		c.inputFields(g)
 	}
 	ast.Inspect(c.doc, func(n ast.Node) bool {
 		if w, ok := n.(*ast.WhenExpr); ok {

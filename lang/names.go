@@ -60,6 +60,14 @@ var ValueMxFields = []string{"labels", "taint", "sources", "text", "data", "type
 // of a glob), beside the text and its type.
 var FileMxFields = []string{"filename", "relative", "absolute", "path", "dirname", "relativeDir", "absoluteDir", "ext", "fm"}
 
+// InputQuantifiers are the quantifiers of a per-operation guard's
+// `@input` (the list of the operation's inputs): `@input.any.mx.labels…`.
+var InputQuantifiers = []string{"any", "all", "none"}
+
+// InputListFields are every field of a per-operation guard's `@input`:
+// the quantifiers, the inputs' merged `.mx` and `.length`.
+var InputListFields = []string{"any", "all", "none", "mx", "length"}
+
 // OpFields are the fields of `@mx.op`.
 var OpFields = []string{"type", "subtype", "name", "labels", "opLabels", "command", "target", "metadata"}
 
