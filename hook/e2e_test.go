@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/guardrun/guardrun/hook"
 )
 
 var update = flag.Bool("update", false, "rewrite the .want files of TestPayloads")
@@ -143,6 +145,36 @@ func (e *env) userPolicy(t *testing.T, src string) string {
 	}
 	if r := e.run(t, nil, "trust", "--user"); r.code != 0 || !strings.Contains(r.stdout, "pinned your policy "+p) {
 		t.Fatalf("trust --user: got\n%s", r)
+	}
+	return p
+}
+
+// brokenUserPolicy writes src, a policy the hook cannot load, as the
+// user's policy and pins it as guardrun trust --user would if it did not
+// load it first (trust refuses such a policy): the state a user is in
+// when their pinned policy stops loading, e.g. after an upgrade that
+// validates more.
+func (e *env) brokenUserPolicy(t *testing.T, src string) string {
+	t.Helper()
+	p := filepath.Join(e.config, "guardrun", "policy.guard")
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", e.home)
+	t.Setenv("XDG_CONFIG_HOME", e.config)
+	t.Setenv("XDG_DATA_HOME", e.data)
+	store, err := hook.DefaultTrustStore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := store.TrustUser(); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.run(t, nil, "trust", "--user"); r.code == 0 {
+		t.Fatalf("trust --user pinned a policy the hook cannot load:\n%s", r)
 	}
 	return p
 }

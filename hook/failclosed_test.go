@@ -76,7 +76,7 @@ func TestFailClosed(t *testing.T) {
 			return mustJSON(t, bash("ls")), []string{"--policy", writePolicy(e, "bad.guard", "guard @g before op:cmd = when [\n")}
 		}, "policy:", false},
 		{"invalid user policy", func(t *testing.T, e *env) ([]byte, []string) {
-			e.userPolicy(t, "policy @p = { defaults: 3 }\nvar @x = @nope.y\n")
+			e.brokenUserPolicy(t, "policy @p = { defaults: 3 }\nvar @x = @nope.y\n")
 			return mustJSON(t, bash("ls")), nil
 		}, "policy:", false},
 		{"untrusted workspace policy", func(t *testing.T, e *env) ([]byte, []string) {

@@ -26,7 +26,7 @@ func TestFailureReasonIsRenderedError(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
-			p := e.userPolicy(t, tc.src)
+			p := e.brokenUserPolicy(t, tc.src)
 			for prog, args := range map[string][]string{bin: {"hook", "claude"}, slim: {"claude"}} {
 				payload := payload(t, "claude", "PreToolUse")
 				payload["cwd"] = e.home
