@@ -152,10 +152,11 @@ func grantText(d agent.Decision) string {
 	return t
 }
 
-// unattendedReason is the denial an unattended run (--unattended) gives
-// for an ask: nobody is there to approve it.
-func unattendedReason(d agent.Decision) string {
-	return "approval required, and this run is unattended (guardrun hook --unattended): " + question(d) + " — " + grantText(d) + "; do not retry this call"
+// unattendedReason is the denial an unattended run gives for an ask:
+// nobody is there to approve it. why says how guardrun knows
+// ("guardrun hook --unattended", "gemini -p").
+func unattendedReason(d agent.Decision, why string) string {
+	return "approval required, and this run is unattended (" + why + "): " + question(d) + " — " + grantText(d) + "; do not retry this call"
 }
 
 // withContext appends a decision's context for the agent to a denial's

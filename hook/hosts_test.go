@@ -195,3 +195,46 @@ func TestDenialContextInReason(t *testing.T) {
 		})
 	}
 }
+
+// A host started headless (gemini -p, here a stand-in named gemini that
+// runs the hook through its shell) gets a denial naming the opt-in for
+// an ask, without --unattended: on main it got the ask, and Gemini CLI
+// headless waits for that confirmation until it is killed. The same
+// host started interactively still asks.
+func TestHeadlessHostDetected(t *testing.T) {
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
+		t.Skip("no /proc: the host's command line cannot be read here")
+	}
+	for _, c := range []struct {
+		host, event string
+		args        []string
+		deny        string
+	}{
+		{"gemini", "BeforeTool", []string{"-p", "fix the build"}, `"decision":"deny"`},
+		{"gemini", "BeforeTool", []string{"--yolo"}, `"decision":"deny"`},
+		{"claude", "PreToolUse", []string{"-p", "fix the build"}, `"permissionDecision":"deny"`},
+		{"gemini", "BeforeTool", nil, ""},
+	} {
+		t.Run(c.host+strings.Join(c.args, ""), func(t *testing.T) {
+			e := newEnv(t)
+			p := payload(t, c.host, c.event)
+			setCommand(p, "run ASKME")
+			in := filepath.Join(t.TempDir(), "event.json")
+			write(t, in, string(mustJSON(t, p)))
+			host := filepath.Join(t.TempDir(), c.host)
+			write(t, host, "\""+bin+"\" hook "+c.host+" --policy \""+testPolicy(t)+"\" < \""+in+"\"\nexit $?\n")
+			r := e.runBin(t, "/bin/sh", nil, append([]string{host}, c.args...)...)
+			if c.deny == "" {
+				if r.code != 0 || !strings.Contains(r.stdout, `"ask"`) {
+					t.Fatalf("interactive: want the ask, got\n%s", r)
+				}
+				return
+			}
+			want := "approval required, and this run is unattended (" + c.host + " " + c.args[0] + "): test ask? (guard @cmd)"
+			optIn := "(to stop asking, add to policy.guard: policy @optIn = { guards: { except: ['@cmd'] } })"
+			if r.code != 0 || !strings.Contains(r.stdout, c.deny) || !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, optIn) {
+				t.Fatalf("got\n%s\nwant a denial with %q and %q", r, want, optIn)
+			}
+		})
+	}
+}

@@ -55,6 +55,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if *unattendedRun || unattendedFromEnv() {
 		a = Unattended(a)
+	} else if ok, flag := headlessHost(args[0]); ok {
+		a = unattendedBecause(a, args[0]+" "+strings.TrimPrefix(flag, args[0]+" "))
 	}
 	// A hook process lives for one event: collecting garbage it will
 	// never reuse is wasted start-up time. The soft limit keeps a large

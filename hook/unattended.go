@@ -25,15 +25,24 @@ func unattendedFromEnv() bool {
 // what needs approval and how to grant it, because a host asking its
 // user there either hangs (Gemini CLI headless waits for a confirmation
 // nobody gives) or refuses with the bare question.
-type unattended struct{ Adapter }
+type unattended struct {
+	Adapter
+	// why says how guardrun knows nobody watches.
+	why string
+}
 
-// Unattended wraps a for a run nobody watches (see unattended).
-func Unattended(a Adapter) Adapter { return unattended{a} }
+// Unattended wraps a for a run nobody watches (see unattended), as
+// --unattended asks.
+func Unattended(a Adapter) Adapter { return unattended{a, "guardrun hook --unattended"} }
+
+// unattendedBecause wraps a for a run nobody watches, said by why (the
+// host's headless flag).
+func unattendedBecause(a Adapter, why string) Adapter { return unattended{a, why} }
 
 func (u unattended) Answer(c *Call, d agent.Decision) Answer {
 	if d.Outcome == agent.Ask {
 		d.Outcome = agent.Deny
-		d.Reason = unattendedReason(d)
+		d.Reason = unattendedReason(d, u.why)
 		d.Question = ""
 		if d.Denial != nil {
 			// The reason says it all, and asking again gets the same

@@ -111,6 +111,12 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	if target != *settings && !*dry {
 		fmt.Fprintf(stdout, "%s: a symlink; its target %s was written\n", *settings, target)
 	}
+	if !*unattended && !hook.CanSeeHeadless(agent) {
+		// The host cannot tell the hook that nobody is there to answer
+		// an ask, and this system does not show its command line.
+		fmt.Fprintf(stdout, "%s: on this system the hook cannot tell a headless %s run (nobody to approve an ask) from an interactive one: for scripted runs set %s=1 in its environment, or set up a separate configuration with guardrun init %s --unattended\n",
+			*settings, agent, hook.UnattendedEnv, agent)
+	}
 	if agent == "codex" {
 		// Codex keys trust by the path it reads hooks.json at, not by
 		// a symlink's target.
