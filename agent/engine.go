@@ -1222,6 +1222,21 @@ func hasPrefixIn(list []string, p string) bool {
 }
 
 func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision, Record) {
+	m := markOf(s)
+	d, r := e.toolAfterIn(ctx, s, ev)
+	if ev.Replay {
+		e.restore(s, ev, ev.Brought)
+	}
+	if e.log != nil {
+		r.Brought = broughtSince(s, m)
+	}
+	return d, r
+}
+
+// toolAfterIn decides a tool's output; a replayed event (its output is
+// not in the log) brings nothing into the session here: toolAfter
+// restores what the log says it brought.
+func (e *Engine) toolAfterIn(ctx context.Context, s *Session, ev Event) (Decision, Record) {
 	t := e.tool(ev.Tool)
 	// The tool ran, whatever guards say of its output now.
 	s.setOutcome(ev)
@@ -1258,7 +1273,9 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 		if final != nil {
 			seen = final
 		}
-		e.remember(s, ev, appendNew(e.dataLabels(t, seen), "secret"), value.Text(data))
+		if !ev.Replay {
+			e.remember(s, ev, appendNew(e.dataLabels(t, seen), "secret"), value.Text(data))
+		}
 		return d, e.record(ev, &d, vars, params)
 	}
 	if !value.Same(final.Data, data) {
@@ -1271,8 +1288,10 @@ func (e *Engine) toolAfter(ctx context.Context, s *Session, ev Event) (Decision,
 	kept := e.dataLabels(t, final)
 	d.Labels = kept
 	text := value.Text(final.Data)
-	e.remember(s, ev, kept, text)
-	if !contains(kept, "secret") {
+	if !ev.Replay {
+		e.remember(s, ev, kept, text)
+	}
+	if !contains(kept, "secret") && !ev.Replay {
 		// A credential in the output is secret wherever it came from:
 		// its own text is fingerprinted, not the whole output.
 		for _, m := range credscan.Scan(text) {

@@ -53,6 +53,12 @@ type Event struct {
 	// StopActive is set on agent.stop when a stop hook already kept the
 	// agent working (a retry must not loop forever).
 	StopActive bool `json:"stop_active,omitempty"`
+	// Replay marks an event fed again from the decision log (a replay):
+	// a tool.after's output is not in the log, so what it brought into
+	// the session is Brought, as logged (Record.Brought), not what its
+	// missing output would bring.
+	Replay  bool      `json:"-"`
+	Brought []Brought `json:"-"`
 }
 
 // opType is the operation type guards see for an event that is not a

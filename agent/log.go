@@ -38,6 +38,10 @@ type Record struct {
 	// the human answered (Decision is then the outcome after it).
 	Approval *Approval      `json:"approval,omitempty"`
 	Input    map[string]any `json:"input,omitempty"`
+	// Brought is, for a tool.after, what its output brought into the
+	// session (labels, context-wide or as fingerprints: hashes, never the
+	// text), so a replay rebuilds the state later decisions read.
+	Brought []Brought `json:"brought,omitempty"`
 	// LatencyUS is the decision's latency in microseconds.
 	LatencyUS  int64  `json:"latency_us"`
 	PolicyHash string `json:"policy_hash"`

@@ -52,6 +52,38 @@ func (r *Record) AppendJSON(b []byte) []byte {
 		b = append(b, `,"input":`...)
 		b = appendAny(b, r.Input)
 	}
+	if len(r.Brought) > 0 {
+		b = append(b, `,"brought":[`...)
+		for i, br := range r.Brought {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"labels":[`...)
+			for j, l := range br.Labels {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendString(b, l)
+			}
+			b = append(b, ']')
+			if br.Context {
+				b = append(b, `,"context":true`...)
+			}
+			if len(br.Prints) > 0 {
+				b = append(b, `,"prints":[`...)
+				for j, h := range br.Prints {
+					if j > 0 {
+						b = append(b, ',')
+					}
+					b = strconv.AppendUint(b, h, 10)
+				}
+				b = append(b, ']')
+			}
+			b = appendField(b, "why", br.Why)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
 	b = append(b, `,"latency_us":`...)
 	b = strconv.AppendInt(b, r.LatencyUS, 10)
 	b = append(b, `,"policy_hash":`...)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/guardrun/guardrun/agent"
 )
@@ -42,34 +43,72 @@ type Change struct {
 	Skipped string
 }
 
-// Replay re-decides the recorded events with policies, in order, each
-// session in its own state (a fresh memory store), and returns the
-// decisions that change. The log holds tool inputs but not outputs (so
-// tool.after decisions are not compared), and
-// masks values that carried a confidentiality label: events whose input
-// was masked cannot be re-decided faithfully and are reported as
-// skipped, not as changes; events guardrun only observed are ignored.
-// The replay has no approver: an ask a human answered (a record with an
-// Approval) is compared as the ask it was.
-func Replay(ctx context.Context, records []agent.Record, policies []agent.Policy, dir string) ([]Change, error) {
-	e, err := agent.New(ctx, agent.Config{Policies: policies, Dir: dir, Store: agent.NewMemoryStore()})
-	if err != nil {
-		return nil, err
+// Replay re-decides the recorded events with policies (laid out as the
+// hook lays them out: ReadLayers), in order, as the hook decided them:
+// each session's state rebuilt event by event in a memory store, in the
+// workspace the hook bound the session to (its binding in the state
+// directory, else the repository around the session's first directory),
+// on the clock of the record. It returns the decisions that change.
+//
+// The log holds tool inputs but not outputs: a tool.after is not
+// compared, and what its output brought into the session is restored
+// from the record (Record.Brought; in a log written before records had
+// it, nothing). Events whose input was
+// masked (it carried a confidentiality label) cannot be re-decided and
+// are reported as skipped, not as changes; events guardrun only
+// observed are ignored. The replay has no approver: an ask a human
+// answered (a record with an Approval) is compared as the ask it was.
+func Replay(ctx context.Context, records []agent.Record, policies []agent.Policy) ([]Change, error) {
+	if len(policies) == 0 {
+		return nil, fmt.Errorf("replay: no policy given")
 	}
-	defer e.Close()
+	store := agent.NewMemoryStore()
+	var clock time.Time
+	now := func() time.Time { return clock }
+	engines := map[string]*agent.Engine{}
+	defer func() {
+		for _, e := range engines {
+			e.Close()
+		}
+	}()
+	engineFor := func(workspace string) (*agent.Engine, error) {
+		if e, ok := engines[workspace]; ok {
+			return e, nil
+		}
+		e, err := agent.New(ctx, agent.Config{Policies: policies, Dir: policies[0].Dir, Workspace: workspace, Store: store, Now: now})
+		if err != nil {
+			return nil, err
+		}
+		engines[workspace] = e
+		return e, nil
+	}
+	workspaces := map[string]string{}
 	var out []Change
 	for i, r := range records {
 		if strings.HasPrefix(string(r.Event), "host:") {
 			continue
 		}
+		ws, ok := workspaces[r.Session]
+		if !ok {
+			ws = replayWorkspace(r.Session, r.Cwd)
+			workspaces[r.Session] = ws
+		}
 		if masked(r.Input) {
 			out = append(out, Change{Index: i, Record: r, Skipped: "input masked in the log"})
 			continue
 		}
+		e, err := engineFor(ws)
+		if err != nil {
+			return nil, err
+		}
 		ev := agent.Event{Kind: r.Event, Session: r.Session, Time: r.Time, Tool: r.Tool, CallID: r.CallID, Cwd: r.Cwd}
 		switch r.Event {
-		case agent.ToolBefore, agent.ToolAfter:
+		case agent.ToolBefore:
 			ev.Input = r.Input
+		case agent.ToolAfter:
+			ev.Input = r.Input
+			ev.Replay = true
+			ev.Brought = r.Brought
 		default:
 			// Lifecycle events log their text fields as the input.
 			for _, k := range []string{"prompt", "message", "request", "response", "text"} {
@@ -80,6 +119,7 @@ func Replay(ctx context.Context, records []agent.Record, policies []agent.Policy
 			ev.Source, _ = r.Input["source"].(string)
 			ev.StopActive, _ = r.Input["stopActive"].(bool)
 		}
+		clock = r.Time
 		d := e.Decide(ctx, ev)
 		if r.Event == agent.ToolAfter {
 			// Fed for the session's state; without the output its
@@ -91,6 +131,21 @@ func Replay(ctx context.Context, records []agent.Record, policies []agent.Policy
 		}
 	}
 	return out, nil
+}
+
+// replayWorkspace is the workspace the hook bound session to: its
+// binding in the state directory, else the repository around (or the
+// directory of) the session's first event.
+func replayWorkspace(session, cwd string) string {
+	if state, err := StateDir(); err == nil && session != "" {
+		if b, err := readBinding(bindingPath(state, session)); err == nil && b.Workspace != "" {
+			return b.Workspace
+		}
+	}
+	if cwd == "" {
+		return ""
+	}
+	return repoRoot(cwd)
 }
 
 // policyOutcome is what the policies decided of a recorded event: an

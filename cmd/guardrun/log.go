@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -239,19 +238,18 @@ func replayLog(path string, files []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "guardrun log: %v\n", err)
 		return exitFail
 	}
-	pols, err := agent.ReadPolicies(files...)
+	// The first policy is the user's, the others workspace policies, as
+	// the hook layers them (imports from each one's own folder).
+	layers := make([]hook.Layer, len(files))
+	for i, f := range files {
+		layers[i] = hook.Layer{File: f, Workspace: i > 0}
+	}
+	pols, err := hook.ReadLayers(layers...)
 	if err != nil {
 		fmt.Fprintf(stderr, "guardrun log: %v\n", err)
 		return exitFail
 	}
-	for i := range pols {
-		// Each policy imports from its own folder, as the hook has it
-		// (the user's and the workspace's are in different trees).
-		abs, _ := filepath.Abs(files[i])
-		pols[i].Dir = filepath.Dir(abs)
-	}
-	abs, _ := filepath.Abs(files[0])
-	changes, err := hook.Replay(context.Background(), recs, pols, filepath.Dir(abs))
+	changes, err := hook.Replay(context.Background(), recs, pols)
 	if err != nil {
 		fmt.Fprintf(stderr, "guardrun log: policy: %v\n", err)
 		return exitFail
