@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/internal/editdist"
 	"github.com/guardrun/guardrun/interp/audit"
 	"github.com/guardrun/guardrun/interp/value"
 	"github.com/guardrun/guardrun/taint"
@@ -157,7 +158,7 @@ func (f *files) exists(fromDir, path string, pos ast.Pos) error {
 		return f.ioError(err, path, pos)
 	}
 	if _, err := root.Stat(rel); err != nil {
-		return f.ioError(err, path, pos)
+		return f.missing(err, root, rel, path, pos)
 	}
 	return nil
 }
@@ -174,7 +175,7 @@ func (f *files) read(fromDir, path string, pos ast.Pos) ([]byte, string, error) 
 	}
 	file, err := root.Open(rel)
 	if err != nil {
-		return nil, "", f.ioError(err, path, pos)
+		return nil, "", f.missing(err, root, rel, path, pos)
 	}
 	b, err := f.readOpen(&openFile{File: file}, path, pos)
 	if err != nil {
@@ -396,6 +397,28 @@ func (in *interp) loadOne(e *env, name string, pos ast.Pos) (*value.Variable, []
 		in.rec.load(v, name, pos)
 	}
 	return v, b, path, nil
+}
+
+// missing is ioError for a path read or looked up, where nothing is at
+// rel: the hint names a file beside it one or two edits away, so a
+// misspelt module (`./gti.guard`) gets a did-you-mean (`./git.guard`).
+func (f *files) missing(err error, root *os.Root, rel, path string, pos ast.Pos) error {
+	ie := f.ioError(err, path, pos)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return ie
+	}
+	want := filepath.Base(rel)
+	best, bestD := "", 3
+	for _, ent := range readDir(root, filepath.Dir(rel)) {
+		name := ent.Name()
+		if d := editdist.Distance(want, name); d < bestD && d < len(want)/2 {
+			best, bestD = name, d
+		}
+	}
+	if e, ok := ie.(*Error); ok && best != "" {
+		e.Hint = "did you mean " + strings.TrimSuffix(path, filepath.Base(path)) + best + "? (" + e.Hint + ")"
+	}
+	return ie
 }
 
 // ioError says what went wrong with path, keeping the cause.

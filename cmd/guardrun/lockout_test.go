@@ -55,7 +55,7 @@ func TestLockOutByTypoRefused(t *testing.T) {
 	for _, c := range []struct{ line, want, hint string }{
 		{"policy @optIn = { guards: { except: ['@forcePushMian'] } }", ":13:38: invalid policy @optIn", "did you mean '@forcePushMain'?"},
 		{"policy @optIn = { defaults: { except: { 'no-secret-exfill': ['cmd:curl'] } } }", ":13:41: ", "did you mean 'no-secret-exfil'?"},
-		{`import guards from "./gti.guard"`, ":13:1: File not found: ./gti.guard", "hint: "},
+		{`import guards from "./gti.guard"`, ":13:1: File not found: ./gti.guard", "did you mean ./git.guard?"},
 	} {
 		require.NoError(t, os.WriteFile(user, append(append([]byte{}, orig...), c.line+"\n"...), 0o600))
 		code, _, stderr := runCLI("check", user)
