@@ -10,14 +10,16 @@ type invocation struct {
 	fed        bool
 	// found marks a find -exec command, where {} stands for each path.
 	found bool
-	// sub, when above start+1, is where git's subcommand is: the words
-	// between the program and it are global options (-C dir, -c k=v,
-	// --no-pager …), which patterns and labels skip.
+	// sub, when above start+1, is where the subcommand of a CLI with
+	// global options (git, kubectl, docker, …: globalValueOptions) is:
+	// the words between the program and it are global options (-C dir,
+	// -n prod, --no-pager …), which patterns and labels skip.
 	sub int
 }
 
-// view is the invocation's words as patterns match them; git's global
-// options are left out, so `git -C . push --force` is a force push.
+// view is the invocation's words as patterns match them; a CLI's global
+// options are left out, so `git -C . push --force` is a force push and
+// `kubectl -n prod delete pod x` a kubectl delete.
 func (c *simpleCmd) view(inv invocation) cmdView {
 	if inv.sub > inv.start+1 {
 		n := 1 + inv.end - inv.sub
@@ -29,31 +31,68 @@ func (c *simpleCmd) view(inv invocation) cmdView {
 	return cmdView{tokens: c.tokens[inv.start:inv.end], dyn: c.dyn[inv.start:inv.end], fed: inv.fed}
 }
 
-// gitGlobalWithArg reports whether git's global option t (lower-cased)
-// takes the next word as its value.
-func gitGlobalWithArg(t string) bool {
-	switch t {
-	case "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
-		"--config-env", "--attr-source":
-		return true
+// globalValueOptions are, for the common CLIs whose first word is a
+// subcommand, the global options that take the next word as their value
+// (lower-cased): `kubectl -n prod delete` deletes, `git -C dir push`
+// pushes. An option not listed takes no value (`--no-pager`, or one
+// written `--opt=value`); the subcommand is the first word that is
+// neither an option nor a listed option's value.
+var globalValueOptions = map[string][]string{
+	"git": {"-c", "-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env", "--attr-source",
+		"--exec-path", "--list-cmds"},
+	"kubectl": {"-n", "--namespace", "--context", "--cluster", "--kubeconfig", "-s", "--server", "--user", "--token",
+		"--as", "--as-group", "--as-uid", "--certificate-authority", "--client-certificate", "--client-key",
+		"--request-timeout", "--cache-dir", "-v", "--v", "--vmodule", "--log-file", "--tls-server-name",
+		"--username", "--password", "--profile", "--profile-output", "-o", "--output", "-l", "--selector", "-f", "--filename"},
+	"docker": {"-H", "--host", "--context", "-c", "--config", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey"},
+	"podman": {"--url", "-c", "--connection", "--identity", "--root", "--runroot", "--log-level", "--storage-driver",
+		"--cgroup-manager", "--events-backend", "--module", "--network-cmd-path", "--tmpdir"},
+	"helm": {"-n", "--namespace", "--kube-context", "--kubeconfig", "--kube-apiserver", "--kube-as-user", "--kube-as-group",
+		"--kube-ca-file", "--kube-token", "--kube-tls-server-name", "--registry-config", "--repository-cache",
+		"--repository-config", "--burst-limit", "--qps"},
+	// terraform's global options are written -chdir=DIR: no value word.
+	"terraform": {},
+	"aws": {"--profile", "--region", "--output", "--endpoint-url", "--query", "--ca-bundle", "--cli-read-timeout",
+		"--cli-connect-timeout", "--color", "--cli-binary-format"},
+	"gcloud": {"--project", "--account", "--configuration", "--verbosity", "--format", "--impersonate-service-account",
+		"--billing-project", "--flags-file", "--trace-token"},
+	"npm":   {"--prefix", "-w", "--workspace", "--registry", "--cache", "--userconfig", "--globalconfig", "--loglevel"},
+	"pnpm":  {"-C", "--dir", "-F", "--filter", "--workspace-dir", "--reporter", "--loglevel"},
+	"yarn":  {"--cwd"},
+	"cargo": {"-C", "--config", "-Z", "--color", "--manifest-path"},
+	"go":    {"-C"},
+}
+
+// takesValue reports whether prog's global option t takes the next word
+// as its value; git's options are matched lower-cased, as git reads
+// them case-blind here.
+func takesValue(prog, t string) bool {
+	for _, o := range globalValueOptions[prog] {
+		if o == t || prog == "git" && strings.EqualFold(o, t) {
+			return true
+		}
 	}
 	return false
 }
 
-// gitSubcommand returns the offset, within the raw words of a git command,
-// of its subcommand: the first word after git's global options (every
-// option word before it, -C and -c with their value). A word only known
-// when git runs stops the skip there, so it stands in for the
-// subcommand. It returns 1 when there are no global options.
-func gitSubcommand(raw []string, dyn []bool) int {
+// globalSubcommand returns the offset, within the raw words of a command
+// of prog, a CLI in globalValueOptions, of its subcommand: the first word after
+// its global options (every option word before it, a listed option with
+// its value; cargo's +toolchain too). A word only known when the command
+// runs stops the skip there, so it stands in for the subcommand. It
+// returns 1 when there are no global options.
+func globalSubcommand(prog string, raw []string, dyn []bool) int {
 	i := 1
-	for i < len(raw) && !dyn[i] && strings.HasPrefix(raw[i], "-") && raw[i] != "-" {
-		if gitGlobalWithArg(strings.ToLower(raw[i])) && i+1 < len(raw) {
+	for i < len(raw) && !dyn[i] && (strings.HasPrefix(raw[i], "-") && raw[i] != "-" && raw[i] != "--" || prog == "cargo" && strings.HasPrefix(raw[i], "+")) {
+		if takesValue(prog, raw[i]) && i+1 < len(raw) {
 			if dyn[i+1] {
 				return i + 1
 			}
 			i++
 		}
+		i++
+	}
+	if i < len(raw) && raw[i] == "--" {
 		i++
 	}
 	if i >= len(raw) {
@@ -142,8 +181,8 @@ func invocations(c *simpleCmd) []invocation {
 	for k := 0; k < len(out); k++ {
 		inv := out[k]
 		toks := c.tokens[inv.start:inv.end]
-		if toks[0] == "git" {
-			out[k].sub = inv.start + gitSubcommand(c.raw[inv.start:inv.end], c.dyn[inv.start:inv.end])
+		if _, ok := globalValueOptions[toks[0]]; ok && !c.dyn[inv.start] {
+			out[k].sub = inv.start + globalSubcommand(toks[0], c.raw[inv.start:inv.end], c.dyn[inv.start:inv.end])
 		}
 		switch {
 		case toks[0] == "find":
