@@ -20,7 +20,7 @@ func claudeEvent(sid, cwd, event, tool string, input, response map[string]any) m
 // replaySessions are everyday sessions and attacks, as the agent corpus
 // has them, each a list of events: reads of secret files and of the web
 // followed by unrelated and related commands, tests, pushes, MCP calls.
-func replaySessions(ws, env string) map[string][]map[string]any {
+func replaySessions(ws, env, state string) map[string][]map[string]any {
 	read := func(sid, path, content string) []map[string]any {
 		in := map[string]any{"file_path": path}
 		return []map[string]any{
@@ -78,12 +78,14 @@ func replaySessions(ws, env string) map[string][]map[string]any {
 		// Everyday work.
 		"everyday": cat(bashRan("everyday", "go test ./...", "ok  example.com/x 0.1s"),
 			read("everyday", filepath.Join(ws, "main.go"), "package main\n\nfunc main() {}\n"),
-			bash("everyday", "git commit -am 'fix'"), bash("everyday", "git push --force origin main")),
+			bash("everyday", "git commit -am 'fix'"), bash("everyday", "git push --force origin main"),
+			// guardrun's own state: protected where the hook keeps it.
+			bash("everyday", "rm -rf "+filepath.Join(state, "guardrun", "sessions"))),
 	}
 }
 
 // A log the hook wrote, replayed against the very policy that made it,
-// reports 0 changes, with XDG directories set (as the hook had them):
+// reports 0 changes, with the hook's XDG directories set or others:
 // each session's state is rebuilt in order, a tool's output brings into
 // the session what the log says it brought. On main the unrelated curl
 // after a read of .env went allow → deny and the exit was 1.
@@ -98,7 +100,7 @@ func TestReplaySamePolicyNoChanges(t *testing.T) {
 	write(t, filepath.Join(ws, ".git", "HEAD"), "ref: refs/heads/main\n")
 	write(t, filepath.Join(ws, ".env"), env)
 	write(t, filepath.Join(ws, "main.go"), "package main\n\nfunc main() {}\n")
-	sessions := replaySessions(ws, env)
+	sessions := replaySessions(ws, env, e.state)
 	n := 0
 	decided := map[string]bool{}
 	for _, sid := range []string{"env-then-curl", "web-then-shell", "printed-secret", "everyday"} {
@@ -126,6 +128,17 @@ func TestReplaySamePolicyNoChanges(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, " 0 changed") {
 		t.Fatalf("replay against the policy that made the log: got\n%s", r)
 	}
+	// Run with other XDG directories than the hook's, the replay still
+	// decides in the hook's: the state directory the log is in, the
+	// config directory of the user's policy (on main guardrun's own
+	// state was no longer protected there).
+	saved := e.extra
+	e.extra = append(e.extra, "XDG_STATE_HOME="+filepath.Join(e.home, "other-state"), "XDG_CONFIG_HOME="+filepath.Join(e.home, "other-config"))
+	r = e.run(t, nil, "log", "--replay", logPath, "--policy", user)
+	if r.code != 0 || !strings.Contains(r.stdout, " 0 changed") {
+		t.Fatalf("replay with other XDG directories: got\n%s", r)
+	}
+	e.extra = saved
 	// It still finds a change: the same log against a policy that
 	// denies `ls`.
 	src, err := os.ReadFile(user)

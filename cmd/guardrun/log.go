@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -15,6 +16,7 @@ import (
 	"github.com/guardrun/guardrun/agent"
 	"github.com/guardrun/guardrun/hook"
 	"github.com/guardrun/guardrun/internal/cliflags"
+	"github.com/guardrun/guardrun/internal/xdgdir"
 )
 
 const logUsage = `usage:
@@ -238,6 +240,7 @@ func replayLog(path string, files []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "guardrun log: %v\n", err)
 		return exitFail
 	}
+	hookDirs(path, files[0])
 	// The first policy is the user's, the others workspace policies, as
 	// the hook layers them (imports from each one's own folder).
 	layers := make([]hook.Layer, len(files))
@@ -290,3 +293,30 @@ type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+
+// hookDirs makes the replay decide in the directories of the hook that
+// wrote the log: the state directory the log is in
+// (STATE/guardrun/decisions.jsonl) and the config directory the user's
+// policy is in (CONFIG/guardrun/policy.guard), where they have that
+// layout. What the hook protects (its own files) and the session
+// bindings it made are found from them, so a replay run with other
+// XDG_* directories than the hook's decides as the hook did.
+func hookDirs(logPath, userPolicy string) {
+	set := func(env, file string) {
+		abs, err := filepath.Abs(file)
+		if err != nil {
+			return
+		}
+		dir := filepath.Dir(abs)
+		if filepath.Base(dir) != xdgdir.Name {
+			return
+		}
+		os.Setenv(env, filepath.Dir(dir))
+	}
+	if base := filepath.Base(logPath); base == "decisions.jsonl" || base == filepath.Base(agent.RotatedLogPath("decisions.jsonl")) {
+		set(xdgdir.StateHome.Env(), logPath)
+	}
+	if filepath.Base(userPolicy) == "policy.guard" {
+		set(xdgdir.ConfigHome.Env(), userPolicy)
+	}
+}
