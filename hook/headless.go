@@ -95,7 +95,7 @@ var hostPrograms = map[string][]string{
 // program itself or as the script of an interpreter (node, sh).
 func isHost(host string, args []string) bool {
 	for i := 0; i < len(args) && i < 2; i++ {
-		base := filepath.Base(args[i])
+		base := strings.TrimSuffix(filepath.Base(args[i]), ".exe")
 		for _, p := range hostPrograms[host] {
 			if base == p || base == p+".js" || strings.HasPrefix(base, p+"-") {
 				return true

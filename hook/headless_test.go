@@ -21,6 +21,8 @@ func TestHeadlessHost(t *testing.T) {
 		{"gemini", [][]string{{"bash", "-c", "x"}, {"node", "/opt/gemini"}}, ""},
 		{"claude", [][]string{{"claude", "-p", "do it"}}, "-p"},
 		{"claude", [][]string{{"claude", "--print"}}, "--print"},
+		{"claude", [][]string{{"/x/node_modules/@anthropic-ai/claude-code/bin/claude.exe", "-p", "hi"}}, "-p"},
+		{"codex", [][]string{{"/x/codex-x86_64-unknown-linux-musl", "exec", "fix"}}, "exec"},
 		{"claude", [][]string{{"claude"}}, ""},
 		{"codex", [][]string{{"codex", "-m", "o4", "exec", "fix"}}, "exec"},
 		{"codex", [][]string{{"codex", "-m", "exec"}}, ""},
