@@ -128,13 +128,10 @@ var scenarios = []scenario{
 			// The denial an ask becomes must say that approval is
 			// needed, not only repeat the question.
 			check: func(c *checker, h *host, w *world, r runResult) { toldDenial(c, w, "approv") },
-			known: map[string]string{
-				"gemini": "the model is never told anything (the run ends at the ask)",
-			},
 		}},
-		known: map[string]string{
-			"gemini": "guardrun answers ask on Gemini's BeforeTool; Gemini 0.61.0 headless (-p --yolo, stdin not a terminal) cancels the call and ends the run: exit 0, empty stdout (no JSON result), the model never told, the rest of the task dropped",
-		},
+		// Gemini 0.61.0 headless (-p --yolo) cancelled a call answered
+		// with ask and ended the run; the hook now reads -p from the
+		// host's command line and answers a denial naming the opt-in.
 	},
 	{
 		// The documented way for runs nobody watches (Gemini headless
