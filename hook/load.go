@@ -9,11 +9,14 @@ import (
 	"github.com/guardrun/guardrun/agent"
 )
 
-// The one way policies are laid out for an engine: the hook's decisions,
-// `guardrun check`, `guardrun trust` and `guardrun log --replay` all
-// build their agent.Config here, so a policy the hook would refuse to
-// load is refused by each of them, and a replay decides with the layers
-// the hook decided with.
+// Policies named on a command line are laid out here as the hook's
+// discovery lays out the ones it finds (discover, loadPolicies): the
+// user's policy in its own directory, a workspace policy in its
+// workspace root and restricting only. `guardrun check`, `guardrun
+// trust`, `guardrun test` and `guardrun log --replay` load them through
+// agent.New as the hook does, so a policy the hook would refuse to load
+// is refused by each of them, and a replay decides with the layers the
+// hook decided with.
 
 // Layer is one policy file as the hook layers it: the user's own policy
 // first (it may lift rules), then a workspace's (it can only restrict).
