@@ -156,7 +156,7 @@ func (c *checker) agentFilter(g *ast.GuardDirective, never func(string)) bool {
 		if agentOps.has(head) && !hier {
 			return true
 		}
-		if !opKeys.has(head) && !agentOps.has(head) && !c.exeLabels[v] && !c.labels[v] {
+		if !opKeys.has(head) && !agentOps.has(head) && !c.exeLabels[v] && !c.labels[v] && !c.toolLabels[v] {
 			msg := "no operation has the key \"" + v + "\" (an agent's are op:cmd, op:cmd:<command>, op:exe (a tool call), op:stop, op:prompt, op:session, …)"
 			s := closest(head, append(keysOf(opKeys.all()), keysOf(agentOps.all())...))
 			if s != "" {
@@ -183,7 +183,7 @@ func (c *checker) agentFilter(g *ast.GuardDirective, never func(string)) bool {
 		}
 		return true
 	default:
-		if c.labels[t] || c.exeLabels[t] || builtinLabel(t) || dataLabels.has(t) || agentLabel(t) {
+		if c.labels[t] || c.exeLabels[t] || c.toolLabels[t] || builtinLabel(t) || dataLabels.has(t) || agentLabel(t) {
 			return true
 		}
 		if s := closest(t, append(keysOf(dataLabels.all()), toolschema.Labels()...)); s != "" {
@@ -318,7 +318,7 @@ func (c *checker) agentLabels() {
 					return true
 				}
 				l, ok := s.PlainText()
-				if !ok || dataLabels.has(l) || agentLabel(l) || builtinLabel(l) || used[l] {
+				if !ok || dataLabels.has(l) || agentLabel(l) || builtinLabel(l) || used[l] || c.toolLabels[l] {
 					return false
 				}
 				if near := closest(l, known); near != "" {

@@ -116,7 +116,10 @@ type checker struct {
 
 	labels    map[string]bool // data labels declared anywhere
 	exeLabels map[string]bool
-	commands  map[string]bool // first words of cmd blocks
+	// toolLabels are the labels and returns the document's tool
+	// collections declare: a guard filtering on one fires.
+	toolLabels map[string]bool
+	commands   map[string]bool // first words of cmd blocks
 	guardList []*ast.GuardDirective
 	// guardNames are named guards, which `with { guards: … }` overrides
 	// name as @name.
@@ -131,7 +134,7 @@ func newChecker(doc *ast.Document) *checker {
 	return &checker{
 		doc: doc, seen: map[string]bool{},
 		globals: map[string]ast.Node{}, exes: map[string]*ast.ExeDirective{}, objects: map[string]*ast.ObjectLit{},
-		labels: map[string]bool{}, exeLabels: map[string]bool{}, commands: map[string]bool{},
+		labels: map[string]bool{}, exeLabels: map[string]bool{}, toolLabels: map[string]bool{}, commands: map[string]bool{},
 		guardNames: map[string]bool{},
 	}
 }
@@ -206,6 +209,7 @@ func (c *checker) declarations() {
 		switch n := n.(type) {
 		case *ast.VarDirective:
 			c.addLabels(n.Labels)
+			c.addToolLabels(n)
 		case *ast.ReturnStmt:
 			c.addLabels(n.Labels)
 		case *ast.LabelExpr:
@@ -233,6 +237,28 @@ func (c *checker) declarations() {
 		}
 		return true
 	})
+}
+
+// addToolLabels records the labels and returns of a tool collection's
+// entries (`var tools @t = { "send": { labels: ["pay"], returns: […] } }`).
+func (c *checker) addToolLabels(v *ast.VarDirective) {
+	o, ok := v.Value.(*ast.ObjectLit)
+	if !v.Tools || !ok {
+		return
+	}
+	for _, e := range o.Entries {
+		def, ok := e.Value.(*ast.ObjectLit)
+		if !ok {
+			continue
+		}
+		for _, k := range []string{"labels", "returns"} {
+			if x := entry(def, k); x != nil {
+				for _, s := range stringsIn(x) {
+					c.toolLabels[s] = true
+				}
+			}
+		}
+	}
 }
 
 func (c *checker) addLabels(ls []string) {

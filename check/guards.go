@@ -66,7 +66,7 @@ func (c *checker) filter(g *ast.GuardDirective) {
 	switch {
 	case strings.HasPrefix(t, "op:"):
 		v := strings.ToLower(t[3:])
-		if c.exeLabels[v] || c.labels[v] {
+		if c.exeLabels[v] || c.labels[v] || c.toolLabels[v] {
 			return
 		}
 		head, rest, hier := strings.Cut(v, ":")
@@ -87,7 +87,7 @@ func (c *checker) filter(g *ast.GuardDirective) {
 	default:
 		// The well-known data labels (secret, pii, untrusted, …) are left
 		// alone: a policy file guards them for the scripts that use it.
-		if c.labels[t] || c.exeLabels[t] || builtinLabel(t) || dataLabels.has(t) || c.imports {
+		if c.labels[t] || c.exeLabels[t] || c.toolLabels[t] || builtinLabel(t) || dataLabels.has(t) || c.imports {
 			return
 		}
 		never("no value or exe in this script carries the label \"" + t + "\"")
