@@ -882,7 +882,8 @@ func descriptor(labels []string) taint.Descriptor {
 }
 
 // inputs turns a tool input into one Variable per field (sorted by name),
-// each carrying the session's labels for its text.
+// each carrying its provenance (argVar): the session's labels for its
+// text and where its value was seen.
 func (e *Engine) inputs(s *Session, in map[string]any) ([]*value.Variable, []string, []string, []Origin) {
 	names := make([]string, 0, len(in))
 	for k := range in {
@@ -893,16 +894,15 @@ func (e *Engine) inputs(s *Session, in map[string]any) ([]*value.Variable, []str
 	params := names
 	var all []string
 	var origins []Origin
+	ctx, ctxOrigins := e.sessionLabels(s, "")
 	for i, k := range names {
-		data := value.FromGo(in[k])
-		labels, o := e.sessionLabels(s, value.Text(data))
-		all = appendNew(all, labels...)
-		origins = mergeOrigins(origins, o)
-		vars[i] = &value.Variable{Data: data, Security: descriptor(labels), Source: "agent"}
+		v, p := e.argVar(s, ctx, ctxOrigins, value.FromGo(in[k]), 0)
+		all = appendNew(all, p.labels...)
+		origins = mergeOrigins(origins, p.origins)
+		vars[i] = v
 	}
 	if len(names) == 0 {
-		labels, o := e.sessionLabels(s, "")
-		all, origins = labels, o
+		all, origins = ctx, ctxOrigins
 	}
 	return vars, params, all, origins
 }
@@ -1057,7 +1057,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 		// What a call writes holds what it read, trees included (an
 		// archive of a directory holding .env).
 		named, _ := readLabels(s, facts, true)
-		e.rememberWrites(s, ev, facts, appendNew(append([]string(nil), f.labels...), named...))
+		e.rememberWrites(s, ev, facts, withoutTrust(appendNew(append([]string(nil), f.labels...), named...)))
 	}
 	c := Call{Seq: s.Seq, Name: ev.Tool, Decision: d.Outcome, Time: e.when(ev), CallID: ev.CallID}
 	if contains(t.labels, "cmd") {
@@ -1242,6 +1242,17 @@ func (e *Engine) toolAfterIn(ctx context.Context, s *Session, ev Event) (Decisio
 	s.setOutcome(ev)
 	in, line, _, _ := guardInput(t, ev.Input)
 	vars, params, labels, origins := e.inputs(s, in)
+	// A tool's output takes its trust from what the tool returns (and
+	// what a guard vouches for), never from the arguments that asked
+	// for it: the after phase sees the arguments without trust labels.
+	for i, v := range vars {
+		if v != nil && hasTrust(v.Security.Labels()) {
+			c := *v
+			c.Security = c.Security.WithoutLabels(trustOf(v.Security.Labels())...)
+			vars[i] = &c
+		}
+	}
+	labels = withoutTrust(labels)
 	op := toolOp(t, ev.Tool, params, in)
 	var data any = value.FromGo(ev.Output)
 	if ev.Output == nil && ev.Error != "" {
@@ -1274,7 +1285,7 @@ func (e *Engine) toolAfterIn(ctx context.Context, s *Session, ev Event) (Decisio
 			seen = final
 		}
 		if !ev.Replay {
-			e.remember(s, ev, appendNew(e.dataLabels(t, seen), "secret"), value.Text(data))
+			e.remember(s, ev, appendNew(e.dataLabels(t, seen), "secret"), data)
 		}
 		return d, e.record(ev, &d, vars, params)
 	}
@@ -1283,13 +1294,15 @@ func (e *Engine) toolAfterIn(ctx context.Context, s *Session, ev Event) (Decisio
 		// Not every host shows the rewritten output (Cursor's after-events
 		// only observe): what the tool returned is remembered with the
 		// labels it came with, as well as the rewrite.
-		e.remember(s, ev, e.dataLabels(t, out), value.Text(data))
+		if !ev.Replay {
+			e.remember(s, ev, e.dataLabels(t, out), data)
+		}
 	}
 	kept := e.dataLabels(t, final)
 	d.Labels = kept
 	text := value.Text(final.Data)
 	if !ev.Replay {
-		e.remember(s, ev, kept, text)
+		e.remember(s, ev, kept, final.Data)
 	}
 	if !contains(kept, "secret") && !ev.Replay {
 		// A credential in the output is secret wherever it came from:
@@ -1319,10 +1332,15 @@ func (e *Engine) dataLabels(t toolDef, out *value.Variable) []string {
 	return kept
 }
 
-// remember records what an event brought into the session: integrity
-// labels context-wide, confidentiality labels as fingerprints of text
-// (context-wide in strict mode).
-func (e *Engine) remember(s *Session, ev Event, labels []string, text string) {
+// remember records what an event brought into the session (data: its
+// text, or its structured output): integrity labels context-wide;
+// confidentiality and trust labels as fingerprints of the text
+// (confidentiality labels context-wide in strict mode); and the text's
+// values, whatever its labels, in the exact-value index (values.go).
+// An output with no token (`[]`, `{}`, `null`) holds nothing to trace:
+// its labels go nowhere.
+func (e *Engine) remember(s *Session, ev Event, labels []string, data any) {
+	text := value.Text(data)
 	var integ, conf []string
 	seen, _ := s.contextLabels()
 	for _, l := range labels {
@@ -1340,14 +1358,18 @@ func (e *Engine) remember(s *Session, ev Event, labels []string, text string) {
 		i := s.addOrigin(Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: integ}, e.cfg.Limits)
 		s.addContext(i)
 	}
+	if len(tokens(text)) == 0 {
+		return
+	}
+	i := s.addOrigin(Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: conf}, e.cfg.Limits)
 	if len(conf) > 0 {
-		i := s.addOrigin(Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: conf}, e.cfg.Limits)
-		if e.strict {
+		if e.strict && len(withoutTrust(conf)) > 0 {
 			s.addContext(i)
 		} else {
 			s.addPrints(text, i, e.cfg.Limits)
 		}
 	}
+	s.addValues(data, i, e.cfg.Limits)
 }
 
 // lifecycle decides an event that is not a tool call as an operation of
@@ -1409,6 +1431,9 @@ func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision,
 				e.remember(s, ev, rv.Security.Taint(), value.Text(rv.Data))
 			}
 		}
+	} else if d.Outcome == Allow && ev.Kind == PromptSubmit {
+		// The user's words are indexed as values (`.mx.seenIn`).
+		e.remember(s, ev, nil, ev.Text)
 	}
 	// A session.end does not end the state: hosts resume a session under
 	// the same id with its transcript (Claude Code's SessionStart source

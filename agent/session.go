@@ -143,7 +143,9 @@ func (s *Session) contextLabels() ([]string, []Origin) {
 			continue
 		}
 		origins = append(origins, s.Origins[i])
-		labels = appendNew(labels, s.Origins[i].Labels...)
+		// A trust label is never context-wide: it is on a value only
+		// when the value was seen in what had it.
+		labels = appendNew(labels, withoutTrust(s.Origins[i].Labels)...)
 	}
 	return labels, origins
 }
@@ -154,12 +156,7 @@ func (s *Session) contentLabels(text string) ([]string, []Origin) {
 	if len(s.Prints) == 0 || len(text) < printK {
 		return nil, nil
 	}
-	if s.index == nil {
-		s.index = make(map[uint64][]int, len(s.Prints))
-		for _, p := range s.Prints {
-			s.index[p.Hash] = append(s.index[p.Hash], p.Origin)
-		}
-	}
+	s.buildIndex()
 	var labels []string
 	var origins []Origin
 	seen := map[int]bool{}
@@ -169,8 +166,14 @@ func (s *Session) contentLabels(text string) ([]string, []Origin) {
 				continue
 			}
 			seen[o] = true
+			// A fragment copied from a trusted text is not that text:
+			// trust labels come from exact values only (argVar).
+			ls := withoutTrust(s.Origins[o].Labels)
+			if len(ls) == 0 {
+				continue
+			}
 			origins = append(origins, s.Origins[o])
-			labels = appendNew(labels, s.Origins[o].Labels...)
+			labels = appendNew(labels, ls...)
 		}
 	}
 	sort.Slice(origins, func(i, j int) bool { return origins[i].Seq < origins[j].Seq })
@@ -203,10 +206,12 @@ func (s *Session) addContext(i int) {
 // exceeded the origin becomes context-wide instead.
 func (s *Session) addPrints(text string, i int, lim Limits) {
 	hs := winnow(text)
+	// Beyond what fingerprints can hold, a confidentiality label is kept
+	// context-wide rather than lost (a short secret); a trust label is
+	// never context-wide (contextLabels), and a text with no token
+	// (`[]`) holds nothing.
 	if len(hs) == 0 {
-		if text != "" {
-			// Too short to fingerprint: a short secret is kept
-			// context-wide rather than lost.
+		if len(tokens(text)) > 0 {
 			s.addContext(i)
 		}
 		return

@@ -53,7 +53,7 @@ var ValueMxShown = []string{"labels", "taint", "sources", "text", "data", "type"
 // ones, an object's `keys`/`values`/`entries`, the exes it came through
 // (`tools`), and a loaded file's metadata (FileMxFields).
 var ValueMxFields = []string{"labels", "taint", "sources", "text", "data", "type", "tokens", "tokest", "length",
-	"keys", "values", "entries", "tools",
+	"keys", "values", "entries", "tools", "seenIn",
 	"filename", "relative", "absolute", "path", "dirname", "relativeDir", "absoluteDir", "ext", "fm"}
 
 // FileMxFields are the `.mx` fields of a loaded file (and of each file

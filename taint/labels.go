@@ -90,3 +90,16 @@ func DirTaint(abs string) []string {
 		out = append(out, "dir:"+dir)
 	}
 }
+
+// IsTrust reports whether l is a trust (integrity) label: one that says a
+// value is vouched for ("known", "trusted", "verified", or any
+// "trust:<name>"), as opposed to a confidentiality or taint label
+// (secret, pii, untrusted, custom labels), which says what a value holds
+// or where it has been. The two combine differently (SPEC §4.1): a
+// taint label is on a value when any of its sources had it (union); a
+// trust label only when every source had it (intersection). An agent
+// engine gives a tool's output the trust labels the tool declares it
+// returns (and those a guard adds), never those of the call's arguments.
+func IsTrust(l string) bool {
+	return l == "known" || l == "trusted" || l == "verified" || strings.HasPrefix(l, "trust:")
+}

@@ -1,0 +1,381 @@
+package agent
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
+)
+
+// Exact value provenance. Every text an event brings in (the user's
+// prompt, a tool's output) is indexed as values: each token (a run of
+// characters between spaces and the separators of JSON, YAML and prose,
+// stripped of surrounding punctuation: an address, an IBAN, a URL, a
+// number, a word), each run of up to maxGram consecutive tokens (a name
+// of several words), each leaf of a structured output and the whole
+// text. A value is lower-cased, its tokens joined by one space; a number
+// is also indexed in its canonical form (98.70 as 98.7). There is no
+// length floor, and a value matches only a whole indexed value: an IBAN
+// sharing 18 characters with another is not that IBAN.
+//
+// The index keeps hashes, never text, beside the fingerprints (a
+// separate hash domain, so that the two never match each other), each
+// naming the origin of the event that brought the value in.
+const maxGram = 4
+
+// maxValueKeys bounds the keys one text adds (a huge output is indexed
+// by its first tokens).
+const maxValueKeys = 8000
+
+// separators end a token wherever they stand.
+func separator(r rune) bool {
+	if unicode.IsSpace(r) {
+		return true
+	}
+	switch r {
+	case '"', '{', '}', '[', ']', '(', ')', ',', ';', '<', '>', '|', '`', '*':
+		return true
+	}
+	return false
+}
+
+// trimToken strips the punctuation around a token ("IBAN:", "2023.",
+// "'Spotify'").
+func trimToken(t string) string {
+	return strings.TrimFunc(t, func(r rune) bool {
+		switch r {
+		case '.', ':', '!', '?', '\'', '-', '=', '#':
+			return true
+		}
+		return false
+	})
+}
+
+// tokens are text's tokens, lower-cased.
+func tokens(text string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(strings.ToLower(text), separator) {
+		if t := trimToken(f); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func valueHash(key string) uint64 { return fnv64("\x01value\x00" + key) }
+
+// canonicalNumber is a number token's canonical form ("98.70" → "98.7").
+func canonicalNumber(t string) (string, bool) {
+	if t == "" || !(t[0] >= '0' && t[0] <= '9' || t[0] == '-' || t[0] == '+') {
+		return "", false
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		return "", false
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64), true
+}
+
+// valueKeys are the value hashes text is indexed by.
+func valueKeys(text string, keys map[uint64]bool) {
+	toks := tokens(text)
+	add := func(k string) {
+		if len(keys) < maxValueKeys {
+			keys[valueHash(k)] = true
+		}
+	}
+	if len(toks) > 0 {
+		add(strings.Join(toks, " "))
+	}
+	for i := range toks {
+		add(toks[i])
+		if n, ok := canonicalNumber(toks[i]); ok {
+			add(n)
+		}
+		for n := 2; n <= maxGram && i+n <= len(toks); n++ {
+			add(strings.Join(toks[i:i+n], " "))
+		}
+	}
+}
+
+// dataKeys indexes an output: each string leaf of a structured value as
+// a text of its own, a number leaf in its canonical form, and the whole.
+func dataKeys(data any, keys map[uint64]bool, depth int) {
+	switch x := data.(type) {
+	case string:
+		valueKeys(x, keys)
+	case float64:
+		keys[valueHash(strconv.FormatFloat(x, 'f', -1, 64))] = true
+	case []any:
+		if depth > 32 {
+			return
+		}
+		for _, el := range x {
+			dataKeys(el, keys, depth+1)
+		}
+	case *value.Object:
+		if depth > 32 {
+			return
+		}
+		for _, k := range x.Keys {
+			dataKeys(x.Values[k], keys, depth+1)
+		}
+	}
+}
+
+// valueKey is the key an argument's scalar value is looked up by; ok is
+// false for a value with no token (an empty string, a bool, null).
+func valueKey(data any) (uint64, bool) {
+	switch x := data.(type) {
+	case string:
+		toks := tokens(x)
+		if len(toks) == 0 {
+			return 0, false
+		}
+		k := strings.Join(toks, " ")
+		if len(toks) == 1 {
+			if n, ok := canonicalNumber(k); ok {
+				k = n
+			}
+		}
+		return valueHash(k), true
+	case float64:
+		return valueHash(strconv.FormatFloat(x, 'f', -1, 64)), true
+	}
+	return 0, false
+}
+
+// addValues indexes what an event brought in (data: its text or its
+// structured output) for origin i. Beyond the fingerprint cap nothing
+// more is indexed: a value not found is one no guard can vouch for.
+func (s *Session) addValues(data any, i int, lim Limits) {
+	keys := map[uint64]bool{}
+	dataKeys(data, keys, 0)
+	if t, ok := data.(string); !ok || t == "" {
+		if text := value.Text(data); text != "" {
+			valueKeys(text, keys)
+		}
+	}
+	if len(keys) == 0 || len(s.Prints)+len(keys) > lim.MaxPrints {
+		return
+	}
+	hs := make([]uint64, 0, len(keys))
+	for h := range keys {
+		hs = append(hs, h)
+	}
+	sort.Slice(hs, func(a, b int) bool { return hs[a] < hs[b] })
+	for _, h := range hs {
+		s.Prints = append(s.Prints, Print{Hash: h, Origin: i})
+	}
+	s.index = nil
+}
+
+// seenOrigins are the origins whose text holds data as a whole value.
+func (s *Session) seenOrigins(data any) []int {
+	k, ok := valueKey(data)
+	if !ok || len(s.Prints) == 0 {
+		return nil
+	}
+	s.buildIndex()
+	var out []int
+	for _, o := range s.index[k] {
+		if o >= 0 && o < len(s.Origins) && !containsInt(out, o) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func (s *Session) buildIndex() {
+	if s.index == nil {
+		s.index = make(map[uint64][]int, len(s.Prints))
+		for _, p := range s.Prints {
+			s.index[p.Hash] = append(s.index[p.Hash], p.Origin)
+		}
+	}
+}
+
+func containsInt(list []int, x int) bool {
+	for _, y := range list {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// SeenPrompt is the name `.mx.seenIn` gives the user's prompt.
+const SeenPrompt = "prompt"
+
+// seenAs is how `.mx.seenIn` names an origin: "prompt" for the user's
+// prompt, the tool's name for a tool's output, else the event's kind.
+func seenAs(o Origin) string {
+	switch {
+	case o.Event == PromptSubmit:
+		return SeenPrompt
+	case o.Tool != "":
+		return o.Tool
+	}
+	return string(o.Event)
+}
+
+// argProv is the provenance of one argument value: its labels, the
+// origins they came from, and where the value was seen.
+type argProv struct {
+	labels  []string
+	origins []Origin
+	seenIn  []string
+}
+
+// argVar builds the Variable of one argument value (or an element or
+// field of one) with its labels: the context-wide labels; the taint and
+// confidentiality labels of the outputs its text copies (fingerprints);
+// and the labels of every text it was seen in as a whole value (exact
+// provenance). Trust labels come from exact provenance only, and a list
+// or object has a trust label only when every element has it, while its
+// other labels are the union of its elements' (taint.IsTrust). A value
+// seen in the user's prompt, or carrying a trust label, is not steered
+// by what the agent read: it does not take the context-wide `untrusted`
+// and `influenced`.
+func (e *Engine) argVar(s *Session, ctx []string, ctxOrigins []Origin, data any, depth int) (*value.Variable, argProv) {
+	var items []*value.Variable
+	var provs []argProv
+	var keys []string
+	switch x := data.(type) {
+	case []any:
+		if depth < 16 {
+			for _, el := range x {
+				v, p := e.argVar(s, ctx, ctxOrigins, el, depth+1)
+				items, provs = append(items, v), append(provs, p)
+			}
+		}
+	case *value.Object:
+		if depth < 16 {
+			keys = x.Keys
+			for _, k := range x.Keys {
+				v, p := e.argVar(s, ctx, ctxOrigins, x.Values[k], depth+1)
+				items, provs = append(items, v), append(provs, p)
+			}
+		}
+	}
+	var p argProv
+	structured := items != nil || keys != nil
+	if !structured {
+		text := value.Text(data)
+		cl, co := s.contentLabels(text)
+		p.labels, p.origins = cl, co
+		vouched := false
+		for _, i := range s.seenOrigins(data) {
+			o := s.Origins[i]
+			p.labels = appendNew(p.labels, o.Labels...)
+			if len(o.Labels) > 0 {
+				p.origins = mergeOrigins(p.origins, []Origin{o})
+			}
+			name := seenAs(o)
+			if !contains(p.seenIn, name) {
+				p.seenIn = append(p.seenIn, name)
+			}
+			_, isText := data.(string)
+			if isText && (name == SeenPrompt || hasTrust(o.Labels)) {
+				vouched = true
+			}
+		}
+		sort.Strings(p.seenIn)
+		if !vouched {
+			p.labels = appendNew(append([]string(nil), ctx...), p.labels...)
+			p.origins = mergeOrigins(append([]Origin(nil), ctxOrigins...), p.origins)
+		}
+	} else {
+		// The container: taint labels of any element, trust labels of
+		// every element, seen where every element was seen.
+		var trust []string
+		for i, ep := range provs {
+			var t []string
+			for _, l := range ep.labels {
+				if taint.IsTrust(l) {
+					t = append(t, l)
+				} else {
+					p.labels = appendNew(p.labels, l)
+				}
+			}
+			p.origins = mergeOrigins(p.origins, ep.origins)
+			if i == 0 {
+				trust, p.seenIn = t, append([]string(nil), ep.seenIn...)
+				continue
+			}
+			trust = intersect(trust, t)
+			p.seenIn = intersect(p.seenIn, ep.seenIn)
+		}
+		p.labels = appendNew(p.labels, trust...)
+		if len(provs) == 0 {
+			p.labels = append([]string(nil), ctx...)
+			p.origins = append([]Origin(nil), ctxOrigins...)
+		}
+	}
+	var v *value.Variable
+	switch {
+	case keys != nil:
+		r := value.NewRecord()
+		for i, k := range keys {
+			r.Set(k, items[i])
+		}
+		v = r.Variable()
+	case items != nil:
+		v = value.ListOf(items)
+	default:
+		v = &value.Variable{Data: data}
+	}
+	v.Data = data
+	v.Security = descriptor(p.labels)
+	v.Source = "agent"
+	seen := make([]any, len(p.seenIn))
+	for i, n := range p.seenIn {
+		seen[i] = n
+	}
+	v.Meta = &value.Object{Keys: []string{"seenIn"}, Values: map[string]any{"seenIn": seen}}
+	return v, p
+}
+
+func hasTrust(labels []string) bool {
+	for _, l := range labels {
+		if taint.IsTrust(l) {
+			return true
+		}
+	}
+	return false
+}
+
+func intersect(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// withoutTrust is labels without trust labels.
+func withoutTrust(labels []string) []string {
+	var out []string
+	for _, l := range labels {
+		if !taint.IsTrust(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// trustOf is the trust labels among labels.
+func trustOf(labels []string) []string {
+	var out []string
+	for _, l := range labels {
+		if taint.IsTrust(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
