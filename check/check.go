@@ -120,7 +120,7 @@ type checker struct {
 	// collections declare: a guard filtering on one fires.
 	toolLabels map[string]bool
 	commands   map[string]bool // first words of cmd blocks
-	guardList []*ast.GuardDirective
+	guardList  []*ast.GuardDirective
 	// guardNames are named guards, which `with { guards: … }` overrides
 	// name as @name.
 	guardNames map[string]bool
