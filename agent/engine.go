@@ -206,6 +206,9 @@ type toolDef struct {
 	pattern string
 	labels  []string
 	returns []string
+	// fields are the labels of the values in named output fields
+	// (fields.go).
+	fields map[string][]string
 	// declared is false for the stand-in of a tool no key matches.
 	declared bool
 	// restricting: the declaration is a workspace (restricting) layer's
@@ -290,7 +293,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		for _, tc := range m.Tools() {
 			for _, k := range tc.Value.Keys {
 				t, _ := tc.Value.Values[k].(*value.Object)
-				l.tools = append(l.tools, toolDef{pattern: k, labels: strs(t, "labels"), returns: strs(t, "returns"), declared: true})
+				l.tools = append(l.tools, toolDef{pattern: k, labels: strs(t, "labels"), returns: strs(t, "returns"), fields: fieldLabels(t), declared: true})
 			}
 		}
 		if m.HasPolicyRule("session-taint-strict") {
@@ -313,6 +316,19 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e.hash = hex.EncodeToString(h.Sum(nil))[:16]
 	return e, nil
+}
+
+// fieldLabels reads a tool's `fields`: label lists by output field.
+func fieldLabels(t *value.Object) map[string][]string {
+	f, _ := t.Values["fields"].(*value.Object)
+	if f == nil || len(f.Keys) == 0 {
+		return nil
+	}
+	out := make(map[string][]string, len(f.Keys))
+	for _, k := range f.Keys {
+		out[k] = strs(f, k)
+	}
+	return out
 }
 
 func strs(o *value.Object, key string) []string {
@@ -1302,7 +1318,7 @@ func (e *Engine) toolAfterIn(ctx context.Context, s *Session, ev Event) (Decisio
 	d.Labels = kept
 	text := value.Text(final.Data)
 	if !ev.Replay {
-		e.remember(s, ev, kept, final.Data)
+		e.rememberFields(s, ev, kept, final.Data, t.fields)
 	}
 	if !contains(kept, "secret") && !ev.Replay {
 		// A credential in the output is secret wherever it came from:
@@ -1340,6 +1356,14 @@ func (e *Engine) dataLabels(t toolDef, out *value.Variable) []string {
 // An output with no token (`[]`, `{}`, `null`) holds nothing to trace:
 // its labels go nowhere.
 func (e *Engine) remember(s *Session, ev Event, labels []string, data any) {
+	e.rememberFields(s, ev, labels, data, nil)
+}
+
+// rememberFields is remember for an output whose named fields hold
+// values of their own labels (toolDef.fields): the values of each such
+// field are indexed for an origin of the output's labels without its
+// trust labels, and the field's.
+func (e *Engine) rememberFields(s *Session, ev Event, labels []string, data any, fields map[string][]string) {
 	text := value.Text(data)
 	var integ, conf []string
 	seen, _ := s.contextLabels()
@@ -1369,7 +1393,17 @@ func (e *Engine) remember(s *Session, ev Event, labels []string, data any) {
 			s.addPrints(text, i, e.cfg.Limits)
 		}
 	}
-	s.addValues(data, i, e.cfg.Limits)
+	rest, parts := splitFields(data, fields)
+	s.addValues(rest, i, e.cfg.Limits)
+	names := make([]string, 0, len(parts))
+	for k := range parts {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		fo := Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: appendNew(withoutTrust(conf), fields[k]...)}
+		s.addValues(strings.Join(parts[k], "\n"), s.addOrigin(fo, e.cfg.Limits), e.cfg.Limits)
+	}
 }
 
 // lifecycle decides an event that is not a tool call as an operation of

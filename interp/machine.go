@@ -476,7 +476,8 @@ func policyVerdict(d *policy.Denial) Verdict {
 
 // addToolCollection checks and records a `var tools` collection: an
 // object whose entries are objects with optional `labels` and `returns`
-// string lists (AGENT.md §3).
+// string lists (AGENT.md §3), and `fields`, an object of label lists by
+// output field name.
 func (in *interp) addToolCollection(d *ast.VarDirective, v *value.Variable) error {
 	o, ok := v.Data.(*value.Object)
 	if !ok {
@@ -501,9 +502,27 @@ func (in *interp) addToolCollection(d *ast.VarDirective, v *value.Variable) erro
 						return newError(KindUnexpected, d.Pos, "write "+f+": [\"label\", …]", "tool %q in @%s: %s must hold only strings", k, d.Name, f)
 					}
 				}
+			case "fields":
+				// Labels of the values in named fields of the output
+				// (agent engines): { body: ["untrusted"] }.
+				fo, ok := t.Values[f].(*value.Object)
+				if !ok {
+					return newError(KindUnexpected, d.Pos, "write fields: { body: [\"label\", …] }", "tool %q in @%s: fields must be an object of label lists", k, d.Name)
+				}
+				for _, fk := range fo.Keys {
+					arr, ok := fo.Values[fk].([]any)
+					if !ok {
+						return newError(KindUnexpected, d.Pos, "write fields: { "+fk+": [\"label\", …] }", "tool %q in @%s: fields.%s must be a list of labels", k, d.Name, fk)
+					}
+					for _, l := range arr {
+						if _, ok := l.(string); !ok {
+							return newError(KindUnexpected, d.Pos, "write fields: { "+fk+": [\"label\", …] }", "tool %q in @%s: fields.%s must hold only strings", k, d.Name, fk)
+						}
+					}
+				}
 			case "description", "mlld", "source":
 			default:
-				return newError(KindUnexpected, d.Pos, "a tool takes labels, returns and description",
+				return newError(KindUnexpected, d.Pos, "a tool takes labels, returns, fields and description",
 					"tool %q in @%s: unknown key %q", k, d.Name, f)
 			}
 		}

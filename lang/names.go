@@ -51,7 +51,8 @@ var ValueMxShown = []string{"labels", "taint", "sources", "text", "data", "type"
 
 // ValueMxFields are every field a value's `.mx` can have: the shown
 // ones, an object's `keys`/`values`/`entries`, the exes it came through
-// (`tools`), and a loaded file's metadata (FileMxFields).
+// (`tools`), where an agent call's argument was seen (`seenIn`), and a
+// loaded file's metadata (FileMxFields).
 var ValueMxFields = []string{"labels", "taint", "sources", "text", "data", "type", "tokens", "tokest", "length",
 	"keys", "values", "entries", "tools", "seenIn",
 	"filename", "relative", "absolute", "path", "dirname", "relativeDir", "absoluteDir", "ext", "fm"}
