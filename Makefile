@@ -6,7 +6,7 @@ FAIL_UNDER ?=
 FUZZTIME  ?= 30s
 GOTESTFLAGS ?= -timeout 5m
 
-.PHONY: all build test vet fmt-check lint policies conformance agent-corpus bench bench-hook bench-exec bench-parallel fuzz soundness e2e diff-mlld race
+.PHONY: all build test vet fmt-check lint policies conformance agent-corpus agentdojo bench bench-hook bench-exec bench-parallel fuzz soundness e2e diff-mlld race
 
 all: build test
 
@@ -38,7 +38,7 @@ lint: fmt-check vet policies
 # The starter rules and the examples pass `guardrun check` and are in the
 # layout `guardrun fmt` gives (policy test files, *.test.mld, are not
 # scripts; examples/policy-tests/failing fail on purpose).
-POLICIES = $(wildcard rules/*.guard) $(wildcard examples/*.mld examples/*.md) \
+POLICIES = $(wildcard rules/*.guard) $(wildcard examples/*.mld examples/*.md) examples/agentdojo/policy.guard \
 	$(filter-out %.test.mld,$(wildcard examples/policy-tests/*.guard examples/policy-tests/*.mld examples/policy-tests/cases/*/example.mld examples/policy-tests/cases/*/tools.mld))
 policies:
 	$(GO) run ./cmd/guardrun check $(POLICIES)
@@ -59,6 +59,17 @@ agent-corpus:
 	@if [ ! -d "$(AGENT_CORPUS)" ]; then echo "agent-corpus: $(AGENT_CORPUS) not found"; exit 1; fi
 	@bin=$$(mktemp -d) && $(GO) build -o "$$bin/guardrun" ./cmd/guardrun && $(GO) build -o "$$bin/guardrun-hook" ./cmd/guardrun-hook && \
 		AGENT_CORPUS_QUIET=1 sh $(AGENT_CORPUS)/run.sh "$$bin/guardrun-hook" "$$bin/guardrun"; rc=$$?; rm -rf "$$bin"; exit $$rc
+
+# AgentDojo's ground truth replayed through guardrun-hook generic under
+# examples/agentdojo/policy.guard (../shared/agentdojo; about 4 minutes on
+# an idle machine): utility benign and under attack, attacks stopped, ASR
+# per suite. ADOJO_FLAGS are replay.py's (e.g. --suites banking).
+AGENTDOJO ?= ../shared/agentdojo
+ADOJO_FLAGS ?=
+agentdojo:
+	@if [ ! -d "$(AGENTDOJO)" ]; then echo "agentdojo: $(AGENTDOJO) not found"; exit 1; fi
+	@bin=$$(mktemp -d) && $(GO) build -o "$$bin/guardrun" ./cmd/guardrun && $(GO) build -o "$$bin/guardrun-hook" ./cmd/guardrun-hook && \
+		bash $(AGENTDOJO)/run.sh "$$bin/guardrun-hook" "$$bin/guardrun" -- $(ADOJO_FLAGS); rc=$$?; rm -rf "$$bin"; exit $$rc
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -137,14 +137,17 @@ func runTestBlock(t *testing.T, where, dir, body string) {
 
 // TestAgentExamples runs the tests of the policies writing-policies.md
 // walks through (examples/agent/*.test.mld), as `guardrun test
-// examples/agent` does.
+// examples/agent` does, and those of the AgentDojo policy
+// (examples/agentdojo).
 func TestAgentExamples(t *testing.T) {
-	rs, err := policytest.Run(context.Background(), []string{"examples/agent"}, policytest.Options{})
-	require.NoError(t, err)
-	require.NotEmpty(t, rs)
-	for _, r := range rs {
-		if !r.Pass {
-			t.Errorf("%s:\n%s", r.Name, strings.Join(r.Failures, "\n"))
+	for _, dir := range []string{"examples/agent", "examples/agentdojo"} {
+		rs, err := policytest.Run(context.Background(), []string{dir}, policytest.Options{})
+		require.NoError(t, err)
+		require.NotEmpty(t, rs, dir)
+		for _, r := range rs {
+			if !r.Pass {
+				t.Errorf("%s: %s:\n%s", dir, r.Name, strings.Join(r.Failures, "\n"))
+			}
 		}
 	}
 }
