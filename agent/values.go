@@ -228,6 +228,10 @@ type argProv struct {
 	labels  []string
 	origins []Origin
 	seenIn  []string
+	// foreign are the identifiers in a text value (links, addresses,
+	// account numbers) that were seen only in texts with no trust label,
+	// never in the prompt.
+	foreign []string
 }
 
 // argVar builds the Variable of one argument value (or an element or
@@ -284,6 +288,9 @@ func (e *Engine) argVar(s *Session, ctx []string, ctxOrigins []Origin, data any,
 			}
 		}
 		sort.Strings(p.seenIn)
+		if text, ok := data.(string); ok {
+			p.foreign = s.foreignIn(text)
+		}
 		if !vouched {
 			p.labels = appendNew(append([]string(nil), ctx...), p.labels...)
 			p.origins = mergeOrigins(append([]Origin(nil), ctxOrigins...), p.origins)
@@ -335,7 +342,11 @@ func (e *Engine) argVar(s *Session, ctx []string, ctxOrigins []Origin, data any,
 	for i, n := range p.seenIn {
 		seen[i] = n
 	}
-	v.Meta = &value.Object{Keys: []string{"seenIn"}, Values: map[string]any{"seenIn": seen}}
+	foreign := make([]any, len(p.foreign))
+	for i, f := range p.foreign {
+		foreign[i] = f
+	}
+	v.Meta = &value.Object{Keys: []string{"seenIn", "foreign"}, Values: map[string]any{"seenIn": seen, "foreign": foreign}}
 	return v, p
 }
 
@@ -375,6 +386,47 @@ func trustOf(labels []string) []string {
 	for _, l := range labels {
 		if taint.IsTrust(l) {
 			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// identifier reports a token that names something a message can send
+// its reader to or money to: a link, an e-mail address, an account
+// number (letters and at least eight digits).
+func identifier(t string) bool {
+	if strings.Contains(t, "://") || strings.HasPrefix(t, "www.") || strings.Contains(t, "@") && strings.Contains(t, ".") {
+		return true
+	}
+	digits := 0
+	for _, r := range t {
+		if r >= '0' && r <= '9' {
+			digits++
+		}
+	}
+	return digits >= 8 && len(t) < 40 && t[0] >= 'a' && t[0] <= 'z'
+}
+
+// foreignIn are the identifiers in text that the session saw only in
+// texts with no trust label (never in the prompt): a link a message's
+// body carries that only an e-mail's body held (`.mx.foreign`).
+func (s *Session) foreignIn(text string) []string {
+	var out []string
+	for _, t := range tokens(text) {
+		if !identifier(t) || contains(out, t) {
+			continue
+		}
+		seen := s.seenOrigins(t)
+		if len(seen) == 0 {
+			continue
+		}
+		vouched := false
+		for _, i := range seen {
+			o := s.Origins[i]
+			vouched = vouched || o.Event == PromptSubmit || hasTrust(o.Labels)
+		}
+		if !vouched {
+			out = append(out, t)
 		}
 	}
 	return out

@@ -51,10 +51,11 @@ var ValueMxShown = []string{"labels", "taint", "sources", "text", "data", "type"
 
 // ValueMxFields are every field a value's `.mx` can have: the shown
 // ones, an object's `keys`/`values`/`entries`, the exes it came through
-// (`tools`), where an agent call's argument was seen (`seenIn`), and a
-// loaded file's metadata (FileMxFields).
+// (`tools`), where an agent call's argument was seen (`seenIn`) and the
+// identifiers in it only untrusted text held (`foreign`), and a loaded
+// file's metadata (FileMxFields).
 var ValueMxFields = []string{"labels", "taint", "sources", "text", "data", "type", "tokens", "tokest", "length",
-	"keys", "values", "entries", "tools", "seenIn",
+	"keys", "values", "entries", "tools", "seenIn", "foreign",
 	"filename", "relative", "absolute", "path", "dirname", "relativeDir", "absoluteDir", "ext", "fm"}
 
 // FileMxFields are the `.mx` fields of a loaded file (and of each file

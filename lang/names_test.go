@@ -11,7 +11,7 @@ func TestTablesAreTheirParts(t *testing.T) {
 	if want := append(slices.Clone(ReservedHelpers), "prefixWith", "tagValue"); !slices.Equal(GuardHelpers, want) {
 		t.Errorf("GuardHelpers = %v, want %v", GuardHelpers, want)
 	}
-	want := append(append(slices.Clone(ValueMxShown), "keys", "values", "entries", "tools", "seenIn"), FileMxFields...)
+	want := append(append(slices.Clone(ValueMxShown), "keys", "values", "entries", "tools", "seenIn", "foreign"), FileMxFields...)
 	if !slices.Equal(ValueMxFields, want) {
 		t.Errorf("ValueMxFields = %v, want %v", ValueMxFields, want)
 	}
