@@ -281,6 +281,7 @@ func (e *Engine) sessionObject(s *Session, ev Event) *value.Object {
 	age := e.when(ev).Sub(s.Created).Seconds()
 	o.Set("age", max(0, float64(int64(age))))
 	o.Set("events", float64(s.Seq))
+	o.Set("prompt", s.Prompt)
 	names := make([]string, 0, len(a.Models))
 	for k := range a.Models {
 		names = append(names, k)

@@ -1469,6 +1469,9 @@ func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision,
 		// The user's words are indexed as values (`.mx.seenIn`).
 		e.remember(s, ev, nil, ev.Text)
 	}
+	if d.Outcome == Allow && ev.Kind == PromptSubmit {
+		s.Prompt = capPrompt(ev.Text)
+	}
 	// A session.end does not end the state: hosts resume a session under
 	// the same id with its transcript (Claude Code's SessionStart source
 	// "resume"), so what it read, its counts and approvals stay until the

@@ -114,8 +114,13 @@ func appendEditAs(buf []byte, before *Session, sp *spans, after *Session, key su
 	if !old {
 		putMap(e, before.Counts, after.Counts, (*enc).counter)
 		putMap(e, before.Files, after.Files, (*enc).str)
-		if !after.Account.equal(&before.Account) {
+		// The prompt follows the account (written whole when either
+		// changed): journals written before it end at the account.
+		if !after.Account.equal(&before.Account) || after.Prompt != before.Prompt {
 			e.account(&before.Account, &after.Account)
+			if after.Prompt != before.Prompt {
+				e.str(after.Prompt)
+			}
 		}
 	}
 	payload := e.b[start+recHeader:]
@@ -382,7 +387,7 @@ func cloneRest(s *Session) *Session {
 	return &Session{ID: s.ID, Created: s.Created, Updated: s.Updated, Seq: s.Seq,
 		Context:   clip(s.Context),
 		Approvals: maps.Clone(s.Approvals), Retries: maps.Clone(s.Retries), Reads: maps.Clone(s.Reads),
-		Counts: maps.Clone(s.Counts), Files: maps.Clone(s.Files), Account: s.Account.clone()}
+		Counts: maps.Clone(s.Counts), Files: maps.Clone(s.Files), Account: s.Account.clone(), Prompt: s.Prompt}
 }
 
 func clip[T any](s []T) []T {
@@ -803,6 +808,9 @@ func (d *dec) record(s *Session, first bool) {
 		s.Files = getMap(d, s.Files, 1, (*dec).str)
 		if d.i < len(d.s) {
 			d.account(&s.Account)
+			if d.i < len(d.s) {
+				s.Prompt = d.str()
+			}
 		}
 	}
 	if d.err == nil && d.i != len(d.s) {

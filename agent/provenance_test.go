@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -197,5 +199,33 @@ guard @to before mail = when [
 			d = step(t, e, before("send_email", map[string]any{"recipients": []any{"mark.black-2134@gmail.com"}, "body": "ok"}))
 			require.Equal(t, Deny, d.Outcome, d.Reason)
 		})
+	}
+}
+
+// A guard reads the user's latest prompt (`@mx.session.prompt`), kept
+// with the session: on main the field did not exist.
+func TestSessionPrompt(t *testing.T) {
+	src := `var tools @t = { "send": { labels: ["w"] } }
+guard @g before w = when [
+  @mx.session.prompt.includes("urgent") => allow
+  * => ask "not urgent"
+]
+`
+	dir := filepath.Join(t.TempDir(), "sessions")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	for round, text := range []string{"this is urgent", "no hurry"} {
+		store, err := NewFileStore(dir)
+		require.NoError(t, err)
+		e, err := New(context.Background(), Config{Policies: []Policy{{Name: "p.guard", Source: []byte(src)}}, Store: store})
+		require.NoError(t, err)
+		e.Decide(context.Background(), Event{Kind: PromptSubmit, Session: "s", Text: text})
+		e.Close()
+		// A new engine (a new hook process) reads it back from the file.
+		e, err = New(context.Background(), Config{Policies: []Policy{{Name: "p.guard", Source: []byte(src)}}, Store: store})
+		require.NoError(t, err)
+		d := e.Decide(context.Background(), Event{Kind: ToolBefore, Session: "s", Tool: "send", Input: map[string]any{"to": "x"}})
+		e.Close()
+		want := []Outcome{Allow, Ask}[round]
+		require.Equal(t, want, d.Outcome, "%q: %s", text, d.Reason)
 	}
 }

@@ -98,6 +98,9 @@ type Session struct {
 	// Account is what the session spent: model calls and tokens by
 	// model, and the context injected this turn (`@mx.session`).
 	Account Account `json:"account,omitzero"`
+	// Prompt is the user's latest prompt (`@mx.session.prompt`), its
+	// first MaxPrompt bytes.
+	Prompt string `json:"prompt,omitempty"`
 
 	index map[uint64][]int
 	// callsMx mirrors Calls as `@mx.tools.calls` objects, kept in step by

@@ -431,3 +431,18 @@ func (s *Session) foreignIn(text string) []string {
 	}
 	return out
 }
+
+// MaxPrompt bounds the prompt a session keeps for `@mx.session.prompt`.
+const MaxPrompt = 8 << 10
+
+// capPrompt is text cut to MaxPrompt bytes on a UTF-8 boundary.
+func capPrompt(text string) string {
+	if len(text) <= MaxPrompt {
+		return text
+	}
+	cut := MaxPrompt
+	for cut > 0 && !utf8Start(text[cut]) {
+		cut--
+	}
+	return text[:cut]
+}
