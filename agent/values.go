@@ -79,12 +79,37 @@ func canonicalNumber(t string) (string, bool) {
 	return strconv.FormatFloat(f, 'f', -1, 64), true
 }
 
+// sentenceParts are the pieces of a token that runs two sentences
+// together ("www.our-company.com.They"): split where a period is
+// followed by a capital letter.
+func sentenceParts(text string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(text, separator) {
+		start := 0
+		for i := 1; i+1 < len(f); i++ {
+			if f[i] == '.' && f[i+1] >= 'A' && f[i+1] <= 'Z' {
+				out = append(out, f[start:i])
+				start = i + 1
+			}
+		}
+		if start > 0 {
+			out = append(out, f[start:])
+		}
+	}
+	return out
+}
+
 // valueKeys are the value hashes text is indexed by.
 func valueKeys(text string, keys map[uint64]bool) {
 	toks := tokens(text)
 	add := func(k string) {
 		if len(keys) < maxValueKeys {
 			keys[valueHash(k)] = true
+		}
+	}
+	for _, p := range sentenceParts(text) {
+		if t := trimToken(strings.ToLower(p)); t != "" {
+			add(t)
 		}
 	}
 	if len(toks) > 0 {
