@@ -27,8 +27,8 @@ import (
 const maxGram = 4
 
 // maxValueKeys bounds the keys one text adds (a huge output is indexed
-// by its first tokens).
-const maxValueKeys = 8000
+// by its tokens first, then by as many runs of tokens as fit).
+const maxValueKeys = 12000
 
 // separators end a token wherever they stand.
 func separator(r rune) bool {
@@ -115,12 +115,22 @@ func valueKeys(text string, keys map[uint64]bool) {
 	if len(toks) > 0 {
 		add(strings.Join(toks, " "))
 	}
-	for i := range toks {
-		add(toks[i])
-		if n, ok := canonicalNumber(toks[i]); ok {
+	// Single tokens first, then runs of tokens while the cap allows: an
+	// address late in a long output is still found.
+	for _, t := range toks {
+		if len(keys) >= maxValueKeys {
+			return
+		}
+		add(t)
+		if n, ok := canonicalNumber(t); ok {
 			add(n)
 		}
+	}
+	for i := range toks {
 		for n := 2; n <= maxGram && i+n <= len(toks); n++ {
+			if len(keys) >= maxValueKeys {
+				return
+			}
 			add(strings.Join(toks[i:i+n], " "))
 		}
 	}
@@ -174,8 +184,10 @@ func valueKey(data any) (uint64, bool) {
 }
 
 // addValues indexes what an event brought in (data: its text or its
-// structured output) for origin i. Beyond the fingerprint cap nothing
-// more is indexed: a value not found is one no guard can vouch for.
+// structured output) for origin i. Beyond half the fingerprint cap
+// nothing more is indexed: a value not found is one no guard can vouch
+// for (nor name as seen in third-party text: guards that refuse values
+// only third-party text named must also require them known).
 func (s *Session) addValues(data any, i int, lim Limits) {
 	keys := map[uint64]bool{}
 	dataKeys(data, keys, 0)
@@ -184,7 +196,10 @@ func (s *Session) addValues(data any, i int, lim Limits) {
 			valueKeys(text, keys)
 		}
 	}
-	if len(keys) == 0 || len(s.Prints)+len(keys) > lim.MaxPrints {
+	// Values take at most half of the fingerprint budget: the other half
+	// stays for the fingerprints of confidentiality-labelled outputs,
+	// which past the cap would turn context-wide.
+	if len(keys) == 0 || len(s.Prints)+len(keys) > lim.MaxPrints/2 {
 		return
 	}
 	hs := make([]uint64, 0, len(keys))
