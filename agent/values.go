@@ -15,7 +15,8 @@ import (
 // characters between spaces and the separators of JSON, YAML and prose,
 // stripped of surrounding punctuation: an address, an IBAN, a URL, a
 // number, a word), each run of up to maxGram consecutive tokens (a name
-// of several words), each leaf of a structured output and the whole
+// of several words) and of up to maxPhrase tokens opening with a capital
+// (a title), each leaf of a structured output and the whole
 // text. A value is lower-cased, its tokens joined by one space; a number
 // is also indexed in its canonical form (98.70 as 98.7). There is no
 // length floor, and a value matches only a whole indexed value: an IBAN
@@ -25,6 +26,10 @@ import (
 // separate hash domain, so that the two never match each other), each
 // naming the origin of the event that brought the value in.
 const maxGram = 4
+
+// maxPhrase is the longest run of tokens indexed when it opens with a
+// capital letter.
+const maxPhrase = 8
 
 // maxValueKeys bounds the keys one text adds (a huge output is indexed
 // by its tokens first, then by as many runs of tokens as fit).
@@ -56,13 +61,22 @@ func trimToken(t string) string {
 
 // tokens are text's tokens, lower-cased.
 func tokens(text string) []string {
+	out, _ := tokensCase(text)
+	return out
+}
+
+// tokensCase are text's tokens, lower-cased, and whether each began
+// with a capital letter.
+func tokensCase(text string) ([]string, []bool) {
 	var out []string
-	for _, f := range strings.FieldsFunc(strings.ToLower(text), separator) {
+	var caps []bool
+	for _, f := range strings.FieldsFunc(text, separator) {
 		if t := trimToken(f); t != "" {
-			out = append(out, t)
+			out = append(out, strings.ToLower(t))
+			caps = append(caps, t[0] >= 'A' && t[0] <= 'Z')
 		}
 	}
-	return out
+	return out, caps
 }
 
 func valueHash(key string) uint64 { return fnv64("\x01value\x00" + key) }
@@ -101,7 +115,7 @@ func sentenceParts(text string) []string {
 
 // valueKeys are the value hashes text is indexed by.
 func valueKeys(text string, keys map[uint64]bool) {
-	toks := tokens(text)
+	toks, caps := tokensCase(text)
 	add := func(k string) {
 		if len(keys) < maxValueKeys {
 			keys[valueHash(k)] = true
@@ -128,6 +142,19 @@ func valueKeys(text string, keys map[uint64]bool) {
 	}
 	for i := range toks {
 		for n := 2; n <= maxGram && i+n <= len(toks); n++ {
+			if len(keys) >= maxValueKeys {
+				return
+			}
+			add(strings.Join(toks[i:i+n], " "))
+		}
+	}
+	// A phrase that opens with a capital (a title, a name of many
+	// words) is indexed up to maxPhrase tokens.
+	for i := range toks {
+		if !caps[i] {
+			continue
+		}
+		for n := maxGram + 1; n <= maxPhrase && i+n <= len(toks); n++ {
 			if len(keys) >= maxValueKeys {
 				return
 			}
@@ -330,6 +357,15 @@ func (e *Engine) argVar(s *Session, ctx []string, ctxOrigins []Origin, data any,
 		sort.Strings(p.seenIn)
 		if text, ok := data.(string); ok {
 			p.foreign = s.foreignIn(text)
+			for _, o := range s.distinctOrigins(text) {
+				// A distinctive token inside a text (a passport or card
+				// number, an address) carries the taint labels of where
+				// it was seen, as a copied fragment does.
+				if ls := withoutTrust(s.Origins[o].Labels); len(ls) > 0 {
+					p.labels = appendNew(p.labels, ls...)
+					p.origins = mergeOrigins(p.origins, []Origin{s.Origins[o]})
+				}
+			}
 		}
 		if !vouched {
 			p.labels = appendNew(append([]string(nil), ctx...), p.labels...)
@@ -485,4 +521,35 @@ func capPrompt(text string) string {
 		cut--
 	}
 	return text[:cut]
+}
+
+// distinctive reports a token worth tracing inside a longer text: an
+// identifier, or six characters or more with a digit in them (a
+// passport, card or reference number).
+func distinctive(t string) bool {
+	if identifier(t) {
+		return true
+	}
+	return len(t) >= 6 && strings.ContainsAny(t, "0123456789")
+}
+
+// distinctOrigins are the origins in which the distinctive tokens of a
+// text of several tokens were seen.
+func (s *Session) distinctOrigins(text string) []int {
+	toks := tokens(text)
+	if len(toks) < 2 {
+		return nil
+	}
+	var out []int
+	for _, t := range toks {
+		if !distinctive(t) {
+			continue
+		}
+		for _, o := range s.seenOrigins(t) {
+			if !containsInt(out, o) {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
 }
