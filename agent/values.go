@@ -59,6 +59,8 @@ func trimToken(t string) string {
 	})
 }
 
+var escapes = strings.NewReplacer(`\n`, " ", `\t`, " ", `\r`, " ")
+
 // tokens are text's tokens, lower-cased.
 func tokens(text string) []string {
 	out, _ := tokensCase(text)
@@ -70,6 +72,11 @@ func tokens(text string) []string {
 func tokensCase(text string) ([]string, []bool) {
 	var out []string
 	var caps []bool
+	if strings.Contains(text, `\`) {
+		// The escapes of a printed string (a Python dict's repr) end
+		// tokens as the characters they stand for would.
+		text = escapes.Replace(text)
+	}
 	for _, f := range strings.FieldsFunc(text, separator) {
 		if t := trimToken(f); t != "" {
 			out = append(out, strings.ToLower(t))
