@@ -910,7 +910,7 @@ func secretAlias(p string) string {
 	if strings.HasPrefix(p, "/proc/") {
 		return ""
 	}
-	if r, err := filepath.EvalSymlinks(p); err == nil && r != p && (IsSecretPath(r) || isEnviron(r)) {
+	if r, err := filepath.EvalSymlinks(p); err == nil && r != p && IsSecretPath(r) {
 		return "a link to " + r
 	}
 	fi, err := os.Stat(p)
@@ -961,9 +961,4 @@ func secretAlias(p string) string {
 		}
 	}
 	return ""
-}
-
-// isEnviron reports a process's environment file (/proc/self/environ).
-func isEnviron(p string) bool {
-	return strings.HasPrefix(p, "/proc/") && (strings.HasSuffix(p, "/environ") || strings.HasSuffix(p, "/cmdline"))
 }

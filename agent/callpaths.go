@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/guardrun/guardrun/sandbox"
 	"github.com/guardrun/guardrun/toolschema"
 )
 
@@ -173,16 +174,6 @@ func homeDir() string {
 	return h
 }
 
-// secretNames are file names that hold credentials wherever they are.
-var secretNames = []string{".envrc", ".netrc", ".pgpass", ".npmrc", ".pypirc", ".git-credentials", ".htpasswd",
-	"credentials", "credentials.json", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".vault-token", ".dockercfg"}
-
-// secretExts are extensions of key and keystore files.
-var secretExts = []string{".pem", ".key", ".p12", ".pfx", ".jks", ".keystore"}
-
-// secretDirs are directories whose every file holds credentials.
-var secretDirs = []string{".aws", ".ssh", ".gnupg", ".kube", ".docker", ".config/gcloud", ".config/gh", ".azure", ".password-store"}
-
 // IsSecretPath reports whether p names a file that holds credentials by
 // its name or place: `.env` and `.env.*`, private keys and keystores,
 // cloud, registry and tool credentials (the starter policy's list; the
@@ -198,23 +189,10 @@ func IsSecretPath(p string) bool {
 	if strings.HasSuffix(base, ".pub") {
 		return false
 	}
-	if base == ".env" || strings.HasPrefix(base, ".env.") {
+	if sandbox.IsSecretName(base) {
 		return true
 	}
-	for _, n := range secretNames {
-		if base == n {
-			return true
-		}
-	}
-	for _, x := range secretExts {
-		if strings.HasSuffix(base, x) && len(base) > len(x) {
-			return true
-		}
-	}
-	if strings.HasPrefix(base, "service-account") && strings.HasSuffix(base, ".json") {
-		return true
-	}
-	for _, d := range secretDirs {
+	for _, d := range sandbox.SecretDirs() {
 		if hasSegments(p, d) {
 			return true
 		}

@@ -5,9 +5,8 @@ import (
 	"strings"
 )
 
-// The starter policy's secret paths, the same lists as the agent
-// engine's IsSecretPath (agent/callpaths.go); a test checks that the two
-// agree.
+// The starter policy's secret paths: the one list the sandbox hides
+// and the agent engine's IsSecretPath (agent/callpaths.go) labels.
 var (
 	secretNames = []string{".envrc", ".netrc", ".pgpass", ".npmrc", ".pypirc", ".git-credentials", ".htpasswd",
 		"credentials", "credentials.json", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".vault-token", ".dockercfg"}
@@ -40,6 +39,11 @@ func IsSecretName(base string) bool {
 	}
 	return strings.HasPrefix(base, "service-account") && strings.HasSuffix(base, ".json")
 }
+
+// SecretDirs are the directories whose every file holds credentials
+// (.ssh, .aws, .config/gcloud …), as path segments. The slice is shared:
+// callers must not change it.
+func SecretDirs() []string { return secretDirs }
 
 // isSecretDir reports whether a directory named base holds credentials
 // in every file wherever it is (.ssh, .aws, …).
