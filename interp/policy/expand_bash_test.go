@@ -152,7 +152,6 @@ func FuzzExpandLine(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line string) {
 		facts := CommandLineFactsIn(line, &ShellEnv{Dir: dir, Getenv: getenv})
-		CommandLineOpLabelsIn(line, &ShellEnv{Dir: dir, Getenv: getenv})
 		if facts.Unchecked != "" {
 			return
 		}

@@ -64,13 +64,7 @@ func simpleOpLabels(c *simpleCmd, inv invocation) []string {
 // follows, a NUL byte): the labels are incomplete and the caller must
 // refuse the line.
 func CommandLineOpLabels(line string) (union []string, perCmd [][]string, ok bool) {
-	return CommandLineOpLabelsIn(line, nil)
-}
-
-// CommandLineOpLabelsIn is CommandLineOpLabels for a line that runs where
-// env says: labels come from the argv bash will run (CommandLineFactsIn).
-func CommandLineOpLabelsIn(line string, env *ShellEnv) (union []string, perCmd [][]string, ok bool) {
-	sl := parseShellLineIn(line, env)
+	sl := parseShellLine(line)
 	union = []string{"op:cmd"}
 	for i := range sl.cmds {
 		c := &sl.cmds[i]
