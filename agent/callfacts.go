@@ -78,10 +78,6 @@ type callFacts struct {
 	opaqueTakes bool
 }
 
-// envConsumers load env files into containers they run: handing them
-// one (`docker run --env-file .env`) is everyday work.
-var envConsumers = map[string]bool{"docker": true, "podman": true, "docker-compose": true, "nerdctl": true}
-
 // shellGetenv reads the environment the agent's shell starts with: the
 // host runs its hooks with the environment it runs commands with.
 var shellGetenv = os.LookupEnv
@@ -138,12 +134,12 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 		readWords, writeWords = cf.Reads, cf.Writes
 		var sourcedWords []string
 		for _, c := range cf.Commands {
-			if !localProgram(c) && !netProgram(c.Program) && !c.Runs {
+			if !localProgram(c) && !policy.Is(c.Program, policy.Network) && !c.Runs {
 				f.opaque = true
 				// A container runtime handed an env file is routine (its
 				// output is labelled when it comes back); any other code
 				// guardrun cannot see into may send what it is handed.
-				f.opaqueTakes = f.opaqueTakes || !envConsumers[c.Program]
+				f.opaqueTakes = f.opaqueTakes || !policy.Is(c.Program, policy.EnvConsumer)
 			}
 			switch c.Program {
 			case "source", ".":
@@ -359,25 +355,6 @@ func isPatchTool(in map[string]any) bool {
 	return false
 }
 
-// localPrograms only read, print or move data on this machine: a secret
-// handed to them stays under the policy's eyes.
-var localPrograms = map[string]bool{
-	"cat": true, "tac": true, "nl": true, "head": true, "tail": true, "less": true, "more": true, "grep": true,
-	"egrep": true, "fgrep": true, "rg": true, "ag": true, "sed": true, "cut": true, "sort": true, "uniq": true,
-	"wc": true, "tr": true, "echo": true, "printf": true, "ls": true, "find": true, "diff": true, "cmp": true,
-	"jq": true, "yq": true, "base64": true, "xxd": true, "od": true, "hexdump": true, "strings": true, "tee": true,
-	"column": true, "paste": true, "fold": true, "fmt": true, "rev": true, "file": true, "stat": true,
-	"realpath": true, "readlink": true, "basename": true, "dirname": true, "pwd": true, "cd": true, "true": true,
-	"false": true, "test": true, "[": true, "date": true, "mkdir": true, "touch": true, "cp": true, "mv": true,
-	"rm": true, "ln": true, "chmod": true, "export": true, "unset": true, "read": true, "sleep": true, "which": true,
-	"type": true, "command": true, "git": true, "sha256sum": true, "md5sum": true, "shasum": true, "env": true,
-	"printenv": true, "tree": true, "du": true, "df": true, "tar": true, "zip": true, "unzip": true, "gzip": true,
-	"gunzip": true, "bzip2": true, "xz": true, "zstd": true, "7z": true,
-	// Shell builtins that only set the shell's own state.
-	"shopt": true, "set": true, "declare": true, "typeset": true, "local": true, "readonly": true, "shift": true,
-	":": true, "pushd": true, "popd": true, "dirs": true, "wait": true, "umask": true, "let": true,
-}
-
 // recursive reports grep's -r/-R (or --recursive) among args.
 func recursive(args []string) bool {
 	for _, a := range args {
@@ -402,17 +379,7 @@ func operandsOf(args []string) []string {
 
 // localProgram reports whether a command runs only local, data-only code.
 func localProgram(c policy.FactCommand) bool {
-	return c.Program != "" && localPrograms[c.Program]
-}
-
-// netPrograms reach the network by design; the network rules see them.
-func netProgram(p string) bool {
-	switch p {
-	case "curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "scp", "sftp", "rsync", "ftp", "tftp", "telnet",
-		"http", "https", "xh", "httpie", "gh", "nslookup", "dig", "host", "drill", "ping", "aria2c", "lynx", "w3m":
-		return true
-	}
-	return false
+	return c.Program != "" && policy.Is(c.Program, policy.Local)
 }
 
 // readLabels are the labels a call carries for the files it names: a
@@ -538,11 +505,6 @@ func selfCommand(cmds []policy.FactCommand) (string, bool) {
 	return "", false
 }
 
-// removesTrees delete, move or change whole directories: their targets
-// are refused when they hold a protected path, not only inside one.
-var removesTrees = map[string]bool{"rm": true, "rmdir": true, "mv": true, "find": true, "chmod": true, "chown": true,
-	"chgrp": true, "rsync": true, "shred": true, "unlink": true, "srm": true, "trash": true, "trash-put": true}
-
 // protectedNames are names of guardrun's files and the hosts' hook
 // settings, and of the directories holding them.
 var protectedNames = []string{"guardrun", "guardrun-hook", ".guardrun", "settings.json", "settings.local.json", "hooks.json",
@@ -629,18 +591,6 @@ func onlyFound(args []string) bool {
 	return n > 0
 }
 
-// interpreters run code given on their command line or in a file, whose
-// writes the analysis cannot see.
-func interpreter(p string) bool {
-	switch strings.TrimRight(p, "0123456789.") {
-	case "python", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "osascript", "pwsh", "powershell",
-		"awk", "gawk", "mawk", "nawk", "tclsh", "R", "Rscript", "julia", "java", "jshell", "go", "sh", "bash", "zsh",
-		"dash", "ksh", "fish", "busybox", "vim", "vi", "nvim", "emacs", "ed", "ex", "make", "npx", "npm", "yarn", "pnpm":
-		return true
-	}
-	return false
-}
-
 // protectedWrite is why a call must not run because it would write
 // guardrun's own files or an agent's hook settings ("" when it would
 // not): a path it writes is protected, it runs guardrun's trust or init,
@@ -655,7 +605,7 @@ func (e *Engine) protectedWrite(ev Event, f callFacts, line string) (why, key st
 	}
 	unseen := line != "" && (f.unchecked != "" || f.opaque || f.movedBlind)
 	for _, c := range f.cmds {
-		if c.Program == "" || interpreter(c.Program) {
+		if c.Program == "" || policy.Is(c.Program, policy.Interpreter) {
 			unseen = line != ""
 		}
 	}
@@ -677,7 +627,7 @@ func (e *Engine) protectedWrite(ev Event, f callFacts, line string) (why, key st
 	}
 	for _, c := range f.cmds {
 		switch {
-		case !removesTrees[c.Program]:
+		case !policy.Is(c.Program, policy.TreeRemover):
 		case c.Program == "find" && findSparesProtected(c.Args):
 		case findSpares && onlyFound(c.Args):
 			// find … -exec rm -rf {} +: rm takes what find found.
@@ -770,6 +720,7 @@ func (e *Engine) callLabels(s *Session, ev Event, fl *flow, facts callFacts, sen
 // when it reaches the network, `cmd:opaque` when it runs code guardrun
 // cannot see into.
 func (f callFacts) mark(op *hooks.OperationContext) {
+	op.Effects = f.effects
 	secretEnv := f.secretVar
 	for _, p := range f.sourced {
 		secretEnv = secretEnv || IsSecretPath(p)
@@ -807,6 +758,59 @@ func (f callFacts) mark(op *hooks.OperationContext) {
 	// Effects that matter when what runs may have been steered.
 	labels = append(labels, "cmd:consequential")
 	op.Labels = labels
+}
+
+// effects is the call's `@mx.op.effects`: what it will read, write and
+// delete (absolute paths, as bash expands the line), whether it may
+// reach the network, the programs it runs, whether it runs code whose
+// text guardrun cannot see (and why), and the first write and delete
+// outside the workspace and temp. docs/reference.md lists the fields.
+func (f callFacts) effects() *value.Object {
+	o := value.NewObject()
+	list := func(xs []string) []any {
+		out := make([]any, 0, len(xs))
+		for _, x := range xs {
+			out = append(out, x)
+		}
+		return out
+	}
+	var secrets, programs []string
+	for _, p := range f.reads {
+		if IsSecretPath(p) && !slices.Contains(secrets, p) {
+			secrets = append(secrets, p)
+		}
+	}
+	for _, p := range append(append([]string(nil), f.sourced...), f.mentions...) {
+		if IsSecretPath(p) && !slices.Contains(secrets, p) {
+			secrets = append(secrets, p)
+		}
+	}
+	for _, c := range f.cmds {
+		if c.Program != "" && !slices.Contains(programs, c.Program) {
+			programs = append(programs, c.Program)
+		}
+	}
+	opaque := f.opaqueWhy
+	if opaque == "" && f.inline {
+		opaque = "inline code"
+	}
+	if opaque == "" && f.opaque {
+		opaque = "code guardrun cannot see into"
+	}
+	o.Set("reads", list(f.reads))
+	o.Set("writes", list(f.writes))
+	o.Set("deletes", list(f.deletes))
+	o.Set("secrets", list(secrets))
+	o.Set("network", f.net)
+	o.Set("networkWhy", f.netWhy)
+	o.Set("programs", list(programs))
+	o.Set("code", f.opaque || f.inline)
+	o.Set("opaque", opaque)
+	o.Set("writesOutside", f.writesOutside)
+	o.Set("deletesOutside", f.deletesOutside)
+	o.Set("gitUnknown", f.gitUnknown)
+	o.Set("expanded", f.expanded)
+	return o
 }
 
 // maxShellWrites bounds the files of one command line the policies are
@@ -852,18 +856,13 @@ func (e *Engine) shellWrites(ctx context.Context, s *Session, ev Event, facts ca
 	return best, best.Action != guard.Allow
 }
 
-// shellReaders print the files they are given: what the agent saw of
-// each is what the file now holds.
-var shellReaders = map[string]bool{"cat": true, "tac": true, "nl": true, "head": true, "tail": true, "less": true,
-	"more": true, "bat": true, "batcat": true}
-
 // recordShellReads keeps, after a shell command that printed files
 // (`cat src/a.go`, Codex's way of reading), the SHA-256 of each as it now
 // is, as a Read tool's call would (stale-write protection).
 func (e *Engine) recordShellReads(s *Session, ev Event, f callFacts) {
 	base := firstNonEmpty(ev.Cwd, e.workspaceOf(ev))
 	for _, c := range f.cmds {
-		if !shellReaders[c.Program] {
+		if !policy.Is(c.Program, policy.Reader) {
 			continue
 		}
 		for _, a := range c.Args {

@@ -187,6 +187,9 @@ type Engine struct {
 	// protectedExcept are the protected roots and guardrun commands the
 	// user's policy lets the agent write or run (protected.except).
 	protectedExcept []string
+	// confinement is what the policies chose for confined shell
+	// commands (@confine, confine.go).
+	confinement Confinement
 	// decidings keeps Decide's state between decisions (deciding).
 	decidings sync.Pool
 }
@@ -290,6 +293,13 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 			m.Close()
 			return nil, fmt.Errorf("policy %s: %w", p.Name, err)
 		}
+		c, err := readConfine(m.Var, p.Workspace)
+		if err != nil {
+			m.Close()
+			e.Close()
+			return nil, fmt.Errorf("policy %s: %w", p.Name, err)
+		}
+		e.confinement = e.confinement.merge(c)
 		for _, tc := range m.Tools() {
 			for _, k := range tc.Value.Keys {
 				t, _ := tc.Value.Values[k].(*value.Object)

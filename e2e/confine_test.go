@@ -10,8 +10,10 @@ import (
 	"github.com/guardrun/guardrun/e2e/fakemodel"
 )
 
-// The confinement cases (issue 39): the hook runs with --confine, and
-// the shell calls it cannot see into run under guardrun exec.
+// The confinement cases (issue 39): the shell calls the hook cannot see
+// into run under guardrun exec (the default; the hook command says
+// --confine all the same, so these cases keep testing it if the default
+// ever changes).
 func init() { scenarios = append(scenarios, confineScenarios...) }
 
 // confined makes the world's hook command `guardrun-hook HOST --confine`.

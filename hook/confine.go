@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,7 +14,8 @@ import (
 	"github.com/guardrun/guardrun/sandbox"
 )
 
-// ConfineEnv, set to 1, turns on --confine.
+// ConfineEnv, set to 0, turns confinement off (as --confine=false); set
+// to 1 it is on, the default.
 const ConfineEnv = "GUARDRUN_CONFINE"
 
 // confineHosts are the adapters whose host runs a rewritten shell
@@ -22,31 +25,32 @@ const ConfineEnv = "GUARDRUN_CONFINE"
 // rewritten command.
 var confineHosts = map[string]string{"claude": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
 
-// interpreters run code from a file or their standard input that the
-// command line does not show: a line that runs one is confined.
-var interpreters = map[string]bool{"python": true, "python3": true, "python2": true, "node": true, "deno": true, "bun": true,
-	"ruby": true, "perl": true, "php": true, "lua": true, "bash": true, "sh": true, "zsh": true, "dash": true,
-	"make": true, "npm": true, "npx": true, "yarn": true, "pnpm": true, "go": true, "cargo": true, "java": true, "pytest": true, "tsx": true, "ts-node": true}
-
-// confine is the hook's answer for a shell call it cannot see into
-// that the policy allowed: the same line, run by bash under `guardrun
-// exec` with the session's profile (starter, plus offline once the
-// session holds a secret). It changes nothing for another call, a
-// decision that is not a plain allow, or a host that cannot take a
-// rewritten input. Where the kernel cannot confine, the decision stays
-// as it is and says "unconfined" (a warning, logged): the policy's
-// decision without the floor, never a silent weakening.
-func confine(ctx context.Context, hostName string, call *Call, d agent.Decision, store agent.Store, workspace string) agent.Decision {
-	if confineHosts[hostName] == "" || call.Native != confineHosts[hostName] || len(call.Events) != 1 || d.Outcome != agent.Allow || d.Input != nil {
+// confine is the hook's answer for a shell call that the policy
+// allowed and that guardrun cannot see into, or that comes after
+// untrusted content: the same line, run by bash under `guardrun exec`
+// with the session's profile (starter, plus offline once the session
+// holds a secret) and the policy's @confine choices (ports kept, secrets
+// revealed to named commands, writes). It changes nothing for another
+// call, a decision that is not a plain allow, a host that cannot take a
+// rewritten input, or a policy that turned confinement off. Where the
+// kernel cannot confine, the decision stays as it is and says
+// "unconfined" (a warning, logged): the policy's decision without the
+// floor, never a silent weakening.
+func confine(ctx context.Context, hostName string, call *Call, d agent.Decision, store agent.Store, workspace string, c agent.Confinement) agent.Decision {
+	if c.Off || confineHosts[hostName] == "" || call.Native != confineHosts[hostName] || len(call.Events) != 1 || d.Outcome != agent.Allow || d.Input != nil {
 		return d
 	}
 	ev := call.Events[0]
 	line, ok := ev.Input["command"].(string)
-	if ev.Kind != agent.ToolBefore || !ok || !opaqueLine(line) {
+	if ev.Kind != agent.ToolBefore || !ok || underExec(line) {
+		return d
+	}
+	secret, untrusted := sessionHolds(ctx, store, ev.Session)
+	if !untrusted && !opaqueLine(line) {
 		return d
 	}
 	if _, err := sandbox.ABI(); err != nil {
-		d.Warnings = append(d.Warnings, "guardrun exec: "+err.Error())
+		d.Warnings = append(d.Warnings, "unconfined: guardrun exec: "+err.Error())
 		return d
 	}
 	exe, err := guardrunBinary()
@@ -54,12 +58,25 @@ func confine(ctx context.Context, hostName string, call *Call, d agent.Decision,
 		d.Warnings = append(d.Warnings, "unconfined: "+err.Error())
 		return d
 	}
-	words := []string{shellQuote(exe), "exec", "--profile", sandbox.Starter}
-	if holdsSecret(ctx, store, ev.Session) {
+	profile := sandbox.Starter
+	if c.Writes {
+		profile += ",writes"
+	}
+	words := []string{shellQuote(exe), "exec", "--profile", profile}
+	if secret {
 		words = append(words, "--secret")
+		for _, p := range c.Ports {
+			words = append(words, "--allow-port", strconv.Itoa(p))
+		}
 	}
 	if workspace != "" {
 		words = append(words, "--workspace", shellQuote(workspace))
+	}
+	for _, p := range c.Revealed(lineArgvs(line)) {
+		if !filepath.IsAbs(p) && workspace != "" {
+			p = filepath.Join(workspace, p)
+		}
+		words = append(words, "--reveal", shellQuote(p))
 	}
 	words = append(words, "--", "bash", "-c", shellQuote(line))
 	in := make(map[string]any, len(ev.Input))
@@ -71,20 +88,41 @@ func confine(ctx context.Context, hostName string, call *Call, d agent.Decision,
 	return d
 }
 
+// underExec reports whether a line already runs under guardrun exec.
+func underExec(line string) bool {
+	f := policy.CommandLineFacts(line)
+	return len(f.Commands) > 0 && f.Commands[0].Program == "guardrun" && len(f.Commands[0].Args) > 0 && f.Commands[0].Args[0] == "exec"
+}
+
+// lineArgvs is the argv of each command of a line, as the policy's
+// shell analysis reads them; nil when any is opaque (a reveal is for a
+// line whose every command is known).
+func lineArgvs(line string) [][]string {
+	f := policy.CommandLineFacts(line)
+	if f.Opaque != "" {
+		return nil
+	}
+	var out [][]string
+	for _, c := range f.Commands {
+		if c.Program == "" {
+			return nil
+		}
+		out = append(out, append([]string{c.Program}, c.Args...))
+	}
+	return out
+}
+
 // opaqueLine reports whether a shell line runs code its text does not
 // show: what the policy's command analysis calls opaque (inline code, a
 // computed program), an interpreter or build tool, or a program run by
 // its path (./build/app). A line already under guardrun exec is not.
 func opaqueLine(line string) bool {
 	f := policy.CommandLineFacts(line)
-	if len(f.Commands) > 0 && f.Commands[0].Program == "guardrun" && len(f.Commands[0].Args) > 0 && f.Commands[0].Args[0] == "exec" {
-		return false
-	}
 	if f.Opaque != "" {
 		return true
 	}
 	for _, c := range f.Commands {
-		if interpreters[c.Program] || c.Program == "" {
+		if policy.Is(c.Program, policy.Interpreter) || c.Program == "" {
 			return true
 		}
 	}
@@ -96,21 +134,27 @@ func opaqueLine(line string) bool {
 	return false
 }
 
-// holdsSecret reports whether the session has read a secret (an origin
-// labelled secret); an unreadable session counts as holding one.
-func holdsSecret(ctx context.Context, store agent.Store, session string) bool {
-	held := false
+// sessionHolds reports whether the session has read a secret and
+// whether it has read untrusted content (origins so labelled); an
+// unreadable session counts as holding both.
+func sessionHolds(ctx context.Context, store agent.Store, session string) (secret, untrusted bool) {
 	err := store.Update(ctx, session, func(s *agent.Session) error {
 		for _, o := range s.Origins {
 			for _, l := range o.Labels {
-				if l == "secret" {
-					held = true
+				switch l {
+				case "secret":
+					secret = true
+				case "untrusted":
+					untrusted = true
 				}
 			}
 		}
 		return nil
 	})
-	return held || err != nil
+	if err != nil {
+		return true, true
+	}
+	return secret, untrusted
 }
 
 // guardrunBinary is this program: guardrun and guardrun-hook both have

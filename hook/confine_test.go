@@ -154,3 +154,146 @@ s = socket.create_connection(("127.0.0.1", %d)); s.sendall(data or b"nothing"); 
 		t.Errorf("the log does not say what was confined:\n%s", e.logged(t))
 	}
 }
+
+// TestConfineChosenByPolicy: confinement is on by default, and the
+// user's policy chooses its profile (@confine): the ports kept once the
+// session holds a secret, the secrets a named command may read, writes
+// confined to the workspace. After untrusted content every allowed
+// shell call runs confined, `ls` included; `@confine = false` and
+// --confine=false turn it off. Where the kernel has Landlock, the
+// revealed command reads .env under the sandbox and another does not.
+func TestConfineChosenByPolicy(t *testing.T) {
+	e := newEnv(t)
+	if r := e.run(t, nil, "init", "claude", "--settings", filepath.Join(e.home, ".claude", "settings.json")); r.code != 0 {
+		t.Fatalf("init: %s", r)
+	}
+	const key = "sk-live-0a1b2c3d4e5f60718293a4b5c6d7e8f9"
+	ws := filepath.Join(e.home, "proj")
+	for name, text := range map[string]string{".env": "API_KEY=" + key + "\n", "scripts/t.py": "print(open('.env').read())\n"} {
+		p := filepath.Join(ws, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	policy := filepath.Join(e.config, "guardrun", "policy.guard")
+	starter, err := os.ReadFile(policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setConfine := func(decl string) {
+		t.Helper()
+		if err := os.WriteFile(policy, append(append([]byte(nil), starter...), "\n"+decl+"\n"...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if r := e.run(t, nil, "trust", "--user"); r.code != 0 {
+			t.Fatalf("trust: %s", r)
+		}
+	}
+	setConfine(`var @confine = { ports: [5432], reveal: { "python3 scripts/t.py": [".env"] }, writes: "workspace" }`)
+
+	hookEvent := func(session, name string, fields map[string]any, flags ...string) result {
+		t.Helper()
+		ev := map[string]any{"session_id": session, "transcript_path": "/dev/null", "cwd": ws, "hook_event_name": name, "tool_use_id": "t"}
+		for k, v := range fields {
+			ev[k] = v
+		}
+		b, _ := json.Marshal(ev)
+		return e.run(t, b, append([]string{"hook", "claude"}, flags...)...)
+	}
+	// decide returns the decision and the command Claude Code would run.
+	decide := func(session, line string, flags ...string) (string, string) {
+		t.Helper()
+		r := hookEvent(session, "PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": line}}, flags...)
+		var ans struct {
+			HSO struct {
+				Decision string         `json:"permissionDecision"`
+				Updated  map[string]any `json:"updatedInput"`
+			} `json:"hookSpecificOutput"`
+		}
+		if s := strings.TrimSpace(r.stdout); s != "{}" && s != "" {
+			if err := json.Unmarshal([]byte(s), &ans); err != nil {
+				t.Fatalf("%s: %v", r, err)
+			}
+		}
+		if ans.HSO.Updated != nil {
+			return ans.HSO.Decision, ans.HSO.Updated["command"].(string)
+		}
+		return ans.HSO.Decision, line
+	}
+	_, kernelErr := sandbox.ABI()
+	confined := func(cmd string) bool { return strings.Contains(cmd, " exec --profile ") }
+	if kernelErr != nil {
+		// Without Landlock the hook says "unconfined" and leaves the
+		// line as it is; the profile's arguments cannot be seen.
+		if _, cmd := decide("clean", "python3 scripts/t.py"); confined(cmd) {
+			t.Fatalf("confined without Landlock: %s", cmd)
+		}
+		if !strings.Contains(e.logged(t), "host:confine Bash allow") {
+			t.Fatalf("the log does not say the call ran unconfined:\n%s", e.logged(t))
+		}
+		t.Skipf("the kernel lacks Landlock (%v): the profile's arguments and the kernel's answers are not observable here", kernelErr)
+	}
+
+	// Opaque code in a clean session: confined by default, writes to the
+	// workspace, the named command sees .env, no port (no secret yet).
+	revealed := "--reveal " + filepath.Join(ws, ".env") // a temp path: no quoting
+	_, cmd := decide("clean", "python3 scripts/t.py")
+	if !confined(cmd) || !strings.Contains(cmd, "--profile starter,writes ") || !strings.Contains(cmd, revealed) || strings.Contains(cmd, "--secret") || strings.Contains(cmd, "--allow-port") {
+		t.Fatalf("python3 scripts/t.py, clean: %s", cmd)
+	}
+	out, _ := runBash(ws, e.vars(), cmd)
+	if !strings.Contains(out, key) {
+		t.Errorf("the revealed command could not read .env under the sandbox: %s", out)
+	}
+	dec, cmd := decide("clean", `python3 -c "import glob; print(open(glob.glob('.e*')[0]).read())"`)
+	if !confined(cmd) || strings.Contains(cmd, "--reveal") {
+		t.Fatalf("inline python, clean: %q %s", dec, cmd)
+	}
+	if out, _ := runBash(ws, e.vars(), cmd); strings.Contains(out, key) {
+		t.Errorf("a command the policy did not name read .env under the sandbox: %s", out)
+	}
+	if _, cmd := decide("clean", "python3 scripts/t.py; python3 -c 'print(1)'"); strings.Contains(cmd, "--reveal") {
+		t.Errorf("a reveal reached a line with another command: %s", cmd)
+	}
+	if _, cmd := decide("clean", "ls -la"); confined(cmd) {
+		t.Errorf("ls in a clean session was confined: %s", cmd)
+	}
+
+	// After untrusted content, every allowed shell call runs confined.
+	if r := hookEvent("web", "PostToolUse", map[string]any{"tool_name": "WebFetch", "tool_input": map[string]any{"url": "https://docs.example/p", "prompt": "sum"},
+		"tool_response": map[string]any{"code": 200, "result": "run ls", "url": "https://docs.example/p"}}); r.code != 0 {
+		t.Fatalf("PostToolUse WebFetch: %s", r)
+	}
+	if dec, cmd := decide("web", "ls -la"); dec != "allow" || !confined(cmd) {
+		t.Errorf("ls after web content: %q %s", dec, cmd)
+	}
+
+	// A session holding a secret keeps only the policy's ports.
+	if r := hookEvent("secret", "PostToolUse", map[string]any{"tool_name": "Read", "tool_input": map[string]any{"file_path": filepath.Join(ws, ".env")},
+		"tool_response": map[string]any{"type": "text", "file": map[string]any{"filePath": filepath.Join(ws, ".env"), "content": "API_KEY=" + key + "\n"}}}); r.code != 0 {
+		t.Fatalf("PostToolUse Read .env: %s", r)
+	}
+	if _, cmd := decide("secret", "python3 -c 'print(1)'"); !strings.Contains(cmd, "--secret --allow-port 5432 ") {
+		t.Errorf("secret session: %s", cmd)
+	}
+
+	// Turned off: by the flag, and by the user's policy.
+	if _, cmd := decide("clean", "python3 scripts/t.py", "--confine=false"); confined(cmd) {
+		t.Errorf("--confine=false: %s", cmd)
+	}
+	setConfine(`var @confine = false`)
+	if _, cmd := decide("web", "python3 scripts/t.py"); confined(cmd) {
+		t.Errorf("@confine = false: %s", cmd)
+	}
+}
+
+// runBash runs line with bash in dir, as the host would.
+func runBash(dir string, env []string, line string) (string, error) {
+	cmd := exec.Command("bash", "-c", line)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}

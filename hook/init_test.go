@@ -213,7 +213,8 @@ func TestConcurrentSession(t *testing.T) {
 	}
 }
 
-// TestLogAndReplay: `guardrun log` shows the session's decisions;
+// TestLogAndReplay: `guardrun log` shows the session's decisions (and
+// the confinement of `go test`, code guardrun cannot see into);
 // `--replay` with the same policy changes nothing (exit 0), with a
 // stricter one lists the changed decision and exits 1.
 func TestLogAndReplay(t *testing.T) {
@@ -224,7 +225,7 @@ func TestLogAndReplay(t *testing.T) {
 		e.run(t, mustJSON(t, p), "hook", "claude", "--policy", testPolicy(t))
 	}
 	r := e.run(t, nil, "log")
-	if r.code != 0 || strings.Count(r.stdout, "\n") != 3 || !strings.Contains(r.stdout, "deny   test deny (`run DENYME`; guard @cmd). To allow it, add to policy.guard: policy @optIn = { guards: { except: ['@cmd'] } }") {
+	if r.code != 0 || strings.Count(r.stdout, "\n") != 4 || !strings.Contains(r.stdout, "host:confine") || !strings.Contains(r.stdout, "deny   test deny (`run DENYME`; guard @cmd). To allow it, add to policy.guard: policy @optIn = { guards: { except: ['@cmd'] } }") {
 		t.Fatalf("log: got\n%s", r)
 	}
 	logPath := filepath.Join(e.state, "guardrun", "decisions.jsonl")

@@ -38,7 +38,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	policy := fs.String("policy", "", "decide with this policy only (no discovery, no trust check)")
 	deadline := fs.Duration("deadline", DefaultDeadline, "answer (deny) when no decision is reached within this time; keep it under the agent's hook timeout")
 	maxInput := fs.Int("max-input", DefaultMaxInput, "largest event accepted on stdin, in bytes")
-	confineRun := fs.Bool("confine", false, "run the shell calls guardrun cannot see into, once allowed, under `guardrun exec` with the session's profile (claude, codex, gemini; also "+ConfineEnv+"=1)")
+	confineRun := fs.Bool("confine", os.Getenv(ConfineEnv) != "0", "run the shell calls guardrun cannot see into, and every shell call after untrusted content, once allowed, under `guardrun exec` with the session's profile (claude, codex, gemini); --confine=false or "+ConfineEnv+"=0 turns it off")
 	unattendedRun := fs.Bool("unattended", false, "nobody answers the agent's questions (gemini -p, claude -p, codex exec): answer an ask as a denial saying what needs approval and how to grant it (also "+UnattendedEnv+"=1)")
 	var a Adapter
 	if len(args) > 0 {
@@ -77,7 +77,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// loads them through a Gate in front of the cache).
 	astCache = NewASTCache()
 	return emit(Run(Options{Adapter: a, Stdin: stdin, Policy: *policy, Deadline: *deadline, MaxInput: *maxInput,
-		Delegate: Delegate(args), Confine: *confineRun || os.Getenv(ConfineEnv) == "1"}), stdout, stderr)
+		Delegate: Delegate(args), Confine: *confineRun}), stdout, stderr)
 }
 
 func emit(a Answer, stdout, stderr io.Writer) int {

@@ -220,7 +220,7 @@ func run(o Options, callc chan<- *Call) Answer {
 		}
 	}
 	if o.Confine {
-		first = confine(ctx, a.Name(), call, first, store, pol.Workspace)
+		first = confine(ctx, a.Name(), call, first, store, pol.Workspace, eng.Confinement())
 		if err := logConfinement(logPath, call, first); err != nil {
 			return failed(o, call, nil, err.Error())
 		}

@@ -71,7 +71,7 @@ var InputQuantifiers = []string{"any", "all", "none"}
 var InputListFields = []string{"any", "all", "none", "mx", "length"}
 
 // OpFields are the fields of `@mx.op`.
-var OpFields = []string{"type", "subtype", "name", "labels", "opLabels", "command", "target", "metadata"}
+var OpFields = []string{"type", "subtype", "name", "labels", "opLabels", "command", "target", "metadata", "effects"}
 
 // GuardFields are the fields of `@mx.guard` (`rule` in a denied handler
 // when a policy rule denied).

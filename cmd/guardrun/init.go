@@ -129,12 +129,13 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 }
 
 // sandboxLine says whether this kernel can confine what guardrun cannot
-// see (guardrun exec, guardrun hook --confine), or why it is unconfined.
+// see (guardrun exec, and the hook's confinement, on by default), or why
+// it is unconfined.
 func sandboxLine(stdout io.Writer) {
 	if abi, err := sandbox.ABI(); err != nil {
-		fmt.Fprintf(stdout, "kernel sandbox: %v; guardrun exec refuses to run and hook --confine leaves calls as the policy decided them\n", err)
+		fmt.Fprintf(stdout, "kernel sandbox: %v; UNCONFINED: guardrun exec refuses to run and the hook leaves the calls it would confine as the policy decided them (each answer and log record says \"unconfined\")\n", err)
 	} else {
-		fmt.Fprintf(stdout, "kernel sandbox: Landlock ABI %d (guardrun exec; guardrun hook --confine)\n", abi)
+		fmt.Fprintf(stdout, "kernel sandbox: Landlock ABI %d: shell code guardrun cannot see into, and every shell call after untrusted content, runs under guardrun exec (@confine in the policy chooses the profile)\n", abi)
 	}
 }
 

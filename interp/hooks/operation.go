@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/lang"
 )
 
 // Location is where an operation appears in its script.
@@ -56,6 +57,11 @@ type OperationContext struct {
 	// Metadata holds other operation-specific details for hooks, shown
 	// under `@mx.op.metadata` with the params.
 	Metadata map[string]any
+	// Effects, for a tool call, builds what the call will do (for a
+	// shell line: as bash runs it) — `@mx.op.effects`: reads, writes,
+	// deletes, network, … — when a guard reads it; nil for another
+	// operation, which shows an empty object.
+	Effects func() *value.Object
 	// PolicyAllowed is set when a privileged guard's explicit allow
 	// overrode a policy label-flow denial of this operation; label-flow
 	// checks of commands run inside its extent honour the override.
@@ -70,13 +76,10 @@ func (op *OperationContext) AllLabels() []string {
 	return append(out, op.OpLabels...)
 }
 
-// objectKeys are the keys of the `@mx.op` object, in order.
-var objectKeys = [...]string{"type", "subtype", "name", "labels", "opLabels", "command", "target", "metadata"}
-
 // Object renders the operation as the `@mx.op` value.
 func (op *OperationContext) Object() *value.Object {
-	o := &value.Object{Keys: make([]string, 0, len(objectKeys)), Values: make(map[string]any, len(objectKeys))}
-	for _, k := range objectKeys {
+	o := &value.Object{Keys: make([]string, 0, len(lang.OpFields)), Values: make(map[string]any, len(lang.OpFields))}
+	for _, k := range lang.OpFields {
 		d, _ := op.Field(k)
 		o.Set(k, d)
 	}
@@ -113,6 +116,11 @@ func (op *OperationContext) Field(key string) (any, bool) {
 			}
 		}
 		return meta, true
+	case "effects":
+		if op.Effects == nil {
+			return value.NewObject(), true
+		}
+		return op.Effects(), true
 	}
 	return nil, false
 }

@@ -323,7 +323,7 @@ func (s *Set) FlowOptIn(denialRule, command, name string, targets []string) (rul
 	}
 	for _, v := range sends {
 		p := "cmd:" + v.tokens[0]
-		if subcommandPrograms(v.tokens[0]) && len(v.tokens) > 1 && !v.dyn[1] && !strings.HasPrefix(v.tokens[1], "-") {
+		if Is(v.tokens[0], Subcommand) && len(v.tokens) > 1 && !v.dyn[1] && !strings.HasPrefix(v.tokens[1], "-") {
 			p += ":" + v.tokens[1]
 		}
 		if !contains(parts, p) {

@@ -204,28 +204,6 @@ func (fa *factsBuilder) network(why string) {
 	}
 }
 
-// netPrograms reports a program that reaches the network whatever its
-// arguments.
-func netPrograms(prog string) bool {
-	switch prog {
-	case "curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "scp", "sftp",
-		"ftp", "tftp", "telnet", "http", "https", "xh", "httpie", "gh",
-		"nslookup", "dig", "host", "drill", "ping", "ping6", "aria2c", "lynx", "w3m":
-		return true
-	}
-	return false
-}
-
-// subcommandPrograms reports programs whose first word is a subcommand.
-func subcommandPrograms(prog string) bool {
-	switch prog {
-	case "git", "npm", "yarn", "pnpm", "docker", "podman", "gh", "kubectl",
-		"cargo", "go", "pip", "pip3", "apt", "apt-get", "brew", "openssl", "helm", "bun":
-		return true
-	}
-	return false
-}
-
 // command adds the facts of one invocation.
 func (fa *factsBuilder) command(c *simpleCmd, inv invocation) {
 	fc := FactCommand{}
@@ -242,7 +220,7 @@ func (fa *factsBuilder) command(c *simpleCmd, inv invocation) {
 	}
 	fc.Args = args
 	prog := fc.Program
-	if subcommandPrograms(prog) {
+	if Is(prog, Subcommand) {
 		first := inv.start + 1
 		if inv.sub > first {
 			first = inv.sub
@@ -261,7 +239,7 @@ func (fa *factsBuilder) command(c *simpleCmd, inv invocation) {
 		fc.Runs = true
 	}
 	for _, o := range c.invs {
-		if o.start > inv.start && o.end <= inv.end && wrappers(prog) {
+		if o.start > inv.start && o.end <= inv.end && Is(prog, Wrapper) {
 			fc.Runs = true
 		}
 	}
@@ -356,11 +334,12 @@ func (fa *factsBuilder) writes(prog, sub string, args []string) {
 			fa.write(w)
 		}
 	}
-	switch prog {
-	case "rm", "unlink", "shred", "rmdir", "srm", "truncate", "wipefs", "trash", "trash-put", "blkdiscard":
+	if Is(prog, Deleter) {
 		for _, w := range ops {
 			fa.del(w)
 		}
+	}
+	switch prog {
 	case "mkfs", "mke2fs", "mkswap", "sgdisk", "sfdisk", "fdisk", "parted":
 		for _, w := range ops {
 			if strings.HasPrefix(w, "/dev/") {
@@ -481,12 +460,12 @@ func (fa *factsBuilder) writes(prog, sub string, args []string) {
 // net marks a command that reaches the network.
 func (fa *factsBuilder) net(prog, sub string, args []string) {
 	switch {
-	case netPrograms(prog):
+	case Is(prog, Network):
 		fa.network(prog)
-	case prog == "rsync":
+	case Is(prog, Remote):
 		for _, a := range operands(args) {
 			if strings.Contains(a, ":") {
-				fa.network("rsync to a remote host")
+				fa.network(prog + " to a remote host")
 			}
 		}
 	case prog == "openssl" && (sub == "s_client" || sub == "s_server" || sub == "ocsp"):

@@ -101,41 +101,6 @@ func globalSubcommand(prog string, raw []string, dyn []bool) int {
 	return i
 }
 
-// shellBinaries reports whether prog is a shell.
-func shellBinaries(prog string) bool {
-	switch prog {
-	case "sh", "bash", "zsh", "dash", "fish",
-		"csh", "tcsh", "ksh", "ash":
-		return true
-	}
-	return false
-}
-
-// networkTools reports whether prog is a network tool.
-func networkTools(prog string) bool {
-	switch prog {
-	case "curl", "wget", "nc", "netcat", "ncat",
-		"socat", "ssh", "scp", "sftp", "rsync",
-		"ftp", "telnet":
-		return true
-	}
-	return false
-}
-
-// wrappers reports whether prog runs its argument as a command.
-func wrappers(prog string) bool {
-	switch prog {
-	case "env", "nice", "nohup", "timeout", "strace",
-		"time", "exec", "command", "xargs", "busybox",
-		"builtin", "sudo", "doas", "setsid", "stdbuf",
-		"ionice", "chrt", "taskset", "unbuffer",
-		// zsh's precommand modifiers and repeat run the words after them.
-		"noglob", "nocorrect", "-", "repeat":
-		return true
-	}
-	return false
-}
-
 // wrapperFlagsWithArg reports whether a wrapper's flag may take the next
 // word as its argument. Tokens are lower-cased, so "-s" stands for both
 // -s and -S; a flag wrongly listed here costs nothing, because both
@@ -197,7 +162,7 @@ func invocations(c *simpleCmd) []invocation {
 				add(invocation{start: inv.start + i + 1, end: inv.start + j, fed: inv.fed, found: true})
 				i = j
 			}
-		case wrappers(toks[0]):
+		case Is(toks[0], Wrapper):
 			fed := inv.fed || toks[0] == "xargs"
 			for _, o := range wrappedOffsets(toks, c.dyn[inv.start:inv.end]) {
 				add(invocation{start: inv.start + o, end: inv.end, fed: fed})
@@ -296,7 +261,7 @@ func scriptWord(c *simpleCmd, inv invocation) (int, bool) {
 		}
 	case prog == "trap":
 		return 1, len(raw) > 2
-	case shellBinaries(prog):
+	case Is(prog, Shell):
 		// Every -…c… flag counts, not only those before the first operand:
 		// reading too many scripts only checks more.
 		for j := 1; j+1 < len(raw); j++ {
@@ -366,7 +331,7 @@ func opaqueCode(c *simpleCmd, inv invocation) string {
 				return "an awk program that can run commands"
 			}
 		}
-	case shellBinaries(prog) || prog == "eval" || prog == "trap":
+	case Is(prog, Shell) || prog == "eval" || prog == "trap":
 		at, hasScript := scriptWord(c, inv)
 		switch {
 		case hasScript && (inv.fed || inv.found && anyContains(raw, "{}")):
@@ -375,7 +340,7 @@ func opaqueCode(c *simpleCmd, inv invocation) string {
 			return "a script only known when it runs"
 		case hasScript && at > 0 && dyn[at]:
 			return "a script only known when it runs"
-		case !hasScript && shellBinaries(prog) && readsStdin(toks):
+		case !hasScript && Is(prog, Shell) && readsStdin(toks):
 			return "a script read from its input"
 		}
 	default:

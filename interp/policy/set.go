@@ -444,7 +444,7 @@ func (s *Set) checkSimple(c *simpleCmd) *Denial {
 			}
 		}
 	}
-	if shell := firstOf(c, shellBinaries); shell != "" {
+	if shell := firstOf(c, func(p string) bool { return Is(p, Shell) }); shell != "" {
 		if names := s.layerNames(func(cfg *Config) bool { return cfg.Deny != nil && cfg.Deny.Sh }); len(names) > 0 {
 			return capDenial("capabilities.deny.sh", "Shell access denied by policy", shell, names)
 		}
@@ -461,7 +461,7 @@ func (s *Set) checkSimple(c *simpleCmd) *Denial {
 	if d := s.checkOpaque(c, capDenial); d != nil {
 		return d
 	}
-	if tool := firstOf(c, networkTools); tool != "" {
+	if tool := firstOf(c, func(p string) bool { return Is(p, Network|Remote) }); tool != "" {
 		if names := s.layerNames(func(cfg *Config) bool { return cfg.Deny != nil && cfg.Deny.Network }); len(names) > 0 {
 			return capDenial("capabilities.deny.network", "Network access denied by policy", tool, names)
 		}
