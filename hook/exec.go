@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/guardrun/guardrun/agent"
 	"github.com/guardrun/guardrun/sandbox"
 )
 
@@ -75,7 +77,9 @@ func Exec(args []string, stderr io.Writer) int {
 		return exitUsage
 	}
 	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "guardrun exec: "+format+"; %s did not run\n", append(a, strconv.Quote(argv[0]))...)
+		msg := fmt.Sprintf("guardrun exec: "+format+"; %s did not run", append(a, strconv.Quote(argv[0]))...)
+		fmt.Fprintln(stderr, msg)
+		logExecRefusal(argv, msg, stderr)
 		return ExitExecProfile
 	}
 	classes, err := sandbox.ParseClasses(*profile)
@@ -139,6 +143,21 @@ func Exec(args []string, stderr io.Writer) int {
 	err = execve(path, argv, os.Environ())
 	fmt.Fprintf(stderr, "guardrun exec: %s: %v\n", argv[0], err)
 	return ExitExecCannot
+}
+
+// logExecRefusal puts on the decision log that a command did not run
+// because its profile could not be built or enforced (a host:exec
+// record, denied, with the reason); a log that cannot be written is
+// said on stderr, and the command still does not run.
+func logExecRefusal(argv []string, reason string, stderr io.Writer) {
+	path, err := LogPath()
+	if err == nil {
+		err = appendLog(path, agent.Record{Time: time.Now().UTC(), Event: agent.Kind("host:exec"), Tool: "exec",
+			Decision: agent.Deny, Reason: reason})
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "guardrun exec: the refusal is not on the decision log: %v\n", err)
+	}
 }
 
 func dedupe(cs []sandbox.Class) []sandbox.Class {

@@ -99,6 +99,15 @@ func TestExecFailsClosed(t *testing.T) {
 			if name != "bad port" && (code != hook.ExitExecProfile || !strings.Contains(stderr, "did not run")) {
 				t.Errorf("status %d, stderr %q; want %d and the reason", code, stderr, hook.ExitExecProfile)
 			}
+			if name != "bad port" {
+				// The refusal is on the decision log too.
+				b, _ := os.ReadFile(filepath.Join(home, ".local", "state", "guardrun", "decisions.jsonl"))
+				last := strings.TrimSpace(string(b))
+				last = last[strings.LastIndexByte(last, '\n')+1:]
+				if !strings.Contains(last, `"event":"host:exec"`) || !strings.Contains(last, `"decision":"deny"`) || !strings.Contains(last, "did not run") {
+					t.Errorf("the decision log's last record is not the refusal: %q", last)
+				}
+			}
 		})
 	}
 	if _, stderr, code := guardrunExec(t, ws, home, "--", "no-such-command-here"); code != hook.ExitExecNotFound {
