@@ -76,6 +76,11 @@ type callFacts struct {
 	// opaqueTakes: some command guardrun cannot see into may send what
 	// it is handed (not a container runtime given an env file).
 	opaqueTakes bool
+	// ops are the operation labels of line, the command line as
+	// written, read from the same parse (nil when a word expanded to
+	// other text: the guards' operation then parses the text itself).
+	line string
+	ops  *policy.OpLabels
 }
 
 // shellGetenv reads the environment the agent's shell starts with: the
@@ -117,6 +122,7 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 		f.opaque = cf.Opaque != ""
 		f.inline = cf.Opaque != ""
 		f.opaqueWords, f.opaqueWhy, f.expanded = cf.OpaqueWords, cf.OpaqueWhy, cf.Expanded
+		f.line, f.ops = line, cf.OpLabels
 		deleteWords = cf.Deletes
 		f.gitUnknown = cf.GitUnknown
 		f.secretVar = (strings.Contains(line, "$") || strings.Contains(line, "printenv")) && secretVarRE().MatchString(line)
@@ -909,11 +915,16 @@ func secretAlias(p string) string {
 	if strings.HasPrefix(p, "/proc/") {
 		return ""
 	}
+	// A path that does not exist is no alias (one stat, where resolving
+	// its links would stat every component).
+	fi, err := os.Stat(p)
+	if err != nil {
+		return ""
+	}
 	if r, err := filepath.EvalSymlinks(p); err == nil && r != p && IsSecretPath(r) {
 		return "a link to " + r
 	}
-	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxTwinSize || fi.Size() == 0 {
+	if !fi.Mode().IsRegular() || fi.Size() > maxTwinSize || fi.Size() == 0 {
 		return ""
 	}
 	dirs := []string{filepath.Dir(p)}

@@ -951,9 +951,14 @@ func mergeOrigins(list []Origin, more []Origin) []Origin {
 
 // toolOp is the operation of a call of tool t with the given parameters,
 // as the interpreter describes a tool call (interp.ToolCall).
-func toolOp(t toolDef, name string, params []string, input map[string]any) *hooks.OperationContext {
+func toolOp(t toolDef, name string, params []string, input map[string]any, facts callFacts) *hooks.OperationContext {
 	cmd, _ := input["command"].(string)
-	return interp.ToolCall{Name: name, Labels: t.labels, Params: params, Command: cmd}.Operation()
+	tc := interp.ToolCall{Name: name, Labels: t.labels, Params: params, Command: cmd}
+	if facts.ops != nil && cmd == facts.line {
+		// One parse per decision: the facts' parse gave the labels.
+		tc.Parsed = facts.ops
+	}
+	return tc.Operation()
 }
 
 // shape identifies a call for retry counting: tool and exact input.
@@ -1002,7 +1007,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 			Reason: "the command cannot be checked: " + facts.unchecked}}
 	default:
 		v = e.chain(ctx, s, ev, f, func(f *flow) *hooks.OperationContext {
-			op := toolOp(t, ev.Tool, f.params, f.input)
+			op := toolOp(t, ev.Tool, f.params, f.input, facts)
 			if op.Unchecked {
 				tooDeep = true
 			}
@@ -1279,7 +1284,7 @@ func (e *Engine) toolAfterIn(ctx context.Context, s *Session, ev Event) (Decisio
 		}
 	}
 	labels = withoutTrust(labels)
-	op := toolOp(t, ev.Tool, params, in)
+	op := toolOp(t, ev.Tool, params, in, callFacts{})
 	var data any = value.FromGo(ev.Output)
 	if ev.Output == nil && ev.Error != "" {
 		data = ev.Error
@@ -1622,7 +1627,7 @@ func (e *Engine) expandedVerdict(ctx context.Context, s *Session, ev Event, t to
 	f2 := &flow{input: in2}
 	f2.vars, f2.params, f2.labels, f2.origins = e.inputs(s, in2)
 	v := e.chain(ctx, s, ev, f2, func(f *flow) *hooks.OperationContext {
-		op := toolOp(t, ev.Tool, f.params, f.input)
+		op := toolOp(t, ev.Tool, f.params, f.input, facts)
 		facts.mark(op)
 		return op
 	}, try)

@@ -46,6 +46,9 @@ type ToolCall struct {
 	Labels  []string
 	Params  []string
 	Command string
+	// Parsed, when set, are Command's operation labels already read
+	// (policy.CommandFacts.OpLabels): Operation does not parse it again.
+	Parsed *policy.OpLabels
 }
 
 // Operation describes the call as the guards and policies see it: an exe
@@ -57,6 +60,10 @@ func (t ToolCall) Operation() *hooks.OperationContext {
 	op := &hooks.OperationContext{Type: "exe", Name: t.Name, Labels: t.Labels, Params: t.Params}
 	if slices.Contains(t.Labels, "cmd") {
 		op.Command = t.Command
+		if p := t.Parsed; p != nil {
+			op.OpLabels, op.Commands, op.Unchecked = slices.Clone(p.Union), p.PerCommand, !p.Checked
+			return op
+		}
 		var ok bool
 		op.OpLabels, op.Commands, ok = policy.CommandLineOpLabels(t.Command)
 		op.Unchecked = !ok

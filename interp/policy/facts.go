@@ -12,6 +12,10 @@ import (
 // (every argument word may name a file), because callers react only to
 // words naming secret or otherwise known files.
 type CommandFacts struct {
+	// OpLabels, when set, are CommandLineOpLabels of the line as
+	// written, from this parse (set when the line was expanded and no
+	// word changed, so the two parses are the same).
+	OpLabels *OpLabels
 	// Commands are every simple command the line may run, wrappers
 	// resolved (sudo, env, timeout, xargs, bash -c …) and git's global
 	// options skipped. A wrapper is listed as well as what it runs, and
@@ -100,6 +104,14 @@ func CommandLineFactsIn(line string, env *ShellEnv) CommandFacts {
 	f.Unchecked = sl.unchecked
 	if sl.opaque != "" {
 		f.Opaque = "runs code the analysis cannot read: " + sl.opaque
+	}
+	if env != nil && !sl.changed && len(sl.opaqueWords) == 0 && sl.opaque == "" {
+		// No word expanded to other text and none is only known when the
+		// line runs: the line as written parses to what this parse
+		// holds, so its operation labels are read here.
+		var ol OpLabels
+		ol.Union, ol.PerCommand, ol.Checked = opLabelsOf(sl)
+		f.OpLabels = &ol
 	}
 	fa := &factsBuilder{f: &f}
 	for i := range sl.cmds {

@@ -64,7 +64,21 @@ func simpleOpLabels(c *simpleCmd, inv invocation) []string {
 // follows, a NUL byte): the labels are incomplete and the caller must
 // refuse the line.
 func CommandLineOpLabels(line string) (union []string, perCmd [][]string, ok bool) {
-	sl := parseShellLine(line)
+	return opLabelsOf(parseShellLine(line))
+}
+
+// OpLabels are a command line's operation labels as CommandLineOpLabels
+// gives them, read from a parse made for another purpose
+// (CommandFacts.OpLabels), so a decision parses its line once.
+type OpLabels struct {
+	Union      []string
+	PerCommand [][]string
+	// Checked is CommandLineOpLabels's ok.
+	Checked bool
+}
+
+// opLabelsOf is CommandLineOpLabels of a parsed line.
+func opLabelsOf(sl *shellLine) (union []string, perCmd [][]string, ok bool) {
 	union = []string{"op:cmd"}
 	for i := range sl.cmds {
 		c := &sl.cmds[i]
