@@ -110,6 +110,14 @@ func genEffectLine(r *rand.Rand) (string, bool) {
 			if !strings.ContainsAny(cmd, ";|<>$*?[{~'\"`\\") {
 				return "env -S '" + cmd + "'"
 			}
+		case 5:
+			// watch runs its words joined, by sh -c.
+			return "watch -n 5 '" + strings.ReplaceAll(cmd, "'", `'\''`) + "'"
+		case 6:
+			// parallel runs its command with each input after :::.
+			if f := strings.Fields(cmd); len(f) > 1 && !strings.ContainsAny(cmd, ";|<>$=`\\'\"") {
+				return "parallel -j2 " + strings.Join(f[:len(f)-1], " ") + " ::: " + f[len(f)-1]
+			}
 		}
 		return cmd
 	}

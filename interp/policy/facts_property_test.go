@@ -87,7 +87,7 @@ func spell(rng *rand.Rand, w string) string {
 }
 
 // shQuote single-quotes s for a bash -c argument.
-func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+func shQuote(s string) string { return shellQuoteWord(s) }
 
 // randomUpload returns a command line that sends file to the network in
 // a random form, and the op label the sending command must get.

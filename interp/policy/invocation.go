@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // invocation is a command a simple command runs: the words
 // [start, end) of it. fed marks a command that gets further arguments
@@ -107,7 +110,7 @@ func globalSubcommand(prog string, raw []string, dyn []bool) int {
 // readings are checked.
 func wrapperFlagsWithArg(flag string) bool {
 	switch flag {
-	case "-u", "-s", "--split-string", "-t", "--timeout",
+	case "-u", "-s", "--split-string", "-t", "--timeout", "-j", "--jobs", "--interval",
 		"--signal", "-n", "-p", "-i", "-l",
 		"-d", "-a", "-e", "-k", "-o", "-c",
 		"-g", "-r":
@@ -162,8 +165,10 @@ func invocations(c *simpleCmd) []invocation {
 				add(invocation{start: inv.start + i + 1, end: inv.start + j, fed: inv.fed, found: true})
 				i = j
 			}
-		case Is(toks[0], Wrapper):
-			fed := inv.fed || toks[0] == "xargs"
+		case Is(toks[0], Wrapper) && !(toks[0] == "parallel" && slices.Contains(toks, ":::")):
+			// parallel with its inputs on the line runs a script of its
+			// own (shellScript); reading them from stdin it is xargs.
+			fed := inv.fed || toks[0] == "xargs" || toks[0] == "parallel"
 			for _, o := range wrappedOffsets(toks, c.dyn[inv.start:inv.end]) {
 				add(invocation{start: inv.start + o, end: inv.end, fed: fed})
 			}
@@ -218,6 +223,35 @@ func shellScript(c *simpleCmd, inv invocation) (string, bool) {
 	case at < 0:
 		return strings.Join(c.raw[inv.start+1:inv.end], " "), true
 	}
+	if c.tokens[inv.start] == "parallel" {
+		// The command's words joined, as parallel composes it, once per
+		// input: in place of each {}, else after the words; the inputs
+		// quoted, as parallel quotes them.
+		words := c.raw[inv.start+1 : inv.start+at]
+		for len(words) > 0 && strings.HasPrefix(words[0], "-") {
+			if wrapperFlagsWithArg(words[0]) && len(words) > 1 {
+				words = words[1:]
+			}
+			words = words[1:]
+		}
+		cmd := strings.Join(words, " ")
+		var lines []string
+		for _, in := range c.raw[inv.start+at+1 : inv.end] {
+			if in == ":::" {
+				continue
+			}
+			q := shellQuoteWord(in)
+			if strings.Contains(cmd, "{}") {
+				lines = append(lines, strings.ReplaceAll(cmd, "{}", q))
+			} else {
+				lines = append(lines, cmd+" "+q)
+			}
+		}
+		return strings.Join(lines, "; "), len(lines) > 0
+	}
+	if c.tokens[inv.start] == "watch" {
+		return strings.Join(c.raw[inv.start+at:inv.end], " "), true
+	}
 	if c.tokens[inv.start] == "env" {
 		// The split string (glued or the next word), then the words
 		// after it, as env runs them.
@@ -238,6 +272,11 @@ func shellScript(c *simpleCmd, inv invocation) (string, bool) {
 		return strings.Join(append([]string{t}, c.raw[rest:inv.end]...), " "), true
 	}
 	return c.raw[inv.start+at], true
+}
+
+// shellQuoteWord quotes s as one bash word.
+func shellQuoteWord(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // scriptWord returns the index, within the invocation, of the word it
@@ -261,6 +300,27 @@ func scriptWord(c *simpleCmd, inv invocation) (int, bool) {
 		}
 	case prog == "trap":
 		return 1, len(raw) > 2
+	case prog == "parallel":
+		// parallel [options] COMMAND… ::: INPUTS…: a script of one
+		// command per input (shellScript).
+		if i := slices.Index(raw, ":::"); i > 1 && !slices.Contains(raw, "::::") {
+			return i, true
+		}
+	case prog == "watch":
+		// watch [options] WORDS…: the words joined, run by sh -c (-x
+		// runs them directly: read as a script, the same commands).
+		for j := 1; j < len(raw); j++ {
+			t := raw[j]
+			switch {
+			case t == "--":
+				return j + 1, j+1 < len(raw)
+			case t == "-n" || t == "--interval" || t == "-q" || t == "--equexit":
+				j++
+			case strings.HasPrefix(t, "-"):
+			default:
+				return j, true
+			}
+		}
 	case Is(prog, Shell):
 		// Every -…c… flag counts, not only those before the first operand:
 		// reading too many scripts only checks more.

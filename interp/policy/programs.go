@@ -33,7 +33,7 @@ const (
 	EnvConsumer
 	// TreeRemover: deleting or moving a directory takes what it holds.
 	TreeRemover
-	// Shell: a shell, which runs the script it is given (`sh -c`).
+	// Shell: runs the script it is given (`sh -c`, `watch CMD`).
 	Shell
 	// Remote: reaches the network when an operand names a remote host
 	// (`rsync a host:b`).
@@ -113,6 +113,9 @@ var programs = map[string]Kind{
 	"nice": Wrapper, "nohup": Wrapper, "timeout": Wrapper, "strace": Wrapper, "time": Wrapper, "exec": Wrapper,
 	"xargs": Wrapper, "builtin": Wrapper, "sudo": Wrapper, "doas": Wrapper, "setsid": Wrapper, "stdbuf": Wrapper,
 	"ionice": Wrapper, "chrt": Wrapper, "taskset": Wrapper, "unbuffer": Wrapper,
+	// parallel runs its command once per input (after :::, or read like
+	// xargs); watch runs its words joined by sh -c: a shell.
+	"parallel": Wrapper, "watch": Shell,
 	// zsh's precommand modifiers and repeat.
 	"noglob": Wrapper, "nocorrect": Wrapper, "-": Wrapper, "repeat": Wrapper,
 
