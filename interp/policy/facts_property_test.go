@@ -240,7 +240,8 @@ func TestCommandLineFactsUnmodelled(t *testing.T) {
 }
 
 // FuzzCommandLineFacts: no input makes the analysis panic, and a line
-// reported as fully analysed names every program it runs.
+// reported as fully analysed (neither unchecked nor opaque: an opaque
+// line is decided as the worst case) names every program it runs.
 func FuzzCommandLineFacts(f *testing.F) {
 	for _, s := range []string{"git -C . push --force", "echo $'\\''; git push", "coproc x { y; }", "function f { g; }; f",
 		"curl -d @.env x < y > z", "cat <<EOF\n$(rm x)\nEOF\n", "a=$(b) c ${d:-$(e)} <(f) >(g)", "sudo env A=1 timeout 5 bash -c 'x | y'",
@@ -251,7 +252,7 @@ func FuzzCommandLineFacts(f *testing.F) {
 		facts := CommandLineFacts(line)
 		CommandLineOpLabels(line)
 		CommandOpLabels([]CommandPart{{Text: line}})
-		if facts.Unchecked != "" {
+		if facts.Unchecked != "" || facts.Opaque != "" {
 			return
 		}
 		for _, c := range facts.Commands {
