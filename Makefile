@@ -83,6 +83,8 @@ fuzz:
 	FUZZFLAGS="$(FUZZFLAGS)" GO=$(GO) sh scripts/fuzz.sh . FuzzRun $(FUZZTIME)
 	FUZZFLAGS="$(FUZZFLAGS)" GO=$(GO) sh scripts/fuzz.sh ./format FuzzFormat $(FUZZTIME)
 	FUZZFLAGS="$(FUZZFLAGS)" GO=$(GO) sh scripts/fuzz.sh ./interp/policy FuzzExpandLine $(FUZZTIME)
+	FUZZFLAGS="$(FUZZFLAGS)" GO=$(GO) sh scripts/fuzz.sh ./interp/policy FuzzCommandLineFacts $(FUZZTIME)
+	FUZZFLAGS="$(FUZZFLAGS)" GO=$(GO) sh scripts/fuzz.sh ./interp/policy FuzzSplitCommands $(FUZZTIME)
 	FUZZFLAGS="$(FUZZFLAGS)" GO=$(GO) sh scripts/fuzz.sh ./hook FuzzClaude $(FUZZTIME)
 	FUZZFLAGS="$(FUZZFLAGS)" GO=$(GO) sh scripts/fuzz.sh ./hook FuzzCodex $(FUZZTIME)
 	FUZZFLAGS="$(FUZZFLAGS)" GO=$(GO) sh scripts/fuzz.sh ./hook FuzzGemini $(FUZZTIME)
