@@ -17,6 +17,9 @@ type Brought struct {
 	Prints  []uint64 `json:"prints,omitempty"`
 	// Why says how labels came in when no output brought them.
 	Why string `json:"why,omitempty"`
+	// File is the file the output came from (Origin.File): a replayed
+	// denial names it as the hook's did.
+	File string `json:"file,omitempty"`
 }
 
 // sessionMark is where a session's origins, context and fingerprints
@@ -45,7 +48,7 @@ func broughtSince(s *Session, m sessionMark) []Brought {
 		}
 		o := s.Origins[i]
 		index[i] = len(out)
-		out = append(out, Brought{Labels: append([]string(nil), o.Labels...), Why: o.Why})
+		out = append(out, Brought{Labels: append([]string(nil), o.Labels...), Why: o.Why, File: o.File})
 		return &out[len(out)-1]
 	}
 	for i := m.origins; i < len(s.Origins); i++ {
@@ -68,7 +71,7 @@ func broughtSince(s *Session, m sessionMark) []Brought {
 // logged, for event ev (a replay).
 func (e *Engine) restore(s *Session, ev Event, brought []Brought) {
 	for _, b := range brought {
-		i := s.addOrigin(Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: append([]string(nil), b.Labels...), Why: b.Why}, e.cfg.Limits)
+		i := s.addOrigin(Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: append([]string(nil), b.Labels...), Why: b.Why, File: b.File}, e.cfg.Limits)
 		if b.Context {
 			s.addContext(i)
 		}

@@ -1291,10 +1291,12 @@ func (e *Engine) toolAfterIn(ctx context.Context, s *Session, ev Event) (Decisio
 	}
 	outLabels := appendNew(append([]string(nil), t.returns...), srcFor(t, ev.Tool))
 	facts := e.factsOf(t, ev, in, line)
-	if extra, _ := readLabels(s, facts, true); len(extra) > 0 {
+	extra, why := readLabels(s, facts, true)
+	if len(extra) > 0 {
 		// What a call that read a secret file printed is secret.
 		outLabels = appendNew(outLabels, extra...)
 	}
+	file := e.fileRead(t, ev, facts, why)
 	out := &value.Variable{Data: data, Security: descriptor(outLabels), Source: "tool:" + ev.Tool}
 	f := &flow{input: in, vars: vars, params: params, labels: labels, origins: origins, out: out}
 	v := e.chain(ctx, s, ev, f, func(*flow) *hooks.OperationContext { return op }, 1)
@@ -1316,7 +1318,7 @@ func (e *Engine) toolAfterIn(ctx context.Context, s *Session, ev Event) (Decisio
 			seen = final
 		}
 		if !ev.Replay {
-			e.remember(s, ev, appendNew(e.dataLabels(t, seen), "secret"), data)
+			e.rememberFields(s, ev, file, appendNew(e.dataLabels(t, seen), "secret"), data, nil)
 		}
 		return d, e.record(ev, &d, vars, params)
 	}
@@ -1326,20 +1328,20 @@ func (e *Engine) toolAfterIn(ctx context.Context, s *Session, ev Event) (Decisio
 		// only observe): what the tool returned is remembered with the
 		// labels it came with, as well as the rewrite.
 		if !ev.Replay {
-			e.remember(s, ev, e.dataLabels(t, out), data)
+			e.rememberFields(s, ev, file, e.dataLabels(t, out), data, nil)
 		}
 	}
 	kept := e.dataLabels(t, final)
 	d.Labels = kept
 	text := value.Text(final.Data)
 	if !ev.Replay {
-		e.rememberFields(s, ev, kept, final.Data, t.fields)
+		e.rememberFields(s, ev, file, kept, final.Data, t.fields)
 	}
 	if !contains(kept, "secret") && !ev.Replay {
 		// A credential in the output is secret wherever it came from:
 		// its own text is fingerprinted, not the whole output.
 		for _, m := range credscan.Scan(text) {
-			e.remember(s, ev, []string{"secret"}, text[m.Start:m.End])
+			e.rememberFields(s, ev, file, []string{"secret"}, text[m.Start:m.End], nil)
 			d.Labels = appendNew(d.Labels, "secret")
 		}
 	}
@@ -1371,14 +1373,15 @@ func (e *Engine) dataLabels(t toolDef, out *value.Variable) []string {
 // An output with no token (`[]`, `{}`, `null`) holds nothing to trace:
 // its labels go nowhere.
 func (e *Engine) remember(s *Session, ev Event, labels []string, data any) {
-	e.rememberFields(s, ev, labels, data, nil)
+	e.rememberFields(s, ev, "", labels, data, nil)
 }
 
 // rememberFields is remember for an output whose named fields hold
 // values of their own labels (toolDef.fields): the values of each such
 // field are indexed for an origin of the output's labels without its
-// trust labels, and the field's.
-func (e *Engine) rememberFields(s *Session, ev Event, labels []string, data any, fields map[string][]string) {
+// trust labels, and the field's. file is the file the output came
+// from, as a denial names it (Origin.File; "" for none).
+func (e *Engine) rememberFields(s *Session, ev Event, file string, labels []string, data any, fields map[string][]string) {
 	text := value.Text(data)
 	var integ, conf []string
 	seen, _ := s.contextLabels()
@@ -1394,13 +1397,13 @@ func (e *Engine) rememberFields(s *Session, ev Event, labels []string, data any,
 		}
 	}
 	if len(integ) > 0 {
-		i := s.addOrigin(Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: integ}, e.cfg.Limits)
+		i := s.addOrigin(Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, File: file, Labels: integ}, e.cfg.Limits)
 		s.addContext(i)
 	}
 	if len(tokens(text)) == 0 {
 		return
 	}
-	i := s.addOrigin(Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: conf}, e.cfg.Limits)
+	i := s.addOrigin(Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, File: file, Labels: conf}, e.cfg.Limits)
 	if len(conf) > 0 {
 		if e.strict && len(withoutTrust(conf)) > 0 {
 			s.addContext(i)
@@ -1416,7 +1419,7 @@ func (e *Engine) rememberFields(s *Session, ev Event, labels []string, data any,
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		fo := Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: appendNew(withoutTrust(conf), fields[k]...)}
+		fo := Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, File: file, Labels: appendNew(withoutTrust(conf), fields[k]...)}
 		s.addValues(strings.Join(parts[k], "\n"), s.addOrigin(fo, e.cfg.Limits), e.cfg.Limits)
 	}
 }

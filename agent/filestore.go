@@ -247,15 +247,17 @@ func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) err
 	fresh := s == nil || s.ID != id || now.Sub(s.Updated) > ttlOr(f.TTL)
 	live := prev.found && now.Sub(time.Unix(prev.updated, 0)) <= ttlOr(f.TTL)
 	switch {
-	case live && (fresh || int64(s.Seq) < prev.seq || j.shape.stale || j.legacy):
+	case live && (fresh || int64(s.Seq) < prev.seq || j.shape.unkeyed || j.legacy):
 		// The index saw this session within the TTL, but its journal
 		// is gone, expired, another's or behind: it was deleted or
 		// rolled back, and what the session read is still in the
-		// agent's context. A journal of an earlier version (unkeyed)
-		// or a legacy JSON file is read only for a session the index
-		// has not seen, one from before the upgrade: once seen, the
-		// session was written in the current format, and such a file
-		// is a forgery.
+		// agent's context. A journal of an earlier version with
+		// unkeyed checksums (2, 3) or a legacy JSON file is read only
+		// for a session the index has not seen, one from before the
+		// upgrade: once seen, the session was written in a keyed
+		// format, and such a file is a forgery. A keyed journal of an
+		// earlier version (4) is the session's own, kept across an
+		// upgrade in the middle of it.
 		s = vanished(id, now, prev.seq)
 	case fresh:
 		s = &Session{ID: id, Created: now}

@@ -22,8 +22,8 @@ import (
 //	· approvals · retries · reads · counts · files (map edits)
 //	· [account: models (map edit) · open call · turn context]
 //
-// An origin is seq · event · tool · call id · labels · why; a count is
-// allow · ask · deny · total.
+// An origin is seq · event · tool · call id · labels · why · file; a
+// count is allow · ask · deny · total.
 //
 // A slice edit is "drop d elements from the front, keep the first k of
 // the rest, append these n", which says in a few bytes what a session
@@ -45,9 +45,14 @@ import (
 // the account (model calls, tokens, the turn's context bytes): a record
 // ends with an account section only when the update changed the account,
 // so version-4 journals written before it are read as they are (an empty
-// account). Journals of versions 2 and 3 are read (their calls then
-// stand in for the counts) and rewritten by the next update.
-const journalMagic = "GRSJRNL4"
+// account). Version 5 added an origin's file (Origin.File). Journals
+// of versions 2, 3 and 4 are read (a version-4 origin has no file; in
+// versions 2 and 3 the calls stand in for the counts) and rewritten by
+// the next update.
+const journalMagic = "GRSJRNL5"
+
+// journalMagicV4 starts version-4 journals: no origin file.
+const journalMagicV4 = "GRSJRNL4"
 
 // journalMagicV3 starts version-3 journals: no counts, no origin why,
 // checksummed with the unkeyed journalSum.
@@ -75,18 +80,19 @@ func appendRecord(buf []byte, before, after *Session) []byte {
 // (which before then leaves out): each element of after is compared with the bytes
 // its counterpart was decoded from.
 func appendEdit(buf []byte, before *Session, sp *spans, after *Session, key sumKey) []byte {
-	return appendEditAs(buf, before, sp, after, key, false)
+	return appendEditAs(buf, before, sp, after, key, 5)
 }
 
-// appendEditAs is appendEdit in the record format of version 3 when old
-// is set (for tests of reading earlier journals).
-func appendEditAs(buf []byte, before *Session, sp *spans, after *Session, key sumKey, old bool) []byte {
+// appendEditAs is appendEdit in the record format of version ver: 3 or
+// 4 for tests of reading earlier journals, else the current one.
+func appendEditAs(buf []byte, before *Session, sp *spans, after *Session, key sumKey, ver int) []byte {
+	old := ver <= 3
 	kind := recDelta
 	if before == nil {
 		kind, before = recSnapshot, &Session{}
 	}
 	start := len(buf)
-	e := &enc{b: append(buf, make([]byte, recHeader)...), old: old}
+	e := &enc{b: append(buf, make([]byte, recHeader)...), old: old, noFile: ver <= 4}
 	e.b = append(e.b, kind)
 	e.str(after.ID)
 	e.time(after.Created)
@@ -148,15 +154,17 @@ func decodeJournalKey(data []byte, key sumKey) (*Session, journalShape, error) {
 // data is too large for the offsets), for appendEdit.
 func decodeSpans(data []byte, track bool, key sumKey) (*Session, *spans, journalShape, error) {
 	sum := func(b []byte) uint32 { return keyedSum(key, b) }
-	stale := false
+	stale, old, noFile := false, false, false
 	switch {
 	case len(data) < len(journalMagic):
 		return nil, nil, journalShape{}, errors.New("not a session journal (bad header)")
 	case string(data[:len(journalMagic)]) == journalMagic:
+	case string(data[:len(journalMagicV4)]) == journalMagicV4:
+		stale, noFile = true, true
 	case string(data[:len(journalMagicV3)]) == journalMagicV3:
-		sum, stale = journalSum, true
+		sum, stale, old, noFile = journalSum, true, true, true
 	case string(data[:len(journalMagicV2)]) == journalMagicV2:
-		sum, stale = crc32IEEE, true
+		sum, stale, old, noFile = crc32IEEE, true, true, true
 	default:
 		return nil, nil, journalShape{}, errors.New("not a session journal (bad header)")
 	}
@@ -185,7 +193,7 @@ func decodeSpans(data []byte, track bool, key sumKey) (*Session, *spans, journal
 		if sum(data[body:body+n]) != want {
 			return nil, nil, journalShape{}, fmt.Errorf("record at byte %d fails its checksum", pos)
 		}
-		d := &dec{s: text[body : body+n], base: body, labels: labels, sp: sp, old: stale}
+		d := &dec{s: text[body : body+n], base: body, labels: labels, sp: sp, old: old, noFile: noFile}
 		d.record(s, snapEnd == 0)
 		labels = d.labels
 		records++
@@ -200,10 +208,10 @@ func decodeSpans(data []byte, track bool, key sumKey) (*Session, *spans, journal
 	if snapEnd == 0 {
 		return nil, nil, journalShape{}, errors.New("no snapshot record")
 	}
-	if stale {
+	if old {
 		s.Counts = countCalls(s.Calls)
 	}
-	return s, sp, journalShape{snapEnd: snapEnd, deltas: records - 1, stale: stale}, nil
+	return s, sp, journalShape{snapEnd: snapEnd, deltas: records - 1, stale: stale, unkeyed: old}, nil
 }
 
 // spans locate a decoded session's origins, fingerprints and calls in
@@ -283,7 +291,7 @@ func (sp *spans) origin(i int, o *Origin) bool {
 			return false
 		}
 	}
-	return d.str() == o.Why && d.err == nil
+	return d.str() == o.Why && d.str() == o.File && d.err == nil
 }
 
 // call reports whether c encodes as call i was encoded.
@@ -295,10 +303,12 @@ func (sp *spans) call(i int, c *Call) bool {
 
 // journalShape is what decides a compaction: where the snapshot ends,
 // how many deltas follow it, and whether an earlier version wrote it
-// (stale: the next update rewrites it instead of appending).
+// (stale: the next update rewrites it instead of appending), one whose
+// checksums are not keyed (unkeyed: versions 2 and 3, which anyone could
+// write).
 type journalShape struct {
 	snapEnd, deltas int
-	stale           bool
+	stale, unkeyed  bool
 }
 
 // sumKey is a store's checksum key (keyedSum).
@@ -398,7 +408,7 @@ func clip[T any](s []T) []T {
 }
 
 func originEqual(a, b *Origin) bool {
-	if a.Seq != b.Seq || a.Event != b.Event || a.Tool != b.Tool || a.CallID != b.CallID || a.Why != b.Why || len(a.Labels) != len(b.Labels) {
+	if a.Seq != b.Seq || a.Event != b.Event || a.Tool != b.Tool || a.CallID != b.CallID || a.Why != b.Why || a.File != b.File || len(a.Labels) != len(b.Labels) {
 		return false
 	}
 	for i := range a.Labels {
@@ -499,10 +509,12 @@ func putMap[V comparable](e *enc, before, after map[string]V, put func(*enc, V))
 	}
 }
 
-// enc writes a record's payload (old: as version 3 did).
+// enc writes a record's payload (old: as version 3 did; noFile: with
+// no origin file, as versions 3 and 4 did).
 type enc struct {
-	b   []byte
-	old bool
+	b      []byte
+	old    bool
+	noFile bool
 }
 
 func (e *enc) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
@@ -542,6 +554,9 @@ func (e *enc) origin(o *Origin) {
 	}
 	if !e.old {
 		e.str(o.Why)
+	}
+	if !e.noFile {
+		e.str(o.File)
 	}
 }
 
@@ -596,9 +611,10 @@ type dec struct {
 	// labels is an arena the origins' labels are cut from (one
 	// allocation for many origins).
 	labels []string
-	// old is set for a journal of an earlier version (no counts, no
-	// origin why).
-	old bool
+	// old is set for a journal of version 3 or earlier (no counts, no
+	// origin why), noFile for one of version 4 or earlier (no origin
+	// file).
+	old, noFile bool
 }
 
 func (d *dec) fail(format string, args ...any) {
@@ -748,6 +764,9 @@ func (d *dec) origin() Origin {
 	}
 	if !d.old {
 		o.Why = d.str()
+	}
+	if !d.noFile {
+		o.File = d.str()
 	}
 	return o
 }

@@ -33,6 +33,7 @@ func TestUpdateKeepsInPlaceEdits(t *testing.T) {
 		{"origin's label added", func(s *Session) { s.Origins[4].Labels = append(s.Origins[4].Labels, "pii") }},
 		{"origin's labels cut", func(s *Session) { s.Origins[5].Labels = s.Origins[5].Labels[:1] }},
 		{"origin's tool", func(s *Session) { s.Origins[6].Tool = "WebFetch" }},
+		{"origin's file", func(s *Session) { s.Origins[7].File = ".env" }},
 		{"map entry", func(s *Session) { s.Reads["/src/main.go"] = strings.Repeat("0", 64) }},
 		{"map entry deleted", func(s *Session) { delete(s.Approvals, "a"); s.Retries["r"]++ }},
 		{"print overwritten", func(s *Session) { s.Prints[7].Hash ^= 1 }},

@@ -64,6 +64,9 @@ func randomMutation(r *rand.Rand, lim Limits, step int) (string, mutation) {
 		if r.Intn(3) == 0 {
 			o.Why = str("why ")
 		}
+		if r.Intn(3) == 0 {
+			o.File = str("src/file")
+		}
 		ctx, text := r.Intn(2) == 0, strings.Repeat(str("secret text "), 1+r.Intn(20))
 		return "addOrigin", func(s *Session) {
 			i := s.addOrigin(o, lim)
@@ -329,7 +332,7 @@ func asV2(t *testing.T, s *Session) []byte {
 // asV3 is s as version 3 wrote it: no counts, no origin why, unkeyed
 // checksums.
 func asV3(s *Session) []byte {
-	out := appendEditAs([]byte(journalMagicV3), nil, nil, s, sumKey{}, true)
+	out := appendEditAs([]byte(journalMagicV3), nil, nil, s, sumKey{}, 3)
 	for pos := len(journalMagic); pos < len(out); {
 		n := int(binary.LittleEndian.Uint32(out[pos:]))
 		binary.LittleEndian.PutUint32(out[pos+4:], journalSum(out[pos+recHeader:pos+recHeader+n]))
@@ -381,6 +384,44 @@ func TestFileStoreReadsVersion2(t *testing.T) {
 	v2[len(v2)-2] ^= 4
 	_, _, err = decodeJournal(v2)
 	require.ErrorContains(t, err, "checksum")
+}
+
+// TestFileStoreReadsVersion4: a journal of version 4 (origins without
+// a file) carries on with its origins as they were, is rewritten in the
+// current format by the next update, and the file of an origin added
+// then is kept.
+func TestFileStoreReadsVersion4(t *testing.T) {
+	ctx := context.Background()
+	fs, err := NewFileStore(filepath.Join(t.TempDir(), "s"))
+	require.NoError(t, err)
+	require.NoError(t, fs.Update(ctx, "x", func(s *Session) error {
+		s.Seq = 2
+		s.addOrigin(Origin{Seq: 2, Event: ToolAfter, Tool: "Read", Labels: []string{"secret"}, Why: "w"}, DefaultLimits)
+		return nil
+	}))
+	path := fs.path("x") + journalExt
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	want, _, err := decodeJournalKey(b, fs.key)
+	require.NoError(t, err)
+	v4 := appendEditAs([]byte(journalMagicV4), nil, nil, want, fs.key, 4)
+	require.NotEqual(t, b, v4, "version 4 encodes an origin differently")
+	require.NoError(t, os.WriteFile(path, v4, 0o600))
+	require.NoError(t, fs.Update(ctx, "x", func(s *Session) error {
+		require.Equal(t, sessionJSON(t, want), sessionJSON(t, s))
+		s.Seq++
+		s.addOrigin(Origin{Seq: 3, Event: ToolAfter, Tool: "Read", Labels: []string{"secret"}, File: ".env"}, DefaultLimits)
+		return nil
+	}))
+	b, err = os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, journalMagic, string(b[:len(journalMagic)]), "the next update rewrites the journal")
+	require.NoError(t, fs.Update(ctx, "x", func(s *Session) error {
+		require.Len(t, s.Origins, 2)
+		require.Equal(t, "w", s.Origins[0].Why)
+		require.Equal(t, ".env", s.Origins[1].File)
+		return nil
+	}))
 }
 
 // crc32IEEE is hash/crc32's IEEE checksum.

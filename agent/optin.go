@@ -35,8 +35,10 @@ func (dn *Denial) OptInSentence() string {
 	return optInLead + dn.OptInFile + ": " + dn.OptIn
 }
 
-// Source says where a denial's labels came from: "secret from Read
-// (event 2), this call's input". At most three sources are named; ""
+// Source says where a denial's labels came from: "secret from .env
+// (Read, event 2), Bash's input (event 3)" — the file an output came
+// from when it came from one (Origin.File; a path, never what the file
+// holds), else the tool or event. At most three sources are named; ""
 // when the denial has no labels or no lineage.
 func (dn *Denial) Source() string {
 	if dn == nil || len(dn.Labels) == 0 || len(dn.Lineage) == 0 {
@@ -52,9 +54,12 @@ func (dn *Denial) Source() string {
 		if o.Tool != "" {
 			what = o.Tool
 		}
-		if o.Event == ToolBefore {
+		switch {
+		case o.Event == ToolBefore:
 			from = append(from, fmt.Sprintf("%s's input (event %d)", what, o.Seq))
-		} else {
+		case o.File != "":
+			from = append(from, fmt.Sprintf("%s (%s, event %d)", o.File, what, o.Seq))
+		default:
 			from = append(from, fmt.Sprintf("%s (event %d)", what, o.Seq))
 		}
 		if o.Why != "" {

@@ -18,6 +18,12 @@ type Origin struct {
 	Tool   string   `json:"tool,omitempty"`
 	CallID string   `json:"call_id,omitempty"`
 	Labels []string `json:"labels"`
+	// File is the file a tool's output came from, as a denial names it
+	// ("secret from .env (Read, event 2)"): a file tool's path, or the
+	// file that labelled a command's output; relative to the workspace
+	// when in it, from ~ when in the home directory. Empty when the
+	// output came from no one file.
+	File string `json:"file,omitempty"`
 	// Why says how labels came in when no output brought them: a tool
 	// output that could not be decided, a session whose state vanished.
 	Why string `json:"why,omitempty"`
