@@ -868,6 +868,9 @@ func (e *Engine) decideIn(ctx context.Context, s *Session, ev Event) (d Decision
 		s.Account.TurnContext = 0
 	}
 	defer func() { e.batchContext(s, &d) }()
+	if ev.Replay && ev.Logged != "" {
+		return e.replayLogged(s, ev)
+	}
 	switch ev.Kind {
 	case ToolBefore:
 		return e.toolBefore(ctx, s, ev)

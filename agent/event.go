@@ -59,6 +59,11 @@ type Event struct {
 	// missing output would bring.
 	Replay  bool      `json:"-"`
 	Brought []Brought `json:"-"`
+	// Logged, on a replayed event, is the decision the log records for
+	// an event that cannot be decided again (its input masked in the
+	// log): the session advances over it as the hook's did, and nothing
+	// is decided (the decision returned is Logged).
+	Logged Outcome `json:"-"`
 }
 
 // opType is the operation type guards see for an event that is not a

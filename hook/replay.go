@@ -53,10 +53,14 @@ type Change struct {
 // The log holds tool inputs but not outputs: a tool.after is not
 // compared, and what its output brought into the session is restored
 // from the record (Record.Brought; in a log written before records had
-// it, nothing). Events whose input was
-// masked (it carried a confidentiality label) cannot be re-decided and
-// are reported as skipped, not as changes; events guardrun only
-// observed are ignored. The replay has no approver: an ask a human
+// it, nothing). Events whose input was masked (it carried a
+// confidentiality label) cannot be decided again: they are reported as
+// skipped, not as changes (a masked tool.after, which is never
+// compared, is not reported), and the session goes on over them as the
+// hook's did (Event.Logged: the event's number, the call with its
+// logged decision, what an output brought), so the events after them
+// are decided on the same state; events guardrun only observed are
+// ignored. The replay has no approver: an ask a human
 // answered (a record with an Approval) is compared as the ask it was.
 func Replay(ctx context.Context, records []agent.Record, policies []agent.Policy) ([]Change, error) {
 	if len(policies) == 0 {
@@ -93,15 +97,23 @@ func Replay(ctx context.Context, records []agent.Record, policies []agent.Policy
 			ws = replayWorkspace(r.Session, r.Cwd)
 			workspaces[r.Session] = ws
 		}
-		if masked(r.Input) {
-			out = append(out, Change{Index: i, Record: r, Skipped: "input masked in the log"})
-			continue
-		}
 		e, err := engineFor(ws)
 		if err != nil {
 			return nil, err
 		}
 		ev := agent.Event{Kind: r.Event, Session: r.Session, Time: r.Time, Tool: r.Tool, CallID: r.CallID, Cwd: r.Cwd}
+		clock = r.Time
+		if masked(r.Input) {
+			// Not decided again, but the session goes on over it as the
+			// hook's did: the event's number, the call and its logged
+			// decision, what its output brought.
+			ev.Replay, ev.Logged, ev.Brought = true, r.Decision, r.Brought
+			e.Decide(ctx, ev)
+			if r.Event != agent.ToolAfter {
+				out = append(out, Change{Index: i, Record: r, Skipped: "input masked in the log"})
+			}
+			continue
+		}
 		switch r.Event {
 		case agent.ToolBefore:
 			ev.Input = r.Input
@@ -119,7 +131,6 @@ func Replay(ctx context.Context, records []agent.Record, policies []agent.Policy
 			ev.Source, _ = r.Input["source"].(string)
 			ev.StopActive, _ = r.Input["stopActive"].(bool)
 		}
-		clock = r.Time
 		d := e.Decide(ctx, ev)
 		if r.Event == agent.ToolAfter {
 			// Fed for the session's state; without the output its
