@@ -54,11 +54,16 @@ conformance:
 # The agent corpus (../shared/agent-corpus): Claude Code hook cases of
 # everyday work and attacks against the starter policy as `guardrun init`
 # writes it; fails below 98% attacks blocked or 98% everyday work allowed.
+# Then the decision log the hook wrote is replayed against the same policy
+# (scripts/replay-corpus.sh): it fails on any changed decision.
 AGENT_CORPUS ?= ../shared/agent-corpus
 agent-corpus:
 	@if [ ! -d "$(AGENT_CORPUS)" ]; then echo "agent-corpus: $(AGENT_CORPUS) not found"; exit 1; fi
 	@bin=$$(mktemp -d) && $(GO) build -o "$$bin/guardrun" ./cmd/guardrun && $(GO) build -o "$$bin/guardrun-hook" ./cmd/guardrun-hook && \
-		AGENT_CORPUS_QUIET=1 sh $(AGENT_CORPUS)/run.sh "$$bin/guardrun-hook" "$$bin/guardrun"; rc=$$?; rm -rf "$$bin"; exit $$rc
+		AGENT_CORPUS_QUIET=1 AGENT_CORPUS_KEEP=1 sh $(AGENT_CORPUS)/run.sh "$$bin/guardrun-hook" "$$bin/guardrun" 2>"$$bin/stderr"; rc=$$?; \
+		grep -v '^kept: ' "$$bin/stderr" >&2; kept=$$(sed -n 's/^kept: //p' "$$bin/stderr"); \
+		if [ -n "$$kept" ]; then sh scripts/replay-corpus.sh "$$bin/guardrun" "$$kept" || rc=1; rm -rf "$$kept"; fi; \
+		rm -rf "$$bin"; exit $$rc
 
 # AgentDojo's ground truth replayed through guardrun-hook generic under
 # examples/agentdojo/policy.guard (../shared/agentdojo; about 4 minutes on
