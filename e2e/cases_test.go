@@ -128,6 +128,11 @@ var scenarios = []scenario{
 			// The denial an ask becomes must say that approval is
 			// needed, not only repeat the question.
 			check: func(c *checker, h *host, w *world, r runResult) { toldDenial(c, w, "approv") },
+		}, {
+			name: "names-opt-in",
+			// And the line that stops the asking, to paste in the
+			// user's policy (issue 40).
+			check: func(c *checker, h *host, w *world, r runResult) { toldDenial(c, w, "guards: { except: ['@gitPush'] }") },
 		}},
 		// Gemini 0.61.0 headless (-p --yolo) cancelled a call answered
 		// with ask and ended the run; the hook now reads -p from the
@@ -158,7 +163,8 @@ var scenarios = []scenario{
 		},
 	},
 	{
-		name: "stale-edit",
+		name:        "stale-edit",
+		replayKnown: allHosts("the stale-write check hashes the file when it is decided: a replay hashes the file as it is at replay time (changed behind the agent, then left so), not as the hook saw it, and allows the edit the hook refused; the log would need the hashes"),
 		script: func(h *host, w *world) []fakemodel.Step {
 			s := steps(h.read(w.path("notes.txt")), h.edit(w.path("notes.txt"), "line one", "line 1"))
 			s[1].Before = func() {
@@ -196,9 +202,11 @@ var scenarios = []scenario{
 		known: map[string]string{
 			"codex": codexNoReason,
 		},
+		noReplay: "the user's policy does not compile: the hook decided nothing a replay could decide again",
 	},
 	{
-		name: "untrusted-workspace-policy",
+		name:     "untrusted-workspace-policy",
+		noReplay: "the hook refused the unapproved workspace policy before deciding; a replay is given the policies to decide with",
 		afterInit: func(h *host, w *world) {
 			must(w.t, os.MkdirAll(w.path(".guardrun"), 0o755))
 			must(w.t, os.WriteFile(w.path(".guardrun/policy.guard"), []byte("guard @ok before op:cmd = when [\n  * => allow\n]\n"), 0o644))
@@ -216,6 +224,7 @@ var scenarios = []scenario{
 	},
 	{
 		name:       "hook-missing",
+		noReplay:   "no guardrun hook runs",
 		beforeInit: func(h *host, w *world) { w.hookCommand = "/nonexistent/guardrun-hook HOST" },
 		script:     func(h *host, w *world) []fakemodel.Step { return steps(h.shell("echo hello > ran.txt")) },
 		check: func(c *checker, h *host, w *world, r runResult) {
@@ -226,7 +235,8 @@ var scenarios = []scenario{
 		},
 	},
 	{
-		name: "hook-hangs",
+		name:     "hook-hangs",
+		noReplay: "no guardrun hook runs",
 		beforeInit: func(h *host, w *world) {
 			w.hookCommand = writeHangingHook(w)
 			w.postInit = func() { lowerHookTimeouts(h, w) }
@@ -266,6 +276,45 @@ var scenarios = []scenario{
 			toldDenial(c, w, "guardrun", "not in workspace")
 		},
 	},
+}
+
+// shellAfterWebRead: after a web read, an everyday command (`ls`) runs
+// and the model sees what it printed; only consequential commands ask
+// (issue 40: every command asked, and headless, was denied).
+var shellAfterWebRead = scenario{
+	name: "shell-after-web-read",
+	only: []string{"claude", "gemini"},
+	why:  "Codex has no web tool that runs locally (its web search runs at the provider): no hook sees a web read",
+	script: func(h *host, w *world) []fakemodel.Step {
+		// A directory no host lists in its own context: only ls shows
+		// the marker to the model.
+		shelf := filepath.Join(w.home, "shelf")
+		must(w.t, os.MkdirAll(shelf, 0o755))
+		must(w.t, os.WriteFile(filepath.Join(shelf, lsMarker), nil, 0o644))
+		return steps(h.web(w.collector.URL+"/docs"), h.shell("ls "+shelf))
+	},
+	check: func(c *checker, h *host, w *world, r runResult) {
+		l := w.decisionLog()
+		if !strings.Contains(l, "tool.after") || !strings.Contains(l, "untrusted") {
+			c.Errorf("no web read brought untrusted content into the session (nothing to test): %s", tail(l, 600))
+		}
+		if !w.model.ToldAt(2, lsMarker) {
+			c.Errorf("ls did not run after the web read (the model was not shown what it lists)")
+		}
+		if r.TimedOut {
+			c.Errorf("the host did not finish")
+		}
+	},
+}
+
+// lsMarker is the file shellAfterWebRead's ls lists.
+const lsMarker = "listed-by-ls-4e1c.txt"
+
+func init() { scenarios = append(scenarios, shellAfterWebRead) }
+
+// allHosts is a known problem of every host.
+func allHosts(why string) map[string]string {
+	return map[string]string{"claude": why, "gemini": why, "codex": why}
 }
 
 // codexNoReason is the known problem of a blocked prompt on Codex.

@@ -31,6 +31,9 @@ type host struct {
 	read  func(path string) fakemodel.Call
 	write func(path, content string) fakemodel.Call
 	edit  func(path, old, new string) fakemodel.Call
+	// web fetches a page with the host's own web tool (nil: the host
+	// has none that runs locally, where a hook sees it).
+	web func(url string) fakemodel.Call
 }
 
 // hostLimit bounds one host run: a guardrun ask that the host turns
@@ -125,6 +128,9 @@ var claude = &host{
 	edit: func(path, old, new string) fakemodel.Call {
 		return fakemodel.Call{Tool: "Edit", Input: map[string]any{"file_path": path, "old_string": old, "new_string": new}}
 	},
+	web: func(url string) fakemodel.Call {
+		return fakemodel.Call{Tool: "WebFetch", Input: map[string]any{"url": url, "prompt": "Summarise the page."}}
+	},
 }
 
 // geminiModel is the model named with -m, which skips Gemini CLI's
@@ -171,6 +177,9 @@ var gemini = &host{
 	},
 	edit: func(path, old, new string) fakemodel.Call {
 		return fakemodel.Call{Tool: "replace", Input: map[string]any{"file_path": path, "old_string": old, "new_string": new, "instruction": "edit"}}
+	},
+	web: func(url string) fakemodel.Call {
+		return fakemodel.Call{Tool: "web_fetch", Input: map[string]any{"prompt": "Summarise " + url}}
 	},
 }
 

@@ -44,6 +44,13 @@ type scenario struct {
 	// why says why the others are left out.
 	only []string
 	why  string
+	// noReplay says why the run's decision log is not replayed (the
+	// replay row): the hook decided nothing, or with a policy the
+	// replay does not load. Empty: `guardrun log --replay` against the
+	// user's policy must report 0 changed decisions (issue 40).
+	noReplay string
+	// replayKnown is the replay row's known problem per host.
+	replayKnown map[string]string
 }
 
 // aspect is a further check of a scenario's run with its own known
@@ -147,6 +154,27 @@ func runScenario(t *testing.T, h *host, sc scenario) {
 		c := &checker{}
 		a.check(c, h, w, r)
 		finish(t, h.name, sc.name+"/"+a.name, c, a.known[h.name], r, w)
+	}
+	if sc.noReplay == "" {
+		c := &checker{}
+		replaysClean(c, w)
+		finish(t, h.name, sc.name+"/replay", c, sc.replayKnown[h.name], r, w)
+	}
+}
+
+// replaysClean asserts that the decision log the hook wrote, replayed
+// against the user's policy that made it (`guardrun log --replay`, in
+// the world's directories), reports 0 changed decisions.
+func replaysClean(c *checker, w *world) {
+	log := filepath.Join(w.home, ".local", "state", "guardrun", "decisions.jsonl")
+	if !w.exists(log) {
+		c.Errorf("no decision log to replay")
+		return
+	}
+	policy := filepath.Join(w.home, ".config", "guardrun", "policy.guard")
+	out, err := w.cmd(filepath.Join(binDir, "guardrun"), "log", "--replay", log, "--policy", policy).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), " 0 changed") {
+		c.Errorf("guardrun log --replay against the policy that made the log (%v):\n%s", err, tail(string(out), 2000))
 	}
 }
 
