@@ -139,7 +139,7 @@ E2E_CACHE ?= .cache/e2e
 e2e:
 	sh e2e/install.sh $(E2E_CACHE)
 	@status=0; GUARDRUN_E2E_CACHE="$(abspath $(E2E_CACHE))" GUARDRUN_E2E_SUMMARY="$(abspath $(E2E_CACHE))/summary.txt" \
-		$(GO) test -tags e2e -count=1 -timeout 12m ./e2e/... || status=$$?; \
+		$(GO) test -tags e2e -count=1 -timeout 20m ./e2e/... || status=$$?; \
 		cat "$(E2E_CACHE)/summary.txt" 2>/dev/null; exit $$status
 
 # Differential test against mlld 2.0.5 (issue 33; not part of `make test`).
