@@ -1299,7 +1299,7 @@ func (e *Engine) toolAfterIn(ctx context.Context, s *Session, ev Event) (Decisio
 		// What a call that read a secret file printed is secret.
 		outLabels = appendNew(outLabels, extra...)
 	}
-	file := e.fileRead(t, ev, facts, why)
+	file := e.fileRead(t, ev, facts, why, vars)
 	out := &value.Variable{Data: data, Security: descriptor(outLabels), Source: "tool:" + ev.Tool}
 	f := &flow{input: in, vars: vars, params: params, labels: labels, origins: origins, out: out}
 	v := e.chain(ctx, s, ev, f, func(*flow) *hooks.OperationContext { return op }, 1)

@@ -80,6 +80,7 @@ func (r *Record) AppendJSON(b []byte) []byte {
 				b = append(b, ']')
 			}
 			b = appendField(b, "why", br.Why)
+			b = appendField(b, "file", br.File)
 			b = append(b, '}')
 		}
 		b = append(b, ']')

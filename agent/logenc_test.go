@@ -64,6 +64,13 @@ func TestLogRecordMatchesJSON(t *testing.T) {
 		if rng.Intn(3) == 0 {
 			r.Approval = &Approval{Question: str(), Answer: Reply(str()), Reused: str()}
 		}
+		for n := rng.Intn(3); n > 0; n-- {
+			b := Brought{Labels: []string{str()}, Context: rng.Intn(2) == 0, Why: str(), File: str()}
+			for k := rng.Intn(3); k > 0; k-- {
+				b.Prints = append(b.Prints, rng.Uint64())
+			}
+			r.Brought = append(r.Brought, b)
+		}
 		if rng.Intn(3) > 0 {
 			r.Input = map[string]any{}
 			for n := rng.Intn(5); n > 0; n-- {

@@ -3,6 +3,8 @@ package agent
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/guardrun/guardrun/interp/value"
 )
 
 // fileRead is the file a tool's output came from, as a denial names it
@@ -10,8 +12,16 @@ import (
 // secret file, or one the session wrote labelled), else a file tool's
 // one path. A command's output is named by a file only when one
 // labelled it: what else it printed came from the command. "" when no
-// one file is known.
-func (e *Engine) fileRead(t toolDef, ev Event, facts callFacts, why string) string {
+// one file is known, and when an input of the call carries a
+// confidentiality label (vars): the log masks that input, and the file
+// it names is not written out elsewhere (the log's brought field, a
+// later denial's reason).
+func (e *Engine) fileRead(t toolDef, ev Event, facts callFacts, why string, vars []*value.Variable) string {
+	for _, v := range vars {
+		if v != nil && confidential(v.Security.Labels()) {
+			return ""
+		}
+	}
 	p := why
 	if p == "" && !contains(t.labels, "cmd") && len(facts.reads) == 1 && len(facts.trees) == 0 {
 		p = facts.reads[0]
