@@ -25,7 +25,10 @@ guard @g before op:cmd = when [
 func concEngine(t testing.TB, dir string) *Engine {
 	fs, err := NewFileStore(dir)
 	require.NoError(t, err)
-	e, err := New(context.Background(), Config{Policies: []Policy{{Name: "p.guard", Source: []byte(concPolicy)}}, Store: fs})
+	// 50 deciders queue for one session's lock: under the race detector
+	// on a loaded machine a decision waits longer than the default
+	// deadline, which this test is not about (it counts the records).
+	e, err := New(context.Background(), Config{Policies: []Policy{{Name: "p.guard", Source: []byte(concPolicy)}}, Store: fs, Deadline: 2 * time.Minute})
 	require.NoError(t, err)
 	return e
 }
