@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/guardrun/guardrun/hook"
 )
 
 // TestFailClosed: every failure is the protocol's denial with a reason,
@@ -113,6 +115,14 @@ func TestFailClosed(t *testing.T) {
 		}, "guard @cmd failed", true},
 		{"guard outruns the deadline", func(t *testing.T, e *env) ([]byte, []string) {
 			return mustJSON(t, bash("SLOWME")), []string{"--policy", testPolicy(t), "--deadline", "300ms"}
+		}, "deadline", false},
+		{"deadline from the environment is not a duration", func(t *testing.T, e *env) ([]byte, []string) {
+			e.extra = append(e.extra, hook.DeadlineEnv+"=soon")
+			return mustJSON(t, bash("ls")), []string{"--policy", testPolicy(t)}
+		}, "GUARDRUN_HOOK_DEADLINE=\"soon\" is not a duration", false},
+		{"deadline from the environment", func(t *testing.T, e *env) ([]byte, []string) {
+			e.extra = append(e.extra, hook.DeadlineEnv+"=300ms")
+			return mustJSON(t, bash("SLOWME")), []string{"--policy", testPolicy(t)}
 		}, "deadline", false},
 		{"unwritable store", func(t *testing.T, e *env) ([]byte, []string) {
 			// A file where the state directory should be: nothing can be

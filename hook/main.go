@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/guardrun/guardrun/internal/cliflags"
 	"github.com/guardrun/guardrun/interp/code"
@@ -16,6 +17,10 @@ import (
 const usage = `usage: guardrun hook claude|codex|gemini|cursor|generic [--policy FILE] [--deadline D] [--max-input BYTES] [--unattended] [--confine]
    or: guardrun-hook claude|codex|gemini|cursor|generic [same flags]
 `
+
+// DeadlineEnv, when set, is the hook's deadline where the command line
+// gives none (--deadline wins).
+const DeadlineEnv = "GUARDRUN_HOOK_DEADLINE"
 
 // exitUsage is the status of a command line naming no agent.
 const exitUsage = 2
@@ -36,7 +41,15 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
 	policy := fs.String("policy", "", "decide with this policy only (no discovery, no trust check)")
-	deadline := fs.Duration("deadline", DefaultDeadline, "answer (deny) when no decision is reached within this time; keep it under the agent's hook timeout")
+	def, envErr := DefaultDeadline, ""
+	if v := os.Getenv(DeadlineEnv); v != "" {
+		if d, err := time.ParseDuration(v); err != nil || d <= 0 {
+			envErr = fmt.Sprintf("%s=%q is not a duration (e.g. 10s)", DeadlineEnv, v)
+		} else {
+			def = d
+		}
+	}
+	deadline := fs.Duration("deadline", def, "answer (deny) when no decision is reached within this time; keep it under the agent's hook timeout (default also from "+DeadlineEnv+")")
 	maxInput := fs.Int("max-input", DefaultMaxInput, "largest event accepted on stdin, in bytes")
 	confineRun := fs.Bool("confine", os.Getenv(ConfineEnv) != "0", "run the shell calls guardrun cannot see into, and every shell call after untrusted content, once allowed, under `guardrun exec` with the session's profile (claude, codex, gemini); --confine=false or "+ConfineEnv+"=0 turns it off")
 	unattendedRun := fs.Bool("unattended", false, "nobody answers the agent's questions (gemini -p, claude -p, codex exec): answer an ask as a denial saying what needs approval and how to grant it (also "+UnattendedEnv+"=1)")
@@ -52,6 +65,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	pos, ok := cliflags.ParseInterspersed(fs, args[1:])
 	if !ok || len(pos) > 0 {
 		return emit(a.Fail(nil, "bad hook command line: "+strings.Join(args, " ")), stdout, stderr)
+	}
+	if envErr != "" {
+		return emit(a.Fail(nil, envErr), stdout, stderr)
 	}
 	if *unattendedRun || unattendedFromEnv() {
 		a = Unattended(a)
