@@ -239,7 +239,18 @@ const (
 	StageParallel
 	// StageCode runs an inline code block (`| cmd { tr a-z A-Z }`).
 	StageCode
+	// StageWhile runs While.Proc on the state until it says done:
+	// `| while(10) @step`.
+	StageWhile
 )
+
+// WhileStage is `while(Cap[, rate]) @Proc`. RateMs is the pause between
+// iterations (0: none).
+type WhileStage struct {
+	Cap    int
+	RateMs int
+	Proc   *Ref
+}
 
 // EffectStage is an inline effect: `show [value]`, `log [value]`,
 // `output [value] to target`, `append [value] [to] target`. A nil Value
@@ -258,6 +269,7 @@ type Stage struct {
 	Effect   *EffectStage
 	Parallel []*Stage
 	Code     *CodeExpr
+	While    *WhileStage
 }
 
 // PipelineExpr is `source | stage | …` and/or `source with { … }`.

@@ -110,6 +110,7 @@ const (
 	tMLBrack
 	tMRBrack
 	tMKey
+	tTPipe
 )
 
 // tokenNames maps the token names the grammar in tree.go uses to their
@@ -129,7 +130,7 @@ var tokenNames = sync.OnceValue(func() map[string]lexer.TokenType {
 		"TRParen": tTRParen, "CodeLBrace": tCodeLBrace, "CodeRBrace": tCodeRBrace, "CodeText": tCodeText,
 		"IndexOpen": tIndexOpen, "CallOpen": tCallOpen, "BarePath": tBarePath, "CondOpen": tCondOpen,
 		"CondDQOpen": tCondDQOpen,
-		"MLBrack":    tMLBrack, "MRBrack": tMRBrack, "MKey": tMKey,
+		"MLBrack":    tMLBrack, "MRBrack": tMRBrack, "MKey": tMKey, "TPipe": tTPipe,
 	}
 })
 

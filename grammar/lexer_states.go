@@ -374,9 +374,51 @@ func (l *handLexer) tref(i int) (lexer.Token, step) {
 			return l.emit(tCondDQOpen, 2), stepToken
 		}
 		return l.emit(tTOmit, 1), stepToken
+	case '|':
+		if n := templatePipeLen(rest); n > 0 && l.templatePipes() {
+			return l.emit(tTPipe, n), stepToken
+		}
 	}
 	l.pop()
 	return none, stepAgain
+}
+
+// templatePipeLen is the length of a condensed pipe `|@name` (with
+// `.field` parts, as in `|@json.fromlist`) at the start of s, or 0. As in
+// mlld's TemplatePipe, a template pipe takes no arguments and no spaces.
+func templatePipeLen(s string) int {
+	if len(s) < 2 || s[0] != '|' || s[1] != '@' {
+		return 0
+	}
+	n := identLen(s[2:])
+	if n == 0 {
+		return 0
+	}
+	i := 2 + n
+	for i+1 < len(s) && s[i] == '.' {
+		m := identLen(s[i+1:])
+		if m == 0 {
+			break
+		}
+		i += 1 + m
+	}
+	return i
+}
+
+// templatePipes reports whether the reference being lexed is inside a
+// template or a double-quoted string, where mlld reads `@x|@upper` as a
+// pipe; in a command a `|` is the shell's.
+func (l *handLexer) templatePipes() bool {
+	for i := len(l.stack) - 2; i >= 0; i-- {
+		switch l.stack[i] {
+		case stBT, stDQ, stColon:
+			return true
+		case stTRef, stTBrack, stTParen:
+			continue
+		}
+		return false
+	}
+	return false
 }
 
 // snippetFollows reports whether the quote after `@x?` opens a

@@ -53,6 +53,8 @@ func (l *lowerer) stage(s *stage) *ast.Stage {
 func (l *lowerer) stageAtom(a *stageAtom) *ast.Stage {
 	p := l.pos(a.Pos)
 	switch {
+	case a.While != nil:
+		return &ast.Stage{Pos: p, Kind: ast.StageWhile, While: l.whileStage(a.While)}
 	case a.Effect != nil:
 		return &ast.Stage{Pos: p, Kind: ast.StageEffect, Effect: l.effect(a.Effect)}
 	case a.Code != nil:
@@ -590,4 +592,31 @@ func (l *lowerer) actionWith(o *object, action string) *ast.ObjectLit {
 		}
 	}
 	return lit
+}
+
+// whileStage lowers `while(cap[, rate]) @processor`. The rate is a
+// duration: a number with a unit (ms, s, m, h; seconds without one).
+func (l *lowerer) whileStage(w *whileStage) *ast.WhileStage {
+	out := &ast.WhileStage{Proc: l.ref(w.Proc)}
+	n, err := strconv.Atoi(w.Cap)
+	if err != nil || n < 0 {
+		l.fail(w.Pos, "Syntax error: while(cap) needs a whole number", w.Cap, "write while(10) @processor")
+		return out
+	}
+	out.Cap = n
+	if w.Rate != nil {
+		r, err := strconv.ParseFloat(*w.Rate, 64)
+		unit := ""
+		if w.RateUnit != nil {
+			unit = *w.RateUnit
+		}
+		scale := map[string]float64{"ms": 1, "": 1000, "s": 1000, "sec": 1000, "seconds": 1000, "m": 60000, "min": 60000, "minutes": 60000, "h": 3600000, "hours": 3600000}
+		f, ok := scale[unit]
+		if err != nil || !ok {
+			l.fail(w.Pos, "Syntax error: while(cap, rate) needs a duration such as 1s or 500ms", *w.Rate+unit, "write while(10, 1s) @processor")
+			return out
+		}
+		out.RateMs = int(r * f)
+	}
+	return out
 }

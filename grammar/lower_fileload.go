@@ -27,7 +27,7 @@ func (l *lowerer) tplLoad(t *tplLoad) *ast.InterpPart {
 	fl := l.fileLoadTok(t.Tok, t.Pos, at)
 	r := l.interp(&interp{Pos: t.Pos, Name: "@_", Path: t.Path})
 	fl.Access = r.Value.(*ast.Ref).Path
-	return &ast.InterpPart{Pos: at, Value: fl}
+	return &ast.InterpPart{Pos: at, Value: l.templatePipes(at, fl, t.Pipes)}
 }
 
 // fileLoadTok lowers the text of a <…> token at pos.

@@ -141,7 +141,7 @@ func (l *lowerer) interp(in *interp) *ast.InterpPart {
 			r.Path = append(r.Path, l.bracketAccessor(ap, a.Wild, a.Index, a.Args))
 		}
 	}
-	out := &ast.InterpPart{Pos: p, Value: r, OmitFalsy: in.Omit || in.Cond || in.CondDQ}
+	out := &ast.InterpPart{Pos: p, Value: l.templatePipes(p, r, in.Pipes), OmitFalsy: in.Omit || in.Cond || in.CondDQ}
 	if off := in.Pos.Offset; off > 0 && off <= len(l.text) && isAlnum(l.text[off-1]) {
 		out.AfterWord = true
 	}
@@ -208,4 +208,24 @@ func unescapeSingle(s string) string {
 		return s
 	}
 	return strings.NewReplacer(`\'`, `'`, `\\`, `\`).Replace(s)
+}
+
+// templatePipes applies the condensed pipes of a template reference
+// (`@x|@upper|@trim`) to src: a pipeline whose stages are calls of the
+// named transformers or exes, without arguments.
+func (l *lowerer) templatePipes(at ast.Pos, src ast.Expr, pipes []*tplPipe) ast.Expr {
+	if len(pipes) == 0 {
+		return src
+	}
+	pl := &ast.PipelineExpr{Pos: at, Source: src}
+	for _, pp := range pipes {
+		pos := l.pos(pp.Pos)
+		names := strings.Split(pp.Text[2:], ".")
+		r := &ast.Ref{Pos: pos, Name: names[0]}
+		for _, f := range names[1:] {
+			r.Path = append(r.Path, ast.Accessor{Pos: pos, Kind: ast.AccessField, Name: f})
+		}
+		pl.Stages = append(pl.Stages, &ast.Stage{Pos: pos, Kind: ast.StageCall, Call: r})
+	}
+	return pl
 }

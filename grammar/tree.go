@@ -348,9 +348,20 @@ type stage struct {
 
 type stageAtom struct {
 	Pos    lexer.Position
-	Ref    *ref       `parser:"  @@"`
-	Effect *effect    `parser:"| @@"`
-	Code   *codeBlock `parser:"| @@"`
+	While  *whileStage `parser:"  @@"`
+	Ref    *ref        `parser:"| @@"`
+	Effect *effect     `parser:"| @@"`
+	Code   *codeBlock  `parser:"| @@"`
+}
+
+// whileStage is `while(cap[, rate]) @processor`: the processor runs on
+// the state until it says done, at most cap times.
+type whileStage struct {
+	Pos      lexer.Position
+	Cap      string  `parser:"'while' ( '(' | CallOpen ) @Number"`
+	Rate     *string `parser:"( ',' @Number"`
+	RateUnit *string `parser:"  @Ident? )? ')'"`
+	Proc     *ref    `parser:"@@"`
 }
 
 type effect struct {
@@ -618,15 +629,23 @@ type tplFor struct {
 
 // tplLoad is a `<path>` inside a backtick or :: template.
 type tplLoad struct {
+	Pos   lexer.Position
+	Tok   string         `parser:"@FileLoad"`
+	Path  []*tplAccessor `parser:"@@*"`
+	Pipes []*tplPipe     `parser:"@@*"`
+}
+
+// tplPipe is a condensed pipe `|@name` after a reference in a template.
+type tplPipe struct {
 	Pos  lexer.Position
-	Tok  string         `parser:"@FileLoad"`
-	Path []*tplAccessor `parser:"@@*"`
+	Text string `parser:"@TPipe"`
 }
 
 type interp struct {
 	Pos      lexer.Position
 	Name     string         `parser:"@TplRef"`
 	Path     []*tplAccessor `parser:"@@*"`
+	Pipes    []*tplPipe     `parser:"@@*"`
 	Cond     bool           `parser:"( @CondOpen"`
 	Snippet  []*part        `parser:"  @@* BTClose"`
 	CondDQ   bool           `parser:"| @CondDQOpen"`

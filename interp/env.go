@@ -319,6 +319,51 @@ type env struct {
 	// quietRun makes a run directive return its output without printing
 	// it (the action of a for expression).
 	quietRun bool
+	// iter is the innermost for, loop or while iteration being run
+	// (`@mx.for`, `@mx.loop`, `@mx.while`); nil outside them. As in mlld
+	// it is the caller's: an exe called from a loop body sees it.
+	iter *iterFrame
+}
+
+// iterFrame is one iteration of a for, loop or while, for @mx.
+type iterFrame struct {
+	kind   string // "for", "loop" or "while"
+	index  int    // for: the 0-based position; loop, while: the 1-based iteration
+	total  int    // for: the element count; loop, while: the limit (-1: none)
+	key    any    // for: the element's key (an object key, or the index)
+	par    bool   // for: a parallel loop
+	parent *iterFrame
+}
+
+// object is the frame as @mx shows it.
+func (f *iterFrame) object() *value.Object {
+	o := value.NewObject()
+	if f.kind == "for" {
+		o.Set("index", float64(f.index))
+		o.Set("total", float64(f.total))
+		o.Set("key", f.key)
+		o.Set("parallel", f.par)
+		return o
+	}
+	o.Set("iteration", float64(f.index))
+	if f.total < 0 {
+		o.Set("limit", nil)
+	} else {
+		o.Set("limit", float64(f.total))
+	}
+	o.Set("active", true)
+	return o
+}
+
+// iterMx is `@mx.for`, `@mx.loop` or `@mx.while`: the innermost frame of
+// that kind.
+func (e *env) iterMx(kind string) (*value.Variable, bool) {
+	for f := e.iter; f != nil; f = f.parent {
+		if f.kind == kind {
+			return value.New(f.object()), true
+		}
+	}
+	return nil, false
 }
 
 // HooksEnv marks an env as a call's hooks.Env.

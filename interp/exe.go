@@ -221,10 +221,10 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 		}
 		stdin := o.stageInput
 		if fr != nil {
-			fr.env = env{in: in, sc: sc, mod: x.mod, pipe: e.pipe, params: params}
+			fr.env = env{in: in, sc: sc, mod: x.mod, pipe: e.pipe, params: params, iter: e.iter}
 			return &fr.env, stdin
 		}
-		return &env{in: in, sc: sc, mod: x.mod, pipe: e.pipe, params: params}, stdin
+		return &env{in: in, sc: sc, mod: x.mod, pipe: e.pipe, params: params, iter: e.iter}, stdin
 	}
 	node := o.node()
 	f.call = hooks.Call{Node: node, Inputs: args, Env: e, Op: &f.op}

@@ -51,9 +51,11 @@ func iterate(v *value.Variable, pos ast.Pos) ([]iterItem, bool, error) {
 // forIter is the per-element state of a for loop: the body's env and
 // scope and the element's value (what derived(element, source) makes).
 type forIter struct {
-	env  env
-	sc   scope
-	item value.Variable
+	env   env
+	sc    scope
+	item  value.Variable
+	frame iterFrame
+	pos   value.IterPos
 }
 
 // scopeFree reports whether evaluating n cannot keep a reference to the
@@ -135,6 +137,10 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 		fi.item.Data = it.val
 		fi.item.Security = itemSec
 		fi.item.Meta = itemMetaAt(src, i)
+		fi.pos = value.IterPos{Key: it.keyValue(), Index: i, Array: !isObj}
+		fi.item.Iter = &fi.pos
+		fi.frame = iterFrame{kind: "for", index: i, total: len(items), key: fi.pos.Key, par: f.Parallel, parent: e.iter}
+		fe.iter = &fi.frame
 		fe.sc.vars[f.Var] = &fi.item
 		if len(f.VarPath) > 0 {
 			if err := checkBindingPath(f, it.val, it.keyValue()); err != nil {

@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/value"
@@ -45,8 +46,9 @@ func (in *interp) evalLoopCtl(e *env, x *ast.LoopCtlExpr) (*value.Variable, erro
 // evalLoop runs a loop expression (SPEC: mlld's loop). Each iteration runs
 // the body in a fresh scope where @input is the value the previous one
 // passed to continue (null at first). Until is checked before every
-// iteration. The loop's value is what done carried, else the last
-// continue value, else null.
+// iteration. The loop's value is what done carried (or `=> value`),
+// else null: as in mlld, running out of iterations or meeting the until
+// condition gives no value.
 func (in *interp) evalLoop(e *env, x *ast.LoopExpr) (*value.Variable, error) {
 	limit := maxLoopIterations
 	if x.Limit != nil {
@@ -70,6 +72,11 @@ func (in *interp) evalLoop(e *env, x *ast.LoopExpr) (*value.Variable, error) {
 		}
 		le := e.child()
 		le.sc.vars["input"] = input
+		total := -1
+		if x.Limit != nil {
+			total = limit
+		}
+		le.iter = &iterFrame{kind: "loop", index: i + 1, total: total, parent: e.iter}
 		if x.Until != nil {
 			stop, err := in.evalCond(le, x.Until)
 			if err != nil {
@@ -106,7 +113,9 @@ func (in *interp) evalLoop(e *env, x *ast.LoopExpr) (*value.Variable, error) {
 			return v, nil
 		}
 	}
-	return input, nil
+	// As in mlld, a loop that ends by its limit or its until condition
+	// has no value (null).
+	return value.New(nil), nil
 }
 
 // ctlOf returns v's loop signal.
@@ -183,4 +192,64 @@ func isJSONRecord(v *value.Variable) bool {
 	}
 	_, err := value.ParseJSON(strings.TrimSpace(s))
 	return err == nil
+}
+
+// runWhile runs a `while(cap[, rate]) @processor` stage (mlld's while):
+// the processor is called on the state, at most cap times. `done [v]`
+// ends the stage with v (the state without one), `continue [v]` carries
+// v (or the state) to the next iteration, and any other value becomes
+// the next state. @input is the state and @mx.while the iteration.
+// Reaching the cap without done is an error.
+func (in *interp) runWhile(e *env, s *ast.Stage, input *value.Variable) (*value.Variable, error) {
+	w := s.While
+	call := &ast.Stage{Pos: s.Pos, Kind: ast.StageCall, Call: w.Proc}
+	state := input
+	for it := 1; it <= w.Cap; it++ {
+		if err := in.checkCtx(s.Pos); err != nil {
+			return nil, err
+		}
+		we := e.child()
+		we.sc.vars["input"] = state
+		we.iter = &iterFrame{kind: "while", index: it, total: w.Cap, parent: e.iter}
+		v, err := in.runCallStage(we, call, state)
+		if err != nil {
+			return nil, err
+		}
+		if isRetry(v) {
+			return nil, newError(KindPipeline, s.Pos, "end an iteration with continue [value], and the stage with done [value]",
+				"Use 'continue' instead of 'retry' in while processors")
+		}
+		if c, ok := ctlOf(v); ok {
+			if c.done {
+				if c.val == nil {
+					return state, nil
+				}
+				return c.val, nil
+			}
+			if c.val != nil {
+				state = c.val
+			}
+		} else if v != nil {
+			state = v
+		}
+		if w.RateMs > 0 && it < w.Cap {
+			if err := in.pause(s.Pos, time.Duration(w.RateMs)*time.Millisecond); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return nil, newError(KindPipeline, s.Pos, "say done in the processor before the cap, or raise the cap",
+		"While loop reached cap (%d) without 'done'. Consider increasing cap or check termination logic.", w.Cap)
+}
+
+// pause waits d, or until the run is interrupted.
+func (in *interp) pause(pos ast.Pos, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-in.ctx.Done():
+		return in.checkCtx(pos)
+	}
 }

@@ -233,6 +233,8 @@ func (e *env) mxMember(key string) (*value.Variable, bool) {
 	}
 	f := e.pipe
 	switch key {
+	case "for", "loop", "while":
+		return e.iterMx(key)
 	case "policy":
 		return value.New(e.in.policyObject()), true
 	case "tools":
@@ -515,6 +517,8 @@ func (in *interp) runStageKind(e *env, s *ast.Stage, fr *pipeFrame) (*value.Vari
 		return in.runCodeStage(se, s, input)
 	case ast.StageParallel:
 		return in.runParallel(e, s, fr)
+	case ast.StageWhile:
+		return in.runWhile(se, s, input)
 	case ast.StageEffect:
 		if s.Effect != nil {
 			return input, in.runEffect(se, s.Effect, input, s.Pos)

@@ -170,10 +170,14 @@ func (in *interp) interpolate(e *env, p *ast.InterpPart) (v *value.Variable, lit
 		if p.OmitFalsy {
 			return value.New(""), "", nil
 		}
-		if ref, ok := p.Value.(*ast.Ref); ok {
+		if ref, ok := p.Value.(*ast.Ref); ok && p.AfterWord {
+			// `user@example.com`: text that happens to hold an @.
 			return nil, refText(ref), nil
 		}
-		return nil, "@" + r.Name, nil
+		// As in mlld, an undefined reference stays as written with its
+		// `.field` accesses; its indexes and pipes are dropped (`@a[5]`
+		// and `@a|@upper` show `@a`).
+		return nil, undefinedText(r), nil
 	}
 	v, err = in.evalExpr(e, p.Value)
 	if err != nil {
@@ -209,6 +213,11 @@ func (in *interp) interpolatePart(e *env, p *ast.InterpPart) (text string, liter
 		return "", false, nil, err
 	}
 	if lit != "" {
+		if r, ok := p.Value.(*ast.Ref); ok {
+			// In a command an undefined reference is left as written,
+			// accessors included, for the shell.
+			lit = refText(r)
+		}
 		return lit, true, nil, nil
 	}
 	return rawText(v), false, v, nil
@@ -256,4 +265,17 @@ func (in *interp) renderDeferred(e *env, v *value.Variable) (*value.Variable, er
 	c.Data, c.Deferred = r.Data, nil
 	c.Security = c.Security.Merge(r.Security)
 	return &c, nil
+}
+
+// undefinedText is how a template shows a reference to an undefined
+// variable: `@name` and its field accesses.
+func undefinedText(r *ast.Ref) string {
+	var b strings.Builder
+	b.WriteString("@" + r.Name)
+	for _, a := range r.Path {
+		if a.Kind == ast.AccessField {
+			b.WriteString("." + a.Name)
+		}
+	}
+	return b.String()
 }

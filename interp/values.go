@@ -242,6 +242,14 @@ func mxField(v *value.Variable, name string, pos ast.Pos) (any, bool, error) {
 		}
 	}
 	switch name {
+	case "key":
+		if v.Iter != nil {
+			return v.Iter.Key, true, nil
+		}
+	case "index":
+		if v.Iter != nil && v.Iter.Array {
+			return float64(v.Iter.Index), true, nil
+		}
 	case "keys", "values", "entries":
 		// Object utilities: `.mx.keys`, `.mx.values`, `.mx.entries`.
 		o, ok := structuredData(v.Data).(*value.Object)

@@ -42,6 +42,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	save := fs.String("save", "", "write each category's minimal script and outcomes under this folder")
 	report := fs.String("report", "", "also write the report to this file")
 	verbose := fs.Bool("v", false, "print each program's verdict on stderr")
+	refCache := fs.String("ref-cache", os.Getenv("MLLD_REF_CACHE"), "keep the reference's outcomes in this folder between runs (default $MLLD_REF_CACHE; empty: none)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -85,7 +86,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return true
 	}
-	cache := new(diffmlld.Cache)
+	cache := &diffmlld.Cache{RefDir: *refCache}
 	cfg.Cache = cache
 	if *docs != "" {
 		exs, err := diffmlld.DocExamples(*docs)

@@ -66,6 +66,7 @@ const (
 	slabPtrWhenArm
 	slabPtrWhenDirective
 	slabPtrWhenExpr
+	slabPtrWhileStage
 	slabPtrWithClause
 	slabSliceAccessor
 	slabSliceArrayItem
@@ -132,7 +133,7 @@ var slabMin = [nSlabs]uint64{
 	slabPtrShowDirective:   5,
 	slabPtrShowJoin:        6,
 	slabPtrSkipExpr:        4,
-	slabPtrStage:           9,
+	slabPtrStage:           10,
 	slabPtrStringLit:       7,
 	slabPtrTemplateFile:    5,
 	slabPtrTemplateFor:     8,
@@ -143,6 +144,7 @@ var slabMin = [nSlabs]uint64{
 	slabPtrWhenArm:         8,
 	slabPtrWhenDirective:   5,
 	slabPtrWhenExpr:        7,
+	slabPtrWhileStage:      3,
 	slabPtrWithClause:      6,
 	slabSliceAccessor:      10,
 	slabSliceArrayItem:     3,
@@ -218,6 +220,7 @@ type slabs struct {
 	PtrWhenArm         []ast.WhenArm
 	PtrWhenDirective   []ast.WhenDirective
 	PtrWhenExpr        []ast.WhenExpr
+	PtrWhileStage      []ast.WhileStage
 	PtrWithClause      []ast.WithClause
 	SliceAccessor      []ast.Accessor
 	SliceArrayItem     []ast.ArrayItem
@@ -531,6 +534,11 @@ func (s *slabs) make(c *[nSlabs]uint64) {
 	} else {
 		s.PtrWhenExpr = []ast.WhenExpr{}
 	}
+	if n := c[slabPtrWhileStage]; n > 0 {
+		s.PtrWhileStage = make([]ast.WhileStage, n)
+	} else {
+		s.PtrWhileStage = []ast.WhileStage{}
+	}
 	if n := c[slabPtrWithClause]; n > 0 {
 		s.PtrWithClause = make([]ast.WithClause, n)
 	} else {
@@ -659,6 +667,7 @@ func (s *slabs) used() bool {
 		len(s.PtrWhenArm) == 0 &&
 		len(s.PtrWhenDirective) == 0 &&
 		len(s.PtrWhenExpr) == 0 &&
+		len(s.PtrWhileStage) == 0 &&
 		len(s.PtrWithClause) == 0 &&
 		len(s.SliceAccessor) == 0 &&
 		len(s.SliceArrayItem) == 0 &&
@@ -1389,6 +1398,7 @@ func encStage(e *encoder, v *ast.Stage) {
 	encPtrEffectStage(e, v.Effect)
 	encSlicePtrStage(e, v.Parallel)
 	encPtrCodeExpr(e, v.Code)
+	encPtrWhileStage(e, v.While)
 }
 
 func decStage(d *decoder, v *ast.Stage) {
@@ -1398,6 +1408,7 @@ func decStage(d *decoder, v *ast.Stage) {
 	v.Effect = decPtrEffectStage(d)
 	v.Parallel = decSlicePtrStage(d)
 	v.Code = decPtrCodeExpr(d)
+	v.While = decPtrWhileStage(d)
 }
 
 func encStringLit(e *encoder, v *ast.StringLit) {
@@ -1530,6 +1541,18 @@ func decWhenExpr(d *decoder, v *ast.WhenExpr) {
 	v.Subject = decExpr(d)
 	v.Arms = decSlicePtrWhenArm(d)
 	v.Inline = d.bool()
+}
+
+func encWhileStage(e *encoder, v *ast.WhileStage) {
+	e.int(v.Cap)
+	e.int(v.RateMs)
+	encPtrRef(e, v.Proc)
+}
+
+func decWhileStage(d *decoder, v *ast.WhileStage) {
+	v.Cap = d.int()
+	v.RateMs = d.int()
+	v.Proc = decPtrRef(d)
 }
 
 func encWithClause(e *encoder, v *ast.WithClause) {
@@ -2783,6 +2806,27 @@ func decNodeWhenExpr(d *decoder) *ast.WhenExpr {
 	return v
 }
 
+func encNodeWhileStage(e *encoder, v *ast.WhileStage) {
+	e.count[slabPtrWhileStage]++
+	if !e.enter() {
+		return
+	}
+	encWhileStage(e, v)
+	e.leave()
+}
+
+func decNodeWhileStage(d *decoder) *ast.WhileStage {
+	if len(d.s.PtrWhileStage) == 0 || !d.enter() {
+		d.fail()
+		return nil
+	}
+	v := &d.s.PtrWhileStage[0]
+	d.s.PtrWhileStage = d.s.PtrWhileStage[1:]
+	decWhileStage(d, v)
+	d.leave()
+	return v
+}
+
 func encNodeWithClause(e *encoder, v *ast.WithClause) {
 	e.count[slabPtrWithClause]++
 	if !e.enter() {
@@ -3079,6 +3123,26 @@ func decPtrWhenExpr(d *decoder) *ast.WhenExpr {
 		return nil
 	case 1:
 		return decNodeWhenExpr(d)
+	}
+	d.fail()
+	return nil
+}
+
+func encPtrWhileStage(e *encoder, v *ast.WhileStage) {
+	if v == nil {
+		e.uint(0)
+		return
+	}
+	e.uint(1)
+	encNodeWhileStage(e, v)
+}
+
+func decPtrWhileStage(d *decoder) *ast.WhileStage {
+	switch d.uint() {
+	case 0:
+		return nil
+	case 1:
+		return decNodeWhileStage(d)
 	}
 	d.fail()
 	return nil
@@ -3596,24 +3660,24 @@ func encDirective(e *encoder, v ast.Directive) {
 		encNodeExprStmt(e, x)
 	case *ast.LoopDirective:
 		if x == nil {
-			e.uint(115)
-			return
-		}
-		e.uint(116)
-		encNodeLoopDirective(e, x)
-	case *ast.ShadowDirective:
-		if x == nil {
 			e.uint(117)
 			return
 		}
 		e.uint(118)
+		encNodeLoopDirective(e, x)
+	case *ast.ShadowDirective:
+		if x == nil {
+			e.uint(119)
+			return
+		}
+		e.uint(120)
 		encNodeShadowDirective(e, x)
 	case *ast.HookDirective:
 		if x == nil {
-			e.uint(125)
+			e.uint(127)
 			return
 		}
-		e.uint(126)
+		e.uint(128)
 		encNodeHookDirective(e, x)
 	default:
 		e.unknown(v)
@@ -3696,17 +3760,17 @@ func decDirective(d *decoder) ast.Directive {
 		return (*ast.ExprStmt)(nil)
 	case 48:
 		return decNodeExprStmt(d)
-	case 115:
-		return (*ast.LoopDirective)(nil)
-	case 116:
-		return decNodeLoopDirective(d)
 	case 117:
-		return (*ast.ShadowDirective)(nil)
+		return (*ast.LoopDirective)(nil)
 	case 118:
+		return decNodeLoopDirective(d)
+	case 119:
+		return (*ast.ShadowDirective)(nil)
+	case 120:
 		return decNodeShadowDirective(d)
-	case 125:
+	case 127:
 		return (*ast.HookDirective)(nil)
-	case 126:
+	case 128:
 		return decNodeHookDirective(d)
 	}
 	d.fail()
@@ -3796,129 +3860,129 @@ func encExpr(e *encoder, v ast.Expr) {
 		encNodeCodeExpr(e, x)
 	case *ast.PipelineExpr:
 		if x == nil {
-			e.uint(89)
+			e.uint(91)
 			return
 		}
-		e.uint(90)
+		e.uint(92)
 		encNodePipelineExpr(e, x)
 	case *ast.WhenExpr:
-		if x == nil {
-			e.uint(93)
-			return
-		}
-		e.uint(94)
-		encNodeWhenExpr(e, x)
-	case *ast.ForExpr:
 		if x == nil {
 			e.uint(95)
 			return
 		}
 		e.uint(96)
-		encNodeForExpr(e, x)
-	case *ast.ForeachExpr:
+		encNodeWhenExpr(e, x)
+	case *ast.ForExpr:
 		if x == nil {
 			e.uint(97)
 			return
 		}
 		e.uint(98)
-		encNodeForeachExpr(e, x)
-	case *ast.BlockExpr:
+		encNodeForExpr(e, x)
+	case *ast.ForeachExpr:
 		if x == nil {
 			e.uint(99)
 			return
 		}
 		e.uint(100)
-		encNodeBlockExpr(e, x)
-	case *ast.RetryExpr:
+		encNodeForeachExpr(e, x)
+	case *ast.BlockExpr:
 		if x == nil {
 			e.uint(101)
 			return
 		}
 		e.uint(102)
-		encNodeRetryExpr(e, x)
-	case *ast.SkipExpr:
+		encNodeBlockExpr(e, x)
+	case *ast.RetryExpr:
 		if x == nil {
 			e.uint(103)
 			return
 		}
 		e.uint(104)
-		encNodeSkipExpr(e, x)
-	case *ast.DeniedExpr:
+		encNodeRetryExpr(e, x)
+	case *ast.SkipExpr:
 		if x == nil {
 			e.uint(105)
 			return
 		}
 		e.uint(106)
-		encNodeDeniedExpr(e, x)
-	case *ast.AllowExpr:
+		encNodeSkipExpr(e, x)
+	case *ast.DeniedExpr:
 		if x == nil {
 			e.uint(107)
 			return
 		}
 		e.uint(108)
-		encNodeAllowExpr(e, x)
-	case *ast.DenyExpr:
+		encNodeDeniedExpr(e, x)
+	case *ast.AllowExpr:
 		if x == nil {
 			e.uint(109)
 			return
 		}
 		e.uint(110)
-		encNodeDenyExpr(e, x)
-	case *ast.LoopExpr:
+		encNodeAllowExpr(e, x)
+	case *ast.DenyExpr:
 		if x == nil {
 			e.uint(111)
 			return
 		}
 		e.uint(112)
-		encNodeLoopExpr(e, x)
-	case *ast.LoopCtlExpr:
+		encNodeDenyExpr(e, x)
+	case *ast.LoopExpr:
 		if x == nil {
 			e.uint(113)
 			return
 		}
 		e.uint(114)
-		encNodeLoopCtlExpr(e, x)
-	case *ast.ShowJoin:
+		encNodeLoopExpr(e, x)
+	case *ast.LoopCtlExpr:
 		if x == nil {
-			e.uint(119)
+			e.uint(115)
 			return
 		}
-		e.uint(120)
-		encNodeShowJoin(e, x)
-	case *ast.TemplateFile:
+		e.uint(116)
+		encNodeLoopCtlExpr(e, x)
+	case *ast.ShowJoin:
 		if x == nil {
 			e.uint(121)
 			return
 		}
 		e.uint(122)
-		encNodeTemplateFile(e, x)
-	case *ast.LeadParallel:
+		encNodeShowJoin(e, x)
+	case *ast.TemplateFile:
 		if x == nil {
 			e.uint(123)
 			return
 		}
 		e.uint(124)
-		encNodeLeadParallel(e, x)
-	case *ast.AskExpr:
+		encNodeTemplateFile(e, x)
+	case *ast.LeadParallel:
 		if x == nil {
-			e.uint(127)
+			e.uint(125)
 			return
 		}
-		e.uint(128)
-		encNodeAskExpr(e, x)
-	case *ast.LabelExpr:
+		e.uint(126)
+		encNodeLeadParallel(e, x)
+	case *ast.AskExpr:
 		if x == nil {
 			e.uint(129)
 			return
 		}
 		e.uint(130)
-		encNodeLabelExpr(e, x)
-	case *ast.FileLoad:
+		encNodeAskExpr(e, x)
+	case *ast.LabelExpr:
 		if x == nil {
 			e.uint(131)
 			return
 		}
 		e.uint(132)
+		encNodeLabelExpr(e, x)
+	case *ast.FileLoad:
+		if x == nil {
+			e.uint(133)
+			return
+		}
+		e.uint(134)
 		encNodeFileLoad(e, x)
 	default:
 		e.unknown(v)
@@ -3973,77 +4037,77 @@ func decExpr(d *decoder) ast.Expr {
 		return (*ast.CodeExpr)(nil)
 	case 82:
 		return decNodeCodeExpr(d)
-	case 89:
+	case 91:
 		return (*ast.PipelineExpr)(nil)
-	case 90:
+	case 92:
 		return decNodePipelineExpr(d)
-	case 93:
-		return (*ast.WhenExpr)(nil)
-	case 94:
-		return decNodeWhenExpr(d)
 	case 95:
-		return (*ast.ForExpr)(nil)
+		return (*ast.WhenExpr)(nil)
 	case 96:
-		return decNodeForExpr(d)
+		return decNodeWhenExpr(d)
 	case 97:
-		return (*ast.ForeachExpr)(nil)
+		return (*ast.ForExpr)(nil)
 	case 98:
-		return decNodeForeachExpr(d)
+		return decNodeForExpr(d)
 	case 99:
-		return (*ast.BlockExpr)(nil)
+		return (*ast.ForeachExpr)(nil)
 	case 100:
-		return decNodeBlockExpr(d)
+		return decNodeForeachExpr(d)
 	case 101:
-		return (*ast.RetryExpr)(nil)
+		return (*ast.BlockExpr)(nil)
 	case 102:
-		return decNodeRetryExpr(d)
+		return decNodeBlockExpr(d)
 	case 103:
-		return (*ast.SkipExpr)(nil)
+		return (*ast.RetryExpr)(nil)
 	case 104:
-		return decNodeSkipExpr(d)
+		return decNodeRetryExpr(d)
 	case 105:
-		return (*ast.DeniedExpr)(nil)
+		return (*ast.SkipExpr)(nil)
 	case 106:
-		return decNodeDeniedExpr(d)
+		return decNodeSkipExpr(d)
 	case 107:
-		return (*ast.AllowExpr)(nil)
+		return (*ast.DeniedExpr)(nil)
 	case 108:
-		return decNodeAllowExpr(d)
+		return decNodeDeniedExpr(d)
 	case 109:
-		return (*ast.DenyExpr)(nil)
+		return (*ast.AllowExpr)(nil)
 	case 110:
-		return decNodeDenyExpr(d)
+		return decNodeAllowExpr(d)
 	case 111:
-		return (*ast.LoopExpr)(nil)
+		return (*ast.DenyExpr)(nil)
 	case 112:
-		return decNodeLoopExpr(d)
+		return decNodeDenyExpr(d)
 	case 113:
-		return (*ast.LoopCtlExpr)(nil)
+		return (*ast.LoopExpr)(nil)
 	case 114:
+		return decNodeLoopExpr(d)
+	case 115:
+		return (*ast.LoopCtlExpr)(nil)
+	case 116:
 		return decNodeLoopCtlExpr(d)
-	case 119:
-		return (*ast.ShowJoin)(nil)
-	case 120:
-		return decNodeShowJoin(d)
 	case 121:
-		return (*ast.TemplateFile)(nil)
+		return (*ast.ShowJoin)(nil)
 	case 122:
-		return decNodeTemplateFile(d)
+		return decNodeShowJoin(d)
 	case 123:
-		return (*ast.LeadParallel)(nil)
+		return (*ast.TemplateFile)(nil)
 	case 124:
+		return decNodeTemplateFile(d)
+	case 125:
+		return (*ast.LeadParallel)(nil)
+	case 126:
 		return decNodeLeadParallel(d)
-	case 127:
-		return (*ast.AskExpr)(nil)
-	case 128:
-		return decNodeAskExpr(d)
 	case 129:
-		return (*ast.LabelExpr)(nil)
+		return (*ast.AskExpr)(nil)
 	case 130:
-		return decNodeLabelExpr(d)
+		return decNodeAskExpr(d)
 	case 131:
-		return (*ast.FileLoad)(nil)
+		return (*ast.LabelExpr)(nil)
 	case 132:
+		return decNodeLabelExpr(d)
+	case 133:
+		return (*ast.FileLoad)(nil)
+	case 134:
 		return decNodeFileLoad(d)
 	}
 	d.fail()
@@ -4301,157 +4365,157 @@ func encNode(e *encoder, v ast.Node) {
 		encNodeStage(e, x)
 	case *ast.PipelineExpr:
 		if x == nil {
-			e.uint(89)
-			return
-		}
-		e.uint(90)
-		encNodePipelineExpr(e, x)
-	case *ast.WhenArm:
-		if x == nil {
 			e.uint(91)
 			return
 		}
 		e.uint(92)
-		encNodeWhenArm(e, x)
-	case *ast.WhenExpr:
+		encNodePipelineExpr(e, x)
+	case *ast.WhenArm:
 		if x == nil {
 			e.uint(93)
 			return
 		}
 		e.uint(94)
-		encNodeWhenExpr(e, x)
-	case *ast.ForExpr:
+		encNodeWhenArm(e, x)
+	case *ast.WhenExpr:
 		if x == nil {
 			e.uint(95)
 			return
 		}
 		e.uint(96)
-		encNodeForExpr(e, x)
-	case *ast.ForeachExpr:
+		encNodeWhenExpr(e, x)
+	case *ast.ForExpr:
 		if x == nil {
 			e.uint(97)
 			return
 		}
 		e.uint(98)
-		encNodeForeachExpr(e, x)
-	case *ast.BlockExpr:
+		encNodeForExpr(e, x)
+	case *ast.ForeachExpr:
 		if x == nil {
 			e.uint(99)
 			return
 		}
 		e.uint(100)
-		encNodeBlockExpr(e, x)
-	case *ast.RetryExpr:
+		encNodeForeachExpr(e, x)
+	case *ast.BlockExpr:
 		if x == nil {
 			e.uint(101)
 			return
 		}
 		e.uint(102)
-		encNodeRetryExpr(e, x)
-	case *ast.SkipExpr:
+		encNodeBlockExpr(e, x)
+	case *ast.RetryExpr:
 		if x == nil {
 			e.uint(103)
 			return
 		}
 		e.uint(104)
-		encNodeSkipExpr(e, x)
-	case *ast.DeniedExpr:
+		encNodeRetryExpr(e, x)
+	case *ast.SkipExpr:
 		if x == nil {
 			e.uint(105)
 			return
 		}
 		e.uint(106)
-		encNodeDeniedExpr(e, x)
-	case *ast.AllowExpr:
+		encNodeSkipExpr(e, x)
+	case *ast.DeniedExpr:
 		if x == nil {
 			e.uint(107)
 			return
 		}
 		e.uint(108)
-		encNodeAllowExpr(e, x)
-	case *ast.DenyExpr:
+		encNodeDeniedExpr(e, x)
+	case *ast.AllowExpr:
 		if x == nil {
 			e.uint(109)
 			return
 		}
 		e.uint(110)
-		encNodeDenyExpr(e, x)
-	case *ast.LoopExpr:
+		encNodeAllowExpr(e, x)
+	case *ast.DenyExpr:
 		if x == nil {
 			e.uint(111)
 			return
 		}
 		e.uint(112)
-		encNodeLoopExpr(e, x)
-	case *ast.LoopCtlExpr:
+		encNodeDenyExpr(e, x)
+	case *ast.LoopExpr:
 		if x == nil {
 			e.uint(113)
 			return
 		}
 		e.uint(114)
-		encNodeLoopCtlExpr(e, x)
-	case *ast.LoopDirective:
+		encNodeLoopExpr(e, x)
+	case *ast.LoopCtlExpr:
 		if x == nil {
 			e.uint(115)
 			return
 		}
 		e.uint(116)
-		encNodeLoopDirective(e, x)
-	case *ast.ShadowDirective:
+		encNodeLoopCtlExpr(e, x)
+	case *ast.LoopDirective:
 		if x == nil {
 			e.uint(117)
 			return
 		}
 		e.uint(118)
-		encNodeShadowDirective(e, x)
-	case *ast.ShowJoin:
+		encNodeLoopDirective(e, x)
+	case *ast.ShadowDirective:
 		if x == nil {
 			e.uint(119)
 			return
 		}
 		e.uint(120)
-		encNodeShowJoin(e, x)
-	case *ast.TemplateFile:
+		encNodeShadowDirective(e, x)
+	case *ast.ShowJoin:
 		if x == nil {
 			e.uint(121)
 			return
 		}
 		e.uint(122)
-		encNodeTemplateFile(e, x)
-	case *ast.LeadParallel:
+		encNodeShowJoin(e, x)
+	case *ast.TemplateFile:
 		if x == nil {
 			e.uint(123)
 			return
 		}
 		e.uint(124)
-		encNodeLeadParallel(e, x)
-	case *ast.HookDirective:
+		encNodeTemplateFile(e, x)
+	case *ast.LeadParallel:
 		if x == nil {
 			e.uint(125)
 			return
 		}
 		e.uint(126)
-		encNodeHookDirective(e, x)
-	case *ast.AskExpr:
+		encNodeLeadParallel(e, x)
+	case *ast.HookDirective:
 		if x == nil {
 			e.uint(127)
 			return
 		}
 		e.uint(128)
-		encNodeAskExpr(e, x)
-	case *ast.LabelExpr:
+		encNodeHookDirective(e, x)
+	case *ast.AskExpr:
 		if x == nil {
 			e.uint(129)
 			return
 		}
 		e.uint(130)
-		encNodeLabelExpr(e, x)
-	case *ast.FileLoad:
+		encNodeAskExpr(e, x)
+	case *ast.LabelExpr:
 		if x == nil {
 			e.uint(131)
 			return
 		}
 		e.uint(132)
+		encNodeLabelExpr(e, x)
+	case *ast.FileLoad:
+		if x == nil {
+			e.uint(133)
+			return
+		}
+		e.uint(134)
 		encNodeFileLoad(e, x)
 	default:
 		e.unknown(v)
@@ -4602,93 +4666,93 @@ func decNode(d *decoder) ast.Node {
 		return (*ast.Stage)(nil)
 	case 88:
 		return decNodeStage(d)
-	case 89:
-		return (*ast.PipelineExpr)(nil)
-	case 90:
-		return decNodePipelineExpr(d)
 	case 91:
-		return (*ast.WhenArm)(nil)
+		return (*ast.PipelineExpr)(nil)
 	case 92:
-		return decNodeWhenArm(d)
+		return decNodePipelineExpr(d)
 	case 93:
-		return (*ast.WhenExpr)(nil)
+		return (*ast.WhenArm)(nil)
 	case 94:
-		return decNodeWhenExpr(d)
+		return decNodeWhenArm(d)
 	case 95:
-		return (*ast.ForExpr)(nil)
+		return (*ast.WhenExpr)(nil)
 	case 96:
-		return decNodeForExpr(d)
+		return decNodeWhenExpr(d)
 	case 97:
-		return (*ast.ForeachExpr)(nil)
+		return (*ast.ForExpr)(nil)
 	case 98:
-		return decNodeForeachExpr(d)
+		return decNodeForExpr(d)
 	case 99:
-		return (*ast.BlockExpr)(nil)
+		return (*ast.ForeachExpr)(nil)
 	case 100:
-		return decNodeBlockExpr(d)
+		return decNodeForeachExpr(d)
 	case 101:
-		return (*ast.RetryExpr)(nil)
+		return (*ast.BlockExpr)(nil)
 	case 102:
-		return decNodeRetryExpr(d)
+		return decNodeBlockExpr(d)
 	case 103:
-		return (*ast.SkipExpr)(nil)
+		return (*ast.RetryExpr)(nil)
 	case 104:
-		return decNodeSkipExpr(d)
+		return decNodeRetryExpr(d)
 	case 105:
-		return (*ast.DeniedExpr)(nil)
+		return (*ast.SkipExpr)(nil)
 	case 106:
-		return decNodeDeniedExpr(d)
+		return decNodeSkipExpr(d)
 	case 107:
-		return (*ast.AllowExpr)(nil)
+		return (*ast.DeniedExpr)(nil)
 	case 108:
-		return decNodeAllowExpr(d)
+		return decNodeDeniedExpr(d)
 	case 109:
-		return (*ast.DenyExpr)(nil)
+		return (*ast.AllowExpr)(nil)
 	case 110:
-		return decNodeDenyExpr(d)
+		return decNodeAllowExpr(d)
 	case 111:
-		return (*ast.LoopExpr)(nil)
+		return (*ast.DenyExpr)(nil)
 	case 112:
-		return decNodeLoopExpr(d)
+		return decNodeDenyExpr(d)
 	case 113:
-		return (*ast.LoopCtlExpr)(nil)
+		return (*ast.LoopExpr)(nil)
 	case 114:
-		return decNodeLoopCtlExpr(d)
+		return decNodeLoopExpr(d)
 	case 115:
-		return (*ast.LoopDirective)(nil)
+		return (*ast.LoopCtlExpr)(nil)
 	case 116:
-		return decNodeLoopDirective(d)
+		return decNodeLoopCtlExpr(d)
 	case 117:
-		return (*ast.ShadowDirective)(nil)
+		return (*ast.LoopDirective)(nil)
 	case 118:
-		return decNodeShadowDirective(d)
+		return decNodeLoopDirective(d)
 	case 119:
-		return (*ast.ShowJoin)(nil)
+		return (*ast.ShadowDirective)(nil)
 	case 120:
-		return decNodeShowJoin(d)
+		return decNodeShadowDirective(d)
 	case 121:
-		return (*ast.TemplateFile)(nil)
+		return (*ast.ShowJoin)(nil)
 	case 122:
-		return decNodeTemplateFile(d)
+		return decNodeShowJoin(d)
 	case 123:
-		return (*ast.LeadParallel)(nil)
+		return (*ast.TemplateFile)(nil)
 	case 124:
-		return decNodeLeadParallel(d)
+		return decNodeTemplateFile(d)
 	case 125:
-		return (*ast.HookDirective)(nil)
+		return (*ast.LeadParallel)(nil)
 	case 126:
-		return decNodeHookDirective(d)
+		return decNodeLeadParallel(d)
 	case 127:
-		return (*ast.AskExpr)(nil)
+		return (*ast.HookDirective)(nil)
 	case 128:
-		return decNodeAskExpr(d)
+		return decNodeHookDirective(d)
 	case 129:
-		return (*ast.LabelExpr)(nil)
+		return (*ast.AskExpr)(nil)
 	case 130:
-		return decNodeLabelExpr(d)
+		return decNodeAskExpr(d)
 	case 131:
-		return (*ast.FileLoad)(nil)
+		return (*ast.LabelExpr)(nil)
 	case 132:
+		return decNodeLabelExpr(d)
+	case 133:
+		return (*ast.FileLoad)(nil)
+	case 134:
 		return decNodeFileLoad(d)
 	}
 	d.fail()

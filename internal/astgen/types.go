@@ -50,6 +50,7 @@ var types = []any{
 	ast.WithClause{},
 	ast.EffectStage{},
 	ast.Stage{},
+	ast.WhileStage{},
 	ast.PipelineExpr{},
 	ast.WhenArm{},
 	ast.WhenExpr{},

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -66,6 +68,11 @@ func Loose(k Kind) bool { return k == Agree || k == ErrClassDiff }
 type Cache struct {
 	mu   sync.Mutex
 	seen map[string][2]Outcome
+	// RefDir, when set, keeps the reference's outcomes on disk between
+	// runs (one JSON file per program): mlld 2.0.5 does not change, so a
+	// re-run after a guardrun change runs only guardrun. Timeouts are not
+	// kept.
+	RefDir string
 }
 
 // Pair is Pair through the cache.
@@ -77,7 +84,15 @@ func (c *Cache) Pair(ctx context.Context, ours, ref Peer, p Program) (Outcome, O
 	if ok {
 		return got[0], got[1]
 	}
-	o, r := Pair(ctx, ours, ref, p)
+	var o, r Outcome
+	if kept, ok := c.loadRef(key); ok {
+		o, r = PairWith(ctx, ours, p), kept
+	} else {
+		o, r = Pair(ctx, ours, ref, p)
+		if ctx.Err() == nil {
+			c.storeRef(key, r)
+		}
+	}
 	if ctx.Err() == nil {
 		c.mu.Lock()
 		if c.seen == nil {
@@ -87,6 +102,38 @@ func (c *Cache) Pair(ctx context.Context, ours, ref Peer, p Program) (Outcome, O
 		c.mu.Unlock()
 	}
 	return o, r
+}
+
+// loadRef reads a kept reference outcome.
+func (c *Cache) loadRef(key string) (Outcome, bool) {
+	if c.RefDir == "" {
+		return Outcome{}, false
+	}
+	b, err := os.ReadFile(filepath.Join(c.RefDir, key+".json"))
+	if err != nil {
+		return Outcome{}, false
+	}
+	var o Outcome
+	if json.Unmarshal(b, &o) != nil {
+		return Outcome{}, false
+	}
+	return o, true
+}
+
+// storeRef keeps a reference outcome (not a timeout, which may be the
+// machine's load rather than the program).
+func (c *Cache) storeRef(key string, o Outcome) {
+	if c.RefDir == "" || o.Class == Timeout {
+		return
+	}
+	b, err := json.Marshal(o)
+	if err != nil || os.MkdirAll(c.RefDir, 0o755) != nil {
+		return
+	}
+	tmp := filepath.Join(c.RefDir, key+".tmp")
+	if os.WriteFile(tmp, b, 0o644) == nil {
+		_ = os.Rename(tmp, filepath.Join(c.RefDir, key+".json"))
+	}
 }
 
 // programKey identifies a program by its script and files.
@@ -107,18 +154,20 @@ func programKey(p Program) string {
 // Pair runs p through both peers, each in its own fresh directory (a
 // script may write files), and returns both outcomes.
 func Pair(ctx context.Context, ours, ref Peer, p Program) (Outcome, Outcome) {
-	run := func(peer Peer) Outcome {
-		dir, file, err := writeProgram(p)
-		if dir != "" {
-			defer os.RemoveAll(dir)
-		}
-		if err != nil {
-			return Outcome{Class: Runtime, ErrName: "harness: " + err.Error()}
-		}
-		return peer.Run(ctx, dir, file)
-	}
 	ch := make(chan Outcome, 1)
-	go func() { ch <- run(ours) }()
-	r := run(ref)
+	go func() { ch <- PairWith(ctx, ours, p) }()
+	r := PairWith(ctx, ref, p)
 	return <-ch, r
+}
+
+// PairWith runs p with one peer, in a fresh directory of its own.
+func PairWith(ctx context.Context, peer Peer, p Program) Outcome {
+	dir, file, err := writeProgram(p)
+	if dir != "" {
+		defer os.RemoveAll(dir)
+	}
+	if err != nil {
+		return Outcome{Class: Runtime, ErrName: "harness: " + err.Error()}
+	}
+	return peer.Run(ctx, dir, file)
 }

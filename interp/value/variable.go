@@ -82,6 +82,16 @@ type Variable struct {
 	// "x.mld" as @ns`) made this object from: reading a field it does not
 	// have is an error, not undefined.
 	Namespace string
+	// Iter, when non-nil, is where a for loop's element came from:
+	// `.mx.key` (an object key or array index) and `.mx.index` (arrays).
+	Iter *IterPos
+}
+
+// IterPos is the position of a for loop's element in its source.
+type IterPos struct {
+	Key   any
+	Index int
+	Array bool
 }
 
 // New wraps data in a Variable with an empty descriptor.
