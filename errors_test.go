@@ -147,7 +147,7 @@ func setHook(t *testing.T, hook *func(), f func()) {
 
 func TestFacadePanicInCompileIsInternal(t *testing.T) {
 	setHook(t, &testHookCompile, func() { panic("compile kaboom") })
-	prg, err := Compile("c.mld", []byte("show 1\n"))
+	prg, err := Compile("c.mld", []byte("show \"1\"\n"))
 	require.Nil(t, prg)
 	var e *Error
 	require.ErrorAs(t, err, &e)
@@ -158,7 +158,7 @@ func TestFacadePanicInCompileIsInternal(t *testing.T) {
 }
 
 func TestFacadePanicInRunIsInternal(t *testing.T) {
-	prg, err := Compile("r.mld", []byte("show 1\n"))
+	prg, err := Compile("r.mld", []byte("show \"1\"\n"))
 	require.NoError(t, err)
 	setHook(t, &testHookRun, func() { panic("run kaboom") })
 	res, err := prg.Run(context.Background())
@@ -179,7 +179,7 @@ func TestFacadePanicInRunIsInternal(t *testing.T) {
 // positioned errors; the facade reports them all as internal, keeping the
 // position and leaving the typed error reachable.
 func TestRecoveredPanicsAreInternal(t *testing.T) {
-	src := source{name: "s.mld", src: []byte("show 1\nshow 2\n")}
+	src := source{name: "s.mld", src: []byte("show \"1\"\nshow \"2\"\n")}
 	parserPanic := &grammar.InternalError{Value: "parser kaboom", Stack: []byte("parser stack")}
 	evalPanic := &interp.PanicError{Value: "eval kaboom", Stack: []byte("eval stack")}
 	for name, tc := range map[string]struct {
@@ -201,7 +201,7 @@ func TestRecoveredPanicsAreInternal(t *testing.T) {
 		require.Equal(t, InternalErrorName, e.Name, name)
 		require.Contains(t, e.Message, tc.value, name)
 		require.Equal(t, 2, e.Pos.Line, name)
-		require.Equal(t, "show 2", e.SourceLine, name)
+		require.Equal(t, "show \"2\"", e.SourceLine, name)
 		require.Contains(t, e.Unwrap().Error(), tc.stack, name)
 		require.ErrorIs(t, e, tc.err, name)
 	}
@@ -212,7 +212,7 @@ func TestRecoveredPanicsAreInternal(t *testing.T) {
 // A panic inside the evaluator, here in an embedder's writer, comes back
 // from Run as an internal error rather than taking the process down.
 func TestEvaluatorPanicIsInternal(t *testing.T) {
-	prg, err := Compile("w.mld", []byte("show 1\nlog \"x\"\n"))
+	prg, err := Compile("w.mld", []byte("show \"1\"\nlog \"x\"\n"))
 	require.NoError(t, err)
 	res, err := prg.Run(context.Background(), WithStderr(panicWriter{}))
 	var e *Error

@@ -409,7 +409,7 @@ func (panicWriter) Write([]byte) (int, error) { panic("writer kaboom") }
 // panic, wherever it was recovered, and only on one: a crash must never
 // count as a case's expected error.
 func TestFailOnInternal(t *testing.T) {
-	prg, err := guardrun.Compile("ok.mld", []byte("log \"x\"\nshow 1\n"))
+	prg, err := guardrun.Compile("ok.mld", []byte("log \"x\"\nshow \"1\"\n"))
 	require.NoError(t, err)
 	_, panicked := prg.Run(context.Background(), guardrun.WithStderr(panicWriter{}))
 	var gerr *guardrun.Error

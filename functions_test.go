@@ -136,12 +136,12 @@ func TestGoFunctionRefused(t *testing.T) {
 		{guardrun.Function{Name: "f", Params: []guardrun.Param{{Name: ""}}, Call: call}, "", guardrun.UsageErrorName, "parameter 1"},
 		{guardrun.Function{Name: "f", Call: call}, "exe @f() = `x`\n", guardrun.VariableErrorName, "clashes with the script's own @f"},
 	} {
-		_, err := guardrun.Compile("t.mld", []byte(c.src+"show 1\n"), guardrun.WithFunctions(c.f))
+		_, err := guardrun.Compile("t.mld", []byte(c.src+"show \"1\"\n"), guardrun.WithFunctions(c.f))
 		var e *guardrun.Error
 		require.True(t, errors.As(err, &e), "%+v", c.f.Name)
 		require.Equal(t, c.name, e.Name, e.Render())
 		require.Contains(t, e.Message, c.msg)
 	}
-	_, err := guardrun.Compile("t.mld", []byte("show 1\n"), guardrun.WithFunctions(lookup, lookup))
+	_, err := guardrun.Compile("t.mld", []byte("show \"1\"\n"), guardrun.WithFunctions(lookup, lookup))
 	require.ErrorContains(t, err, "registered twice")
 }

@@ -19,7 +19,7 @@ func TestModeMapsOntoParserModes(t *testing.T) {
 }
 
 func TestCompileRejectsUnknownMode(t *testing.T) {
-	_, err := Compile("x.mld", []byte("show 1\n"), WithMode(Mode(7)))
+	_, err := Compile("x.mld", []byte("show \"1\"\n"), WithMode(Mode(7)))
 	var e *Error
 	require.ErrorAs(t, err, &e)
 	require.Equal(t, "UsageError", e.Name)

@@ -41,13 +41,14 @@ var (
 // programs. All are on; one is turned off only while the interpreter has a
 // known propagation bug in that construct, and the report says so.
 const (
-	genJS        = true // js exes (code leaves the runtime and comes back)
-	genPipelines = true // `X | @f | @g`
-	genSpread    = true // `{ ...@o, k: v }` and `[...@a, v]`
-	genBlockExes = true // `exe @f(v) = [ let …; => … ]`
-	genReturnLab = true // `=> label @v` in block exes
-	genMethodArg = true // refs as method arguments (`.includes(@s)`)
-	genSelective = true // ternary, `??` and when-expressions with constant conditions
+	genJS          = true  // js exes (code leaves the runtime and comes back)
+	genPipelines   = true  // `X | @f | @g`
+	genArraySpread = false // `[...@a, v]`: a parse error, as in mlld 2.0.5
+	genSpread      = true  // `{ ...@o, k: v }` (arrays do not spread in mlld 2.0.5)
+	genBlockExes   = true  // `exe @f(v) = [ let …; => … ]`
+	genReturnLab   = true  // `=> label @v` in block exes
+	genMethodArg   = true  // refs as method arguments (`.includes(@s)`)
+	genSelective   = true  // ternary, `??` and when-expressions with constant conditions
 )
 
 // maxJSExes bounds js exes per program: each call costs a JS runtime.
@@ -636,7 +637,7 @@ func (g *gen) array(depth int) expr {
 	var parts []string
 	var elems []*shape
 	for n := 1 + g.r.Intn(3); n > 0; n-- {
-		if genSpread && g.chance(15) {
+		if genArraySpread && g.chance(15) {
 			// Only arrays of known length are spread, so the result's
 			// elements stay known.
 			if v := g.pickVar(func(s *shape) bool { return s.kind == kindArr && s.elems != nil }); v != nil {

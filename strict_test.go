@@ -45,12 +45,12 @@ func TestStrictCheck(t *testing.T) {
 // A declared per-call variable the script defines too is refused at
 // Compile, at the script's definition.
 func TestDeclareVarsClash(t *testing.T) {
-	_, err := guardrun.Compile("t.mld", []byte("show 1\nvar @req = 2\n"), guardrun.DeclareVars("req"))
+	_, err := guardrun.Compile("t.mld", []byte("show \"1\"\nvar @req = 2\n"), guardrun.DeclareVars("req"))
 	var e *guardrun.Error
 	require.True(t, errors.As(err, &e))
 	require.Equal(t, guardrun.VariableErrorName, e.Name)
 	require.Equal(t, 2, e.Pos.Line)
-	_, err = guardrun.Compile("t.mld", []byte("show 1\n"), guardrun.DeclareVars("mx"))
+	_, err = guardrun.Compile("t.mld", []byte("show \"1\"\n"), guardrun.DeclareVars("mx"))
 	require.True(t, errors.As(err, &e))
 	require.Equal(t, guardrun.UsageErrorName, e.Name)
 }

@@ -28,7 +28,7 @@ func TestBracketAfterEqualsIsBlockOrArray(t *testing.T) {
 		// A block holding only plain values is the array it also spells.
 		{"exe @f() = [@a\n@b]", "array", 2},
 		{"exe @f() = [@a]", "array", 1},
-		{"exe @f() = [@a, @b(), ...@c]", "array", 3},
+		{"exe @f() = [@a, @b(), @c]", "array", 3},
 		{"exe @f() = [@a?, @b,]", "array", 2},
 	}
 	for _, tt := range tests {
@@ -78,7 +78,7 @@ func TestPipeAfterBlockActionAppliesToTheWhole(t *testing.T) {
 }
 
 func TestStatementsInBlocksAreDirectives(t *testing.T) {
-	blk, ok := exeBody(t, "exe @f() = [\n  when @a => show 1\n  for @x in @xs => show @x\n  run @g()\n  when [ * => 1 ]\n]").(*ast.BlockExpr)
+	blk, ok := exeBody(t, "exe @f() = [\n  when @a => show \"1\"\n  for @x in @xs => show @x\n  run @g()\n  when [ * => 1 ]\n]").(*ast.BlockExpr)
 	require.True(t, ok)
 	require.IsType(t, &ast.WhenDirective{}, blk.Stmts[0])
 	require.IsType(t, &ast.ForDirective{}, blk.Stmts[1])
@@ -108,12 +108,12 @@ func TestBlankSeparatesBlockFromIndex(t *testing.T) {
 	doc = parseStrict(t, "for @x in @b [ for @y in @c [ show @y ] ]")
 	require.IsType(t, &ast.BlockExpr{}, doc.Body[0].(*ast.ForDirective).For.Body)
 
-	doc = parseStrict(t, "when @a[0] => show 1")
+	doc = parseStrict(t, "when @a[0] => show \"1\"")
 	w := doc.Body[0].(*ast.WhenDirective).When
 	require.True(t, w.Inline)
 	require.Equal(t, ast.AccessIndex, w.Arms[0].Cond.(*ast.Ref).Path[0].Kind)
 
-	doc = parseStrict(t, "when @a.b [ 1 => show 1 ]")
+	doc = parseStrict(t, "when @a.b [ 1 => show \"1\" ]")
 	w = doc.Body[0].(*ast.WhenDirective).When
 	subject, ok := w.Subject.(*ast.Ref)
 	require.True(t, ok)
@@ -123,13 +123,14 @@ func TestBlankSeparatesBlockFromIndex(t *testing.T) {
 
 func TestBracketErrors(t *testing.T) {
 	tests := []struct{ src, msg string }{
-		{"exe @f() = [show 1, show 2]", "a statement cannot be an array item"},
+		{"exe @f() = [show \"1\", show \"2\"]", "a statement cannot be an array item"},
 		{"exe @f() = [@a, @b; @c]", "; in an array"},
-		{"exe @f() = [...@a @b]", "expected , between array items"},
-		{"exe @f() = [show 1] | @g", "unexpected text after the directive"},
+		{"exe @f() = [@a, ...@b]", "Unknown operator \"..\" in a spread expression"},
+		{"var @x = [0, ...@b]", "Unknown operator \"..\" in a spread expression"},
+		{"exe @f() = [show \"1\"] | @g", "unexpected text after the directive"},
 		{"when [ * => 1 ] | @f", "unexpected text after the directive"},
 		{"for @x in @xs => [show @x] | @f", "unexpected text after the directive"},
-		{"var @x = when [ @c => [show 1] | @f ]", "unexpected text after the arm's block"},
+		{"var @x = when [ @c => [show \"1\"] | @f ]", "unexpected text after the arm's block"},
 		{"when @f() [ 1 => 2 ]", "subject of a when match must be a variable"},
 		{"output", "unexpected end of input"},
 	}

@@ -95,6 +95,9 @@ func (l *lowerer) bracketArray(b *bracket) *ast.ArrayLit {
 		value := it.Value
 		if !it.Spread {
 			value = exprOnly(it.Stmt)
+		} else {
+			l.failArraySpread(it.Pos)
+			return out
 		}
 		if value == nil {
 			l.fail(it.Pos, "Syntax error: a statement cannot be an array item", l.snippet(it.Pos), hint)

@@ -137,6 +137,7 @@ func (l *lowerer) action(a *action) (_ ast.Node, outer *bracketExpr) {
 	case a.Block != nil:
 		return l.bracketExpr(a.Block)
 	case a.Show != nil:
+		l.checkShow(a.Show)
 		return &ast.ShowDirective{Pos: p, Value: l.expr(a.Show)}, nil
 	case a.Output != nil:
 		v, t, f := l.output(a.Output)

@@ -426,9 +426,19 @@ func (l *lowerer) array(a *array) *ast.ArrayLit {
 			l.fail(it.Pos, "an effect ("+it.Effect.Kind+") is only allowed in a pipeline", it.Effect.Kind, "use it inside with { pipeline: [...] } or after |")
 			continue
 		}
+		if it.Spread {
+			l.failArraySpread(it.Pos)
+		}
 		out.Items = append(out.Items, ast.ArrayItem{Value: l.expr(it.Value), Spread: it.Spread, Optional: it.Optional})
 	}
 	return out
+}
+
+// failArraySpread rejects `[...@a]`: as in mlld 2.0.5, only objects
+// spread (`{ ...@o }`); its docs say spreading an array throws.
+func (l *lowerer) failArraySpread(p lexer.Position) {
+	l.fail(p, "Parse error: Unknown operator \"..\" in a spread expression: only objects spread ({ ...@o })", "...",
+		"join arrays with a method: @a.concat(@b)")
 }
 
 func (l *lowerer) object(o *object) *ast.ObjectLit {

@@ -152,6 +152,7 @@ func (l *lowerer) stmt(s *stmt) ast.Directive {
 	case s.Var != nil:
 		return l.varStmt(s.Var, p)
 	case s.Show != nil:
+		l.checkShow(s.Show)
 		return &ast.ShowDirective{Pos: p, Value: showForeach(l.expr(s.Show))}
 	case s.Shadow != nil:
 		return &ast.ShadowDirective{Pos: p, Lang: s.Shadow.Lang, Names: s.Shadow.Names}
@@ -575,5 +576,26 @@ func delegateParams(d *ast.ExeDirective) {
 		if t, ok := lit.Parts[0].(*ast.TextPart); ok && params[t.Text] {
 			args[i] = &ast.Ref{Pos: lit.Pos, Name: t.Text}
 		}
+	}
+}
+
+// checkShow rejects what mlld's show does not take: a value that starts
+// with a literal number, boolean, null, array or object (`show 42`,
+// `show [1, 2] | @sort`, `show true + 1`). show takes a string or
+// template, an @reference, a <file> load or code; a literal goes through
+// a variable (`var @n = 42` then `show @n`).
+func (l *lowerer) checkShow(x *expr) {
+	if x == nil || x.Source == nil || x.Source.First == nil {
+		return
+	}
+	f := x.Source.First
+	hint := "show a string or template, an @variable or a <file>; put a literal in a variable first (var @v = …, then show @v)"
+	switch {
+	case f.Object != nil:
+		l.fail(f.Pos, "Parse error: show does not execute commands or show object literals", "{", hint)
+	case f.Number != nil, f.Neg != nil, f.Array != nil:
+		l.fail(f.Pos, "Parse error: Invalid show syntax. Expected: show 'template', show @variable, show <path>, or show <path # section>", "", hint)
+	case f.Bool != nil, f.Null:
+		l.fail(f.Pos, "Parse error: Missing content in show directive", "", hint)
 	}
 }

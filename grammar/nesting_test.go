@@ -56,7 +56,7 @@ func TestLongOperatorAndKeywordChainsAreAnError(t *testing.T) {
 		"when":     "var @x = " + strings.Repeat("when @a => ", n) + "1",
 		"ternary":  "var @x = " + strings.Repeat("@a ? 1 : ", n) + "1",
 		"run":      "var @x = " + strings.Repeat("run ", n) + "@a",
-		"else if":  "if @a [ show 1 ]" + strings.Repeat(" else if @a [ show 1 ]", n),
+		"else if":  "if @a [ show \"1\" ]" + strings.Repeat(" else if @a [ show \"1\" ]", n),
 		"newlines": "var @x = [" + strings.Repeat("!\n", n) + "1]",
 		"mixed":    "var @x = " + strings.Repeat("!(-[when @a => ", maxNesting/3) + strings.Repeat("!", n),
 	} {

@@ -25,6 +25,8 @@ import (
 //	expected stderr
 //	--- error
 //	substring of the error message
+//	--- parse-error
+//	substring of the parse error (the script does not run)
 //
 // A name ending in .md runs in markdown mode, anything else in strict mode.
 type scriptCase struct {
@@ -110,6 +112,15 @@ func runScriptCase(t *testing.T, c scriptCase) {
 	}
 	path := filepath.Join(dir, file)
 	doc, err := grammar.Parse(path, []byte(c.script+"\n"), mode)
+	if want, ok := c.sections["parse-error"]; ok {
+		if err == nil {
+			t.Fatalf("want a parse error containing %q, the script parsed", want)
+		}
+		if !strings.Contains(err.Error(), strings.TrimSpace(want)) {
+			t.Fatalf("parse error %q does not contain %q", err.Error(), strings.TrimSpace(want))
+		}
+		return
+	}
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}

@@ -64,10 +64,10 @@ func TestRunPattern(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	for src, want := range map[string]string{
 		"expect allow\n":                     "t.test.mld:1:1: expect before any test",
-		"test \"x\" [\n  show 1\n":           "no closing ]",
+		"test \"x\" [\n  show \"1\"\n":       "no closing ]",
 		"test \"x\" [\n]\nexpect maybe\n":    "unknown expectation",
 		"use \"a.mld\"\nuse \"a.mld\"\n":     "is already used",
-		"show 1\n":                           "expected use",
+		"show \"1\"\n":                       "expected use",
 		"test \"x\" [\n]\nexpect output 1\n": "wants a quoted string",
 	} {
 		_, err := policytest.Parse("t.test.mld", []byte(src))
@@ -165,7 +165,7 @@ func TestEventsParseErrors(t *testing.T) {
 		"test \"x\" events [\n  event agent.stop \"a\" error \"b\"\n]\n":        "t.test.mld:2:24: unexpected \"error \\\"b\\\"\" in the event",
 		"test \"x\" events [\n  event tool.after X error 1\n]\n":                "t.test.mld:2:28: a tool's error is text",
 		"test \"x\" events [\n]\n":                                              "t.test.mld:1:1: events test \"x\" has no event",
-		"test \"x\" events [\n  show 1\n]\n":                                    "t.test.mld:2:3: expected event, answer or expect",
+		"test \"x\" events [\n  show \"1\"\n]\n":                                "t.test.mld:2:3: expected event, answer or expect",
 		"test \"x\" events [\n  event agent.stop\n  expect input [1]\n]\n":      "expect input wants an object",
 	} {
 		_, err := policytest.Parse("t.test.mld", []byte(src))
