@@ -3,6 +3,8 @@ package interp
 import (
 	"errors"
 	"io/fs"
+	"path/filepath"
+	"strings"
 
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/value"
@@ -21,7 +23,8 @@ func (in *interp) callBuiltinFunc(e *env, name string, args []*value.Variable, p
 			return value.New("undefined"), true, nil
 		}
 		return derived(typeofName(args[0].Data), args[0]), true, nil
-	case "exists":
+	case "exists", "fileExists":
+		// Reached with evaluated arguments (a pipe stage): the path.
 		if len(args) == 0 {
 			return value.New(false), true, nil
 		}
@@ -71,4 +74,79 @@ func objectParts(o *value.Object, which string) []any {
 		}
 	}
 	return out
+}
+
+// pathExists reports whether path names an existing file or directory in
+// the base directory, or, for a glob, whether it matches any file.
+func (in *interp) pathExists(e *env, path string, pos ast.Pos) bool {
+	path = strings.TrimSpace(path)
+	if path == "" {
+		return false
+	}
+	if isGlobPattern(path) {
+		rel, _, err := in.files.resolve(e.mod.dir, path, pos)
+		if err != nil {
+			return false
+		}
+		root, err := in.files.open()
+		if err != nil {
+			return false
+		}
+		return len(globMatches(root, filepath.ToSlash(rel))) > 0
+	}
+	return in.files.exists(e.mod.dir, path, pos) == nil
+}
+
+// existsCall is `@exists(x)` and `@fileExists(x)` as mlld evaluates them,
+// from the argument as written (exec-invocation.ts):
+//   - @exists(@var…) is true when the variable is defined and its fields
+//     are there (whatever the value, null and "" included);
+//   - @exists("path"), @exists(<path>) are true when the file loads (a
+//     glob: when it matches a file);
+//   - @exists(@f(…)) is true when the call succeeds; anything else is true.
+//   - @fileExists(x) evaluates x to a path and checks the file system;
+//     an undefined variable or missing field is false.
+func (in *interp) existsCall(e *env, name string, args []ast.Expr, pos ast.Pos) (*value.Variable, error) {
+	if len(args) == 0 {
+		return value.New(false), nil
+	}
+	arg := args[0]
+	if fl, ok := arg.(*ast.FileLoad); ok && fl.Path != nil {
+		arg = fl.Path
+	}
+	if r, ok := arg.(*ast.Ref); ok && r.Name != "mx" && !hasCall(r) {
+		root, found := e.lookup(r.Name)
+		if !found {
+			return value.New(false), nil
+		}
+		v, err := in.evalRefRoot(e.withLenient(true), r, root, true)
+		if err != nil || isUndefined(v) {
+			return value.New(false), nil
+		}
+		if name == "exists" {
+			return derived(true, v), nil
+		}
+		return derived(in.pathExists(e, value.Text(v.Data), pos), v), nil
+	}
+	v, err := in.evalExpr(e, arg)
+	if err != nil {
+		if ie, ok := err.(*Error); ok && ie.Kind == KindInterrupt {
+			return nil, err
+		}
+		return value.New(false), nil
+	}
+	if _, ok := arg.(*ast.StringLit); ok || name == "fileExists" {
+		return derived(in.pathExists(e, value.Text(v.Data), pos), v), nil
+	}
+	return derived(true, v), nil
+}
+
+// hasCall reports whether r calls something.
+func hasCall(r *ast.Ref) bool {
+	for _, a := range r.Path {
+		if a.Kind == ast.AccessCall {
+			return true
+		}
+	}
+	return false
 }

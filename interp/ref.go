@@ -186,6 +186,9 @@ func (in *interp) applyPath(e *env, cur *value.Variable, path []ast.Accessor, r 
 				cur = &c
 				continue
 			}
+			if err := fieldOnText(e, cur, acc); err != nil {
+				return nil, err
+			}
 			cur = fieldOf(cur, acc.Name)
 		case ast.AccessIndex:
 			idx, err := in.evalExpr(e.withLenient(false), acc.Index)
@@ -231,6 +234,14 @@ func (in *interp) applyPath(e *env, cur *value.Variable, path []ast.Accessor, r 
 					return nil, err
 				}
 				res, err := in.callExeIn(e, x, args, callOpts{pos: acc.Pos}, f)
+				if err != nil {
+					return nil, err
+				}
+				cur = res
+				continue
+			}
+			if b, ok := cur.Data.(builtin); ok && (b.name == "exists" || b.name == "fileExists") {
+				res, err := in.existsCall(e, b.name, acc.Args, acc.Pos)
 				if err != nil {
 					return nil, err
 				}
@@ -459,7 +470,7 @@ func (in *interp) callValue(e *env, callee *value.Variable, args []*value.Variab
 		var input any = ""
 		var extra []any
 		if len(args) > 0 {
-			input = transformInput(args[0])
+			input = callInput(args[0])
 			for _, a := range args[1:] {
 				extra = append(extra, a.Data)
 			}
@@ -476,6 +487,19 @@ func (in *interp) callValue(e *env, callee *value.Variable, args []*value.Variab
 
 // transformInput is what a builtin transformer receives: parsed command
 // output as its text, everything else as data.
+// callInput is the input of a transformer called as a function,
+// `@upper(@v)`: as in mlld, an array or object argument (not text that
+// holds one) reaches it as empty text, so `@upper([1])` is "" and
+// `@json(@list)` fails to parse. A pipe (`@v | @upper`) passes the value.
+func callInput(v *value.Variable) any {
+	in := transformInput(v)
+	switch in.(type) {
+	case []any, *value.Object:
+		return ""
+	}
+	return in
+}
+
 func transformInput(v *value.Variable) any {
 	if v.Text != nil {
 		return *v.Text
@@ -565,4 +589,23 @@ func (in *interp) pipelineIndex(e *env, r *ast.Ref) (*value.Variable, []ast.Acce
 		return nil, nil, false, nil
 	}
 	return keyed(e.pipe.output(int(n)), idx), r.Path[1:], true, nil
+}
+
+// fieldOnText is mlld's FieldAccess error: a field that is not a string
+// property (`.length`) read from a string, as in `@name.first` where
+// @name = "Ada". Conditions and guards (lenient) still read it as
+// undefined, and so does text that holds JSON or a loaded file.
+func fieldOnText(e *env, cur *value.Variable, acc ast.Accessor) error {
+	s, ok := cur.Data.(string)
+	if !ok || e.lenient || e.strictRefs || cur.Meta != nil || cur.Members != nil || e.in.mx.InGuard() {
+		return nil
+	}
+	if _, ok := value.Property(s, acc.Name); ok {
+		return nil
+	}
+	if _, isData := structuredData(s).(string); !isData {
+		return nil
+	}
+	return newError(KindType, acc.Pos, "a string has no fields; check the variable holds an object",
+		"Cannot access field %q on non-object value (string)", acc.Name)
 }

@@ -90,6 +90,11 @@ func (in *interp) renderParts(e *env, kind ast.QuoteKind, parts []ast.TemplatePa
 				*e.interpolated = append(*e.interpolated, v)
 			}
 			text := interpText(v)
+			if _, ok := v.Data.(value.Undefined); ok && readsMember(p.Value) {
+				// As in mlld, a missing field or element shows as null
+				// in a template (`@o.missing`, `@a[5]`).
+				text = "null"
+			}
 			if err := in.stringFits(p.Pos, "the template", b.Len(), len(text)); err != nil {
 				return err
 			}
@@ -278,4 +283,20 @@ func undefinedText(r *ast.Ref) string {
 		}
 	}
 	return b.String()
+}
+
+// readsMember reports whether x reads a field or an element of a
+// variable (`@o.key`, `@a[5]`), not calling anything. The pipeline
+// context (`@p[-4]`) and @mx are not variables: a missing member is empty.
+func readsMember(x ast.Expr) bool {
+	r, ok := x.(*ast.Ref)
+	if !ok || len(r.Path) == 0 || r.Name == "mx" || r.Name == "p" || r.Name == "pipeline" {
+		return false
+	}
+	for _, a := range r.Path {
+		if a.Kind != ast.AccessField && a.Kind != ast.AccessIndex {
+			return false
+		}
+	}
+	return true
 }
