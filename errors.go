@@ -88,6 +88,7 @@ const (
 	VariableErrorName         = string(interp.KindVariable)     // unknown or redefined variable
 	CallErrorName             = string(interp.KindCall)         // wrong arguments, calling a non-exe, recursion
 	FunctionErrorName         = string(interp.KindFunction)     // a Go function (WithFunctions) failed or panicked
+	BailErrorName             = string(interp.KindBail)         // the script stopped itself with bail
 	CodeErrorName             = string(interp.KindCode)         // a JavaScript exception
 	CommandErrorName          = string(interp.KindCommand)      // a command failed, timed out, said too much
 	PipelineErrorName         = string(interp.KindPipeline)     // retry limits, stage failures

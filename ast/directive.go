@@ -103,6 +103,12 @@ type AppendDirective struct {
 	Format string
 }
 
+// BailDirective is `bail [message]`: the run stops with an error.
+type BailDirective struct {
+	Pos     Pos
+	Message Expr
+}
+
 // LogDirective is `log value` (output to stderr).
 type LogDirective struct {
 	Pos   Pos
@@ -223,6 +229,9 @@ func (n *AppendDirective) Position() Pos { return n.Pos }
 // Position implements Node.
 func (n *LogDirective) Position() Pos { return n.Pos }
 
+// Position returns the node's position.
+func (n *BailDirective) Position() Pos { return n.Pos }
+
 // Position implements Node.
 func (n *ImportDirective) Position() Pos { return n.Pos }
 
@@ -257,6 +266,7 @@ func (*IfDirective) directive()     {}
 func (*OutputDirective) directive() {}
 func (*AppendDirective) directive() {}
 func (*LogDirective) directive()    {}
+func (*BailDirective) directive()   {}
 func (*ImportDirective) directive() {}
 func (*ExportDirective) directive() {}
 func (*GuardDirective) directive()  {}

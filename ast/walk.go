@@ -131,6 +131,8 @@ func appendChildren(out []Node, n Node) []Node {
 		out = targetNodes(out, &x.Target)
 	case *LogDirective:
 		out = appendExprs(out, x.Value)
+	case *BailDirective:
+		out = appendExprs(out, x.Message)
 	case *GuardDirective:
 		out = append(out, x.Body)
 	case *HookDirective:

@@ -84,6 +84,11 @@ func (p *printer) directive(d ast.Directive) string {
 		return "append " + p.output(d.Value, d.Target, d.Format)
 	case *ast.LogDirective:
 		return "log " + p.expr(d.Value)
+	case *ast.BailDirective:
+		if d.Message == nil {
+			return "bail"
+		}
+		return "bail " + p.expr(d.Message)
 	case *ast.ImportDirective:
 		return p.importDirective(d)
 	case *ast.ExportDirective:

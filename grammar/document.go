@@ -21,7 +21,7 @@ func directiveKeywords(kw string) bool {
 	case "var", "show", "exe", "run", "when", "if",
 		"for", "output", "append", "log", "import",
 		"export", "guard", "policy", "let", "loop",
-		"hook":
+		"hook", "bail":
 		return true
 	}
 	return false
@@ -34,7 +34,7 @@ func unsupportedKeywords(kw string) bool {
 	switch kw {
 	case "auth", "sign", "verify", "needs",
 		"profiles", "stream", "box", "file", "files",
-		"checkpoint", "while", "bail":
+		"checkpoint", "while":
 		return true
 	}
 	return false

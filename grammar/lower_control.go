@@ -147,6 +147,8 @@ func (l *lowerer) action(a *action) (_ ast.Node, outer *bracketExpr) {
 		return &ast.AppendDirective{Pos: p, Value: v, Target: t, Format: f}, nil
 	case a.Log != nil:
 		return &ast.LogDirective{Pos: p, Value: l.expr(a.Log)}, nil
+	case a.Bail != nil:
+		return &ast.BailDirective{Pos: p, Message: l.expr(a.Bail.Message)}, nil
 	case a.Var != nil:
 		return l.varStmt(a.Var, p), nil
 	case a.Let != nil:

@@ -171,6 +171,8 @@ func (l *lowerer) stmt(s *stmt) ast.Directive {
 		return &ast.AppendDirective{Pos: p, Value: v, Target: t, Format: f}
 	case s.Log != nil:
 		return &ast.LogDirective{Pos: p, Value: l.expr(s.Log)}
+	case s.Bail != nil:
+		return &ast.BailDirective{Pos: p, Message: l.expr(s.Bail.Message)}
 	case s.Import != nil:
 		return l.importStmt(s.Import, p)
 	case s.Export != nil:

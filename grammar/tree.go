@@ -30,6 +30,7 @@ type stmt struct {
 	Output  *outputStmt `parser:"| 'output' @@"`
 	Append  *outputStmt `parser:"| 'append' @@"`
 	Log     *expr       `parser:"| 'log' @@"`
+	Bail    *bailStmt   `parser:"| @@"`
 	Import  *importStmt `parser:"| 'import' @@"`
 	Export  *exportStmt `parser:"| 'export' @@"`
 	Guard   *guardStmt  `parser:"| 'guard' @@"`
@@ -40,6 +41,13 @@ type stmt struct {
 	Return  *returnStmt `parser:"| '=>' @@"`
 	Augment *augment    `parser:"| @@"`
 	Expr    *expr       `parser:"| @@"`
+}
+
+// bailStmt is `bail [message]`.
+type bailStmt struct {
+	Pos     lexer.Position
+	Kw      string `parser:"@'bail'"`
+	Message *expr  `parser:"@@?"`
 }
 
 type label struct {
@@ -256,6 +264,7 @@ type action struct {
 	Output  *outputStmt  `parser:"| 'output' @@"`
 	Append  *outputStmt  `parser:"| 'append' @@"`
 	Log     *expr        `parser:"| 'log' @@"`
+	Bail    *bailStmt    `parser:"| @@"`
 	Var     *varStmt     `parser:"| 'var' @@"`
 	Let     *assignStmt  `parser:"| 'let' @@"`
 	Return  *returnStmt  `parser:"| '=>' @@"`

@@ -23,6 +23,15 @@ func (in *interp) callBuiltinFunc(e *env, name string, args []*value.Variable, p
 			return value.New("undefined"), true, nil
 		}
 		return derived(typeofName(args[0].Data), args[0]), true, nil
+	case "keep", "keepStructured":
+		// mlld's @keep(value): the value itself, structured; a loaded
+		// file keeps its metadata for code, as with `.keep`.
+		if len(args) == 0 {
+			return undefined(), true, nil
+		}
+		c := *args[0]
+		c.Keep = hasFileMeta(&c)
+		return &c, true, nil
 	case "exists", "fileExists":
 		// Reached with evaluated arguments (a pipe stage): the path.
 		if len(args) == 0 {

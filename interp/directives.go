@@ -115,6 +115,8 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 		return undefined(), in.execEffect(e, d, d.Value, d.Target, true)
 	case *ast.LogDirective:
 		return undefined(), in.execLog(e, d)
+	case *ast.BailDirective:
+		return nil, in.execBail(e, d)
 	case *ast.ImportDirective:
 		return undefined(), in.execImport(e, d)
 	case *ast.ExportDirective:

@@ -77,3 +77,19 @@ func (in *interp) execLog(e *env, d *ast.LogDirective) error {
 	in.out.writeStderr(withNewline(value.Text(payload.Data)))
 	return nil
 }
+
+// execBail is `bail [message]` (mlld's bail): the run stops with an error
+// whose message is the given text, or mlld's default.
+func (in *interp) execBail(e *env, d *ast.BailDirective) error {
+	msg := "Script terminated by bail directive."
+	if d.Message != nil {
+		v, err := in.evalExpr(e, d.Message)
+		if err != nil {
+			return atPos(err, KindUnexpected, d.Pos)
+		}
+		if t := value.Text(v.Data); t != "" {
+			msg = t
+		}
+	}
+	return newError(KindBail, d.Pos, "the script stopped itself with bail", "%s", msg)
+}

@@ -27,6 +27,7 @@ const (
 	KindLimit      ErrorKind = "LimitError"       // a value or the run grew past its memory budget
 	KindUnexpected ErrorKind = "InterpreterError" // anything else
 	KindFunction   ErrorKind = "FunctionError"    // a Go function the embedder registered failed or panicked
+	KindBail       ErrorKind = "BailError"        // the script said bail
 	// KindUnenforced: a guard or policy this version cannot enforce. The run
 	// stops there instead of letting data flow past an ignored policy.
 	KindUnenforced ErrorKind = "UnenforcedPolicyError"

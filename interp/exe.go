@@ -144,15 +144,15 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 		return nil, err
 	}
 	if len(args) > len(x.params) {
-		if o.stageInput == nil {
-			return nil, newError(KindCall, o.pos, "remove the extra arguments or add parameters to the exe",
-				"@%s expects %d argument(s) but got %d", x.name, len(x.params), len(args))
+		// As in mlld, surplus arguments are dropped. A stage's input
+		// (args[0]) never is: the body reads it as @input and on stdin
+		// even without a parameter, so the hooks, the policy and the
+		// guards must see it as an input of the operation.
+		keep := len(x.params)
+		if o.stageInput != nil {
+			keep = max(keep, 1)
 		}
-		// A stage's surplus arguments are dropped, but never its input
-		// (args[0]): the body reads it as @input and on stdin even
-		// without a parameter, so the hooks, the policy and the guards
-		// must see it as an input of the operation.
-		args = args[:max(len(x.params), 1)]
+		args = args[:keep]
 	}
 	xr := in.exeState(x)
 	if xr.active > 0 && !hasLabel(x.labels, "recursive") {

@@ -278,7 +278,7 @@ func undefinedText(r *ast.Ref) string {
 	var b strings.Builder
 	b.WriteString("@" + r.Name)
 	for _, a := range r.Path {
-		if a.Kind == ast.AccessField {
+		if a.Kind == ast.AccessField && a.Name != "" && (a.Name[0] < '0' || a.Name[0] > '9') {
 			b.WriteString("." + a.Name)
 		}
 	}

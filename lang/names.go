@@ -9,7 +9,7 @@ var Transformers = []string{"json", "JSON", "parse", "trim", "upper", "lower", "
 // Functions are the builtin functions that are not transformers:
 // `@typeof`, `@exists` (builtins.go) and the workspace builtins
 // (builtins_workspace.go).
-var Functions = []string{"typeof", "exists", "fileExists", "sha256", "readWorkspaceFile", "pathMatches"}
+var Functions = []string{"typeof", "exists", "fileExists", "keep", "keepStructured", "sha256", "readWorkspaceFile", "pathMatches"}
 
 // Builtins are every builtin reachable as `@name` without a declaration:
 // the transformers and the functions.

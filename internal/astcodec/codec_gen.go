@@ -12,6 +12,7 @@ const (
 	slabPtrArrayLit
 	slabPtrAskExpr
 	slabPtrAugmentStmt
+	slabPtrBailDirective
 	slabPtrBinaryExpr
 	slabPtrBlockExpr
 	slabPtrBoolLit
@@ -90,6 +91,7 @@ var slabMin = [nSlabs]uint64{
 	slabPtrArrayLit:        5,
 	slabPtrAskExpr:         6,
 	slabPtrAugmentStmt:     6,
+	slabPtrBailDirective:   5,
 	slabPtrBinaryExpr:      7,
 	slabPtrBlockExpr:       5,
 	slabPtrBoolLit:         5,
@@ -166,6 +168,7 @@ type slabs struct {
 	PtrArrayLit        []ast.ArrayLit
 	PtrAskExpr         []ast.AskExpr
 	PtrAugmentStmt     []ast.AugmentStmt
+	PtrBailDirective   []ast.BailDirective
 	PtrBinaryExpr      []ast.BinaryExpr
 	PtrBlockExpr       []ast.BlockExpr
 	PtrBoolLit         []ast.BoolLit
@@ -263,6 +266,11 @@ func (s *slabs) make(c *[nSlabs]uint64) {
 		s.PtrAugmentStmt = make([]ast.AugmentStmt, n)
 	} else {
 		s.PtrAugmentStmt = []ast.AugmentStmt{}
+	}
+	if n := c[slabPtrBailDirective]; n > 0 {
+		s.PtrBailDirective = make([]ast.BailDirective, n)
+	} else {
+		s.PtrBailDirective = []ast.BailDirective{}
 	}
 	if n := c[slabPtrBinaryExpr]; n > 0 {
 		s.PtrBinaryExpr = make([]ast.BinaryExpr, n)
@@ -613,6 +621,7 @@ func (s *slabs) used() bool {
 		len(s.PtrArrayLit) == 0 &&
 		len(s.PtrAskExpr) == 0 &&
 		len(s.PtrAugmentStmt) == 0 &&
+		len(s.PtrBailDirective) == 0 &&
 		len(s.PtrBinaryExpr) == 0 &&
 		len(s.PtrBlockExpr) == 0 &&
 		len(s.PtrBoolLit) == 0 &&
@@ -773,6 +782,16 @@ func decAugmentStmt(d *decoder, v *ast.AugmentStmt) {
 	decPos(d, &v.Pos)
 	v.Name = d.str()
 	v.Value = decExpr(d)
+}
+
+func encBailDirective(e *encoder, v *ast.BailDirective) {
+	encPos(e, &v.Pos)
+	encExpr(e, v.Message)
+}
+
+func decBailDirective(d *decoder, v *ast.BailDirective) {
+	decPos(d, &v.Pos)
+	v.Message = decExpr(d)
 }
 
 func encBinaryExpr(e *encoder, v *ast.BinaryExpr) {
@@ -1668,6 +1687,27 @@ func decNodeAugmentStmt(d *decoder) *ast.AugmentStmt {
 	v := &d.s.PtrAugmentStmt[0]
 	d.s.PtrAugmentStmt = d.s.PtrAugmentStmt[1:]
 	decAugmentStmt(d, v)
+	d.leave()
+	return v
+}
+
+func encNodeBailDirective(e *encoder, v *ast.BailDirective) {
+	e.count[slabPtrBailDirective]++
+	if !e.enter() {
+		return
+	}
+	encBailDirective(e, v)
+	e.leave()
+}
+
+func decNodeBailDirective(d *decoder) *ast.BailDirective {
+	if len(d.s.PtrBailDirective) == 0 || !d.enter() {
+		d.fail()
+		return nil
+	}
+	v := &d.s.PtrBailDirective[0]
+	d.s.PtrBailDirective = d.s.PtrBailDirective[1:]
+	decBailDirective(d, v)
 	d.leave()
 	return v
 }
@@ -3602,82 +3642,89 @@ func encDirective(e *encoder, v ast.Directive) {
 		}
 		e.uint(30)
 		encNodeLogDirective(e, x)
-	case *ast.ImportDirective:
+	case *ast.BailDirective:
 		if x == nil {
-			e.uint(33)
+			e.uint(31)
 			return
 		}
-		e.uint(34)
-		encNodeImportDirective(e, x)
-	case *ast.ExportDirective:
+		e.uint(32)
+		encNodeBailDirective(e, x)
+	case *ast.ImportDirective:
 		if x == nil {
 			e.uint(35)
 			return
 		}
 		e.uint(36)
-		encNodeExportDirective(e, x)
-	case *ast.GuardDirective:
+		encNodeImportDirective(e, x)
+	case *ast.ExportDirective:
 		if x == nil {
 			e.uint(37)
 			return
 		}
 		e.uint(38)
-		encNodeGuardDirective(e, x)
-	case *ast.PolicyDirective:
+		encNodeExportDirective(e, x)
+	case *ast.GuardDirective:
 		if x == nil {
 			e.uint(39)
 			return
 		}
 		e.uint(40)
-		encNodePolicyDirective(e, x)
-	case *ast.LetStmt:
+		encNodeGuardDirective(e, x)
+	case *ast.PolicyDirective:
 		if x == nil {
 			e.uint(41)
 			return
 		}
 		e.uint(42)
-		encNodeLetStmt(e, x)
-	case *ast.AugmentStmt:
+		encNodePolicyDirective(e, x)
+	case *ast.LetStmt:
 		if x == nil {
 			e.uint(43)
 			return
 		}
 		e.uint(44)
-		encNodeAugmentStmt(e, x)
-	case *ast.ReturnStmt:
+		encNodeLetStmt(e, x)
+	case *ast.AugmentStmt:
 		if x == nil {
 			e.uint(45)
 			return
 		}
 		e.uint(46)
-		encNodeReturnStmt(e, x)
-	case *ast.ExprStmt:
+		encNodeAugmentStmt(e, x)
+	case *ast.ReturnStmt:
 		if x == nil {
 			e.uint(47)
 			return
 		}
 		e.uint(48)
-		encNodeExprStmt(e, x)
-	case *ast.LoopDirective:
+		encNodeReturnStmt(e, x)
+	case *ast.ExprStmt:
 		if x == nil {
-			e.uint(117)
+			e.uint(49)
 			return
 		}
-		e.uint(118)
-		encNodeLoopDirective(e, x)
-	case *ast.ShadowDirective:
+		e.uint(50)
+		encNodeExprStmt(e, x)
+	case *ast.LoopDirective:
 		if x == nil {
 			e.uint(119)
 			return
 		}
 		e.uint(120)
+		encNodeLoopDirective(e, x)
+	case *ast.ShadowDirective:
+		if x == nil {
+			e.uint(121)
+			return
+		}
+		e.uint(122)
 		encNodeShadowDirective(e, x)
 	case *ast.HookDirective:
 		if x == nil {
-			e.uint(127)
+			e.uint(129)
 			return
 		}
-		e.uint(128)
+		e.uint(130)
 		encNodeHookDirective(e, x)
 	default:
 		e.unknown(v)
@@ -3728,49 +3775,53 @@ func decDirective(d *decoder) ast.Directive {
 		return (*ast.LogDirective)(nil)
 	case 30:
 		return decNodeLogDirective(d)
-	case 33:
-		return (*ast.ImportDirective)(nil)
-	case 34:
-		return decNodeImportDirective(d)
+	case 31:
+		return (*ast.BailDirective)(nil)
+	case 32:
+		return decNodeBailDirective(d)
 	case 35:
-		return (*ast.ExportDirective)(nil)
+		return (*ast.ImportDirective)(nil)
 	case 36:
-		return decNodeExportDirective(d)
+		return decNodeImportDirective(d)
 	case 37:
-		return (*ast.GuardDirective)(nil)
+		return (*ast.ExportDirective)(nil)
 	case 38:
-		return decNodeGuardDirective(d)
+		return decNodeExportDirective(d)
 	case 39:
-		return (*ast.PolicyDirective)(nil)
+		return (*ast.GuardDirective)(nil)
 	case 40:
-		return decNodePolicyDirective(d)
+		return decNodeGuardDirective(d)
 	case 41:
-		return (*ast.LetStmt)(nil)
+		return (*ast.PolicyDirective)(nil)
 	case 42:
-		return decNodeLetStmt(d)
+		return decNodePolicyDirective(d)
 	case 43:
-		return (*ast.AugmentStmt)(nil)
+		return (*ast.LetStmt)(nil)
 	case 44:
-		return decNodeAugmentStmt(d)
+		return decNodeLetStmt(d)
 	case 45:
-		return (*ast.ReturnStmt)(nil)
+		return (*ast.AugmentStmt)(nil)
 	case 46:
-		return decNodeReturnStmt(d)
+		return decNodeAugmentStmt(d)
 	case 47:
-		return (*ast.ExprStmt)(nil)
+		return (*ast.ReturnStmt)(nil)
 	case 48:
+		return decNodeReturnStmt(d)
+	case 49:
+		return (*ast.ExprStmt)(nil)
+	case 50:
 		return decNodeExprStmt(d)
-	case 117:
-		return (*ast.LoopDirective)(nil)
-	case 118:
-		return decNodeLoopDirective(d)
 	case 119:
-		return (*ast.ShadowDirective)(nil)
+		return (*ast.LoopDirective)(nil)
 	case 120:
+		return decNodeLoopDirective(d)
+	case 121:
+		return (*ast.ShadowDirective)(nil)
+	case 122:
 		return decNodeShadowDirective(d)
-	case 127:
+	case 129:
 		return (*ast.HookDirective)(nil)
-	case 128:
+	case 130:
 		return decNodeHookDirective(d)
 	}
 	d.fail()
@@ -3783,206 +3834,206 @@ func encExpr(e *encoder, v ast.Expr) {
 		e.uint(0)
 	case *ast.NullLit:
 		if x == nil {
-			e.uint(49)
-			return
-		}
-		e.uint(50)
-		encNodeNullLit(e, x)
-	case *ast.BoolLit:
-		if x == nil {
 			e.uint(51)
 			return
 		}
 		e.uint(52)
-		encNodeBoolLit(e, x)
-	case *ast.NumberLit:
+		encNodeNullLit(e, x)
+	case *ast.BoolLit:
 		if x == nil {
 			e.uint(53)
 			return
 		}
 		e.uint(54)
-		encNodeNumberLit(e, x)
-	case *ast.StringLit:
+		encNodeBoolLit(e, x)
+	case *ast.NumberLit:
 		if x == nil {
 			e.uint(55)
 			return
 		}
 		e.uint(56)
+		encNodeNumberLit(e, x)
+	case *ast.StringLit:
+		if x == nil {
+			e.uint(57)
+			return
+		}
+		e.uint(58)
 		encNodeStringLit(e, x)
 	case *ast.Ref:
 		if x == nil {
-			e.uint(65)
+			e.uint(67)
 			return
 		}
-		e.uint(66)
+		e.uint(68)
 		encNodeRef(e, x)
 	case *ast.ArrayLit:
 		if x == nil {
-			e.uint(69)
+			e.uint(71)
 			return
 		}
-		e.uint(70)
+		e.uint(72)
 		encNodeArrayLit(e, x)
 	case *ast.ObjectLit:
-		if x == nil {
-			e.uint(73)
-			return
-		}
-		e.uint(74)
-		encNodeObjectLit(e, x)
-	case *ast.UnaryExpr:
 		if x == nil {
 			e.uint(75)
 			return
 		}
 		e.uint(76)
-		encNodeUnaryExpr(e, x)
-	case *ast.BinaryExpr:
+		encNodeObjectLit(e, x)
+	case *ast.UnaryExpr:
 		if x == nil {
 			e.uint(77)
 			return
 		}
 		e.uint(78)
-		encNodeBinaryExpr(e, x)
-	case *ast.TernaryExpr:
+		encNodeUnaryExpr(e, x)
+	case *ast.BinaryExpr:
 		if x == nil {
 			e.uint(79)
 			return
 		}
 		e.uint(80)
-		encNodeTernaryExpr(e, x)
-	case *ast.CodeExpr:
+		encNodeBinaryExpr(e, x)
+	case *ast.TernaryExpr:
 		if x == nil {
 			e.uint(81)
 			return
 		}
 		e.uint(82)
+		encNodeTernaryExpr(e, x)
+	case *ast.CodeExpr:
+		if x == nil {
+			e.uint(83)
+			return
+		}
+		e.uint(84)
 		encNodeCodeExpr(e, x)
 	case *ast.PipelineExpr:
 		if x == nil {
-			e.uint(91)
+			e.uint(93)
 			return
 		}
-		e.uint(92)
+		e.uint(94)
 		encNodePipelineExpr(e, x)
 	case *ast.WhenExpr:
-		if x == nil {
-			e.uint(95)
-			return
-		}
-		e.uint(96)
-		encNodeWhenExpr(e, x)
-	case *ast.ForExpr:
 		if x == nil {
 			e.uint(97)
 			return
 		}
 		e.uint(98)
-		encNodeForExpr(e, x)
-	case *ast.ForeachExpr:
+		encNodeWhenExpr(e, x)
+	case *ast.ForExpr:
 		if x == nil {
 			e.uint(99)
 			return
 		}
 		e.uint(100)
-		encNodeForeachExpr(e, x)
-	case *ast.BlockExpr:
+		encNodeForExpr(e, x)
+	case *ast.ForeachExpr:
 		if x == nil {
 			e.uint(101)
 			return
 		}
 		e.uint(102)
-		encNodeBlockExpr(e, x)
-	case *ast.RetryExpr:
+		encNodeForeachExpr(e, x)
+	case *ast.BlockExpr:
 		if x == nil {
 			e.uint(103)
 			return
 		}
 		e.uint(104)
-		encNodeRetryExpr(e, x)
-	case *ast.SkipExpr:
+		encNodeBlockExpr(e, x)
+	case *ast.RetryExpr:
 		if x == nil {
 			e.uint(105)
 			return
 		}
 		e.uint(106)
-		encNodeSkipExpr(e, x)
-	case *ast.DeniedExpr:
+		encNodeRetryExpr(e, x)
+	case *ast.SkipExpr:
 		if x == nil {
 			e.uint(107)
 			return
 		}
 		e.uint(108)
-		encNodeDeniedExpr(e, x)
-	case *ast.AllowExpr:
+		encNodeSkipExpr(e, x)
+	case *ast.DeniedExpr:
 		if x == nil {
 			e.uint(109)
 			return
 		}
 		e.uint(110)
-		encNodeAllowExpr(e, x)
-	case *ast.DenyExpr:
+		encNodeDeniedExpr(e, x)
+	case *ast.AllowExpr:
 		if x == nil {
 			e.uint(111)
 			return
 		}
 		e.uint(112)
-		encNodeDenyExpr(e, x)
-	case *ast.LoopExpr:
+		encNodeAllowExpr(e, x)
+	case *ast.DenyExpr:
 		if x == nil {
 			e.uint(113)
 			return
 		}
 		e.uint(114)
-		encNodeLoopExpr(e, x)
-	case *ast.LoopCtlExpr:
+		encNodeDenyExpr(e, x)
+	case *ast.LoopExpr:
 		if x == nil {
 			e.uint(115)
 			return
 		}
 		e.uint(116)
-		encNodeLoopCtlExpr(e, x)
-	case *ast.ShowJoin:
+		encNodeLoopExpr(e, x)
+	case *ast.LoopCtlExpr:
 		if x == nil {
-			e.uint(121)
+			e.uint(117)
 			return
 		}
-		e.uint(122)
-		encNodeShowJoin(e, x)
-	case *ast.TemplateFile:
+		e.uint(118)
+		encNodeLoopCtlExpr(e, x)
+	case *ast.ShowJoin:
 		if x == nil {
 			e.uint(123)
 			return
 		}
 		e.uint(124)
-		encNodeTemplateFile(e, x)
-	case *ast.LeadParallel:
+		encNodeShowJoin(e, x)
+	case *ast.TemplateFile:
 		if x == nil {
 			e.uint(125)
 			return
 		}
 		e.uint(126)
-		encNodeLeadParallel(e, x)
-	case *ast.AskExpr:
+		encNodeTemplateFile(e, x)
+	case *ast.LeadParallel:
 		if x == nil {
-			e.uint(129)
+			e.uint(127)
 			return
 		}
-		e.uint(130)
-		encNodeAskExpr(e, x)
-	case *ast.LabelExpr:
+		e.uint(128)
+		encNodeLeadParallel(e, x)
+	case *ast.AskExpr:
 		if x == nil {
 			e.uint(131)
 			return
 		}
 		e.uint(132)
-		encNodeLabelExpr(e, x)
-	case *ast.FileLoad:
+		encNodeAskExpr(e, x)
+	case *ast.LabelExpr:
 		if x == nil {
 			e.uint(133)
 			return
 		}
 		e.uint(134)
+		encNodeLabelExpr(e, x)
+	case *ast.FileLoad:
+		if x == nil {
+			e.uint(135)
+			return
+		}
+		e.uint(136)
 		encNodeFileLoad(e, x)
 	default:
 		e.unknown(v)
@@ -3993,121 +4044,121 @@ func decExpr(d *decoder) ast.Expr {
 	switch d.uint() {
 	case 0:
 		return nil
-	case 49:
-		return (*ast.NullLit)(nil)
-	case 50:
-		return decNodeNullLit(d)
 	case 51:
-		return (*ast.BoolLit)(nil)
+		return (*ast.NullLit)(nil)
 	case 52:
-		return decNodeBoolLit(d)
+		return decNodeNullLit(d)
 	case 53:
-		return (*ast.NumberLit)(nil)
+		return (*ast.BoolLit)(nil)
 	case 54:
-		return decNodeNumberLit(d)
+		return decNodeBoolLit(d)
 	case 55:
-		return (*ast.StringLit)(nil)
+		return (*ast.NumberLit)(nil)
 	case 56:
+		return decNodeNumberLit(d)
+	case 57:
+		return (*ast.StringLit)(nil)
+	case 58:
 		return decNodeStringLit(d)
-	case 65:
+	case 67:
 		return (*ast.Ref)(nil)
-	case 66:
+	case 68:
 		return decNodeRef(d)
-	case 69:
+	case 71:
 		return (*ast.ArrayLit)(nil)
-	case 70:
+	case 72:
 		return decNodeArrayLit(d)
-	case 73:
-		return (*ast.ObjectLit)(nil)
-	case 74:
-		return decNodeObjectLit(d)
 	case 75:
-		return (*ast.UnaryExpr)(nil)
+		return (*ast.ObjectLit)(nil)
 	case 76:
-		return decNodeUnaryExpr(d)
+		return decNodeObjectLit(d)
 	case 77:
-		return (*ast.BinaryExpr)(nil)
+		return (*ast.UnaryExpr)(nil)
 	case 78:
-		return decNodeBinaryExpr(d)
+		return decNodeUnaryExpr(d)
 	case 79:
-		return (*ast.TernaryExpr)(nil)
+		return (*ast.BinaryExpr)(nil)
 	case 80:
-		return decNodeTernaryExpr(d)
+		return decNodeBinaryExpr(d)
 	case 81:
-		return (*ast.CodeExpr)(nil)
+		return (*ast.TernaryExpr)(nil)
 	case 82:
+		return decNodeTernaryExpr(d)
+	case 83:
+		return (*ast.CodeExpr)(nil)
+	case 84:
 		return decNodeCodeExpr(d)
-	case 91:
+	case 93:
 		return (*ast.PipelineExpr)(nil)
-	case 92:
+	case 94:
 		return decNodePipelineExpr(d)
-	case 95:
-		return (*ast.WhenExpr)(nil)
-	case 96:
-		return decNodeWhenExpr(d)
 	case 97:
-		return (*ast.ForExpr)(nil)
+		return (*ast.WhenExpr)(nil)
 	case 98:
-		return decNodeForExpr(d)
+		return decNodeWhenExpr(d)
 	case 99:
-		return (*ast.ForeachExpr)(nil)
+		return (*ast.ForExpr)(nil)
 	case 100:
-		return decNodeForeachExpr(d)
+		return decNodeForExpr(d)
 	case 101:
-		return (*ast.BlockExpr)(nil)
+		return (*ast.ForeachExpr)(nil)
 	case 102:
-		return decNodeBlockExpr(d)
+		return decNodeForeachExpr(d)
 	case 103:
-		return (*ast.RetryExpr)(nil)
+		return (*ast.BlockExpr)(nil)
 	case 104:
-		return decNodeRetryExpr(d)
+		return decNodeBlockExpr(d)
 	case 105:
-		return (*ast.SkipExpr)(nil)
+		return (*ast.RetryExpr)(nil)
 	case 106:
-		return decNodeSkipExpr(d)
+		return decNodeRetryExpr(d)
 	case 107:
-		return (*ast.DeniedExpr)(nil)
+		return (*ast.SkipExpr)(nil)
 	case 108:
-		return decNodeDeniedExpr(d)
+		return decNodeSkipExpr(d)
 	case 109:
-		return (*ast.AllowExpr)(nil)
+		return (*ast.DeniedExpr)(nil)
 	case 110:
-		return decNodeAllowExpr(d)
+		return decNodeDeniedExpr(d)
 	case 111:
-		return (*ast.DenyExpr)(nil)
+		return (*ast.AllowExpr)(nil)
 	case 112:
-		return decNodeDenyExpr(d)
+		return decNodeAllowExpr(d)
 	case 113:
-		return (*ast.LoopExpr)(nil)
+		return (*ast.DenyExpr)(nil)
 	case 114:
-		return decNodeLoopExpr(d)
+		return decNodeDenyExpr(d)
 	case 115:
-		return (*ast.LoopCtlExpr)(nil)
+		return (*ast.LoopExpr)(nil)
 	case 116:
+		return decNodeLoopExpr(d)
+	case 117:
+		return (*ast.LoopCtlExpr)(nil)
+	case 118:
 		return decNodeLoopCtlExpr(d)
-	case 121:
-		return (*ast.ShowJoin)(nil)
-	case 122:
-		return decNodeShowJoin(d)
 	case 123:
-		return (*ast.TemplateFile)(nil)
+		return (*ast.ShowJoin)(nil)
 	case 124:
-		return decNodeTemplateFile(d)
+		return decNodeShowJoin(d)
 	case 125:
-		return (*ast.LeadParallel)(nil)
+		return (*ast.TemplateFile)(nil)
 	case 126:
+		return decNodeTemplateFile(d)
+	case 127:
+		return (*ast.LeadParallel)(nil)
+	case 128:
 		return decNodeLeadParallel(d)
-	case 129:
-		return (*ast.AskExpr)(nil)
-	case 130:
-		return decNodeAskExpr(d)
 	case 131:
-		return (*ast.LabelExpr)(nil)
+		return (*ast.AskExpr)(nil)
 	case 132:
-		return decNodeLabelExpr(d)
+		return decNodeAskExpr(d)
 	case 133:
-		return (*ast.FileLoad)(nil)
+		return (*ast.LabelExpr)(nil)
 	case 134:
+		return decNodeLabelExpr(d)
+	case 135:
+		return (*ast.FileLoad)(nil)
+	case 136:
 		return decNodeFileLoad(d)
 	}
 	d.fail()
@@ -4202,320 +4253,327 @@ func encNode(e *encoder, v ast.Node) {
 		}
 		e.uint(30)
 		encNodeLogDirective(e, x)
-	case *ast.ImportDirective:
+	case *ast.BailDirective:
 		if x == nil {
-			e.uint(33)
+			e.uint(31)
 			return
 		}
-		e.uint(34)
-		encNodeImportDirective(e, x)
-	case *ast.ExportDirective:
+		e.uint(32)
+		encNodeBailDirective(e, x)
+	case *ast.ImportDirective:
 		if x == nil {
 			e.uint(35)
 			return
 		}
 		e.uint(36)
-		encNodeExportDirective(e, x)
-	case *ast.GuardDirective:
+		encNodeImportDirective(e, x)
+	case *ast.ExportDirective:
 		if x == nil {
 			e.uint(37)
 			return
 		}
 		e.uint(38)
-		encNodeGuardDirective(e, x)
-	case *ast.PolicyDirective:
+		encNodeExportDirective(e, x)
+	case *ast.GuardDirective:
 		if x == nil {
 			e.uint(39)
 			return
 		}
 		e.uint(40)
-		encNodePolicyDirective(e, x)
-	case *ast.LetStmt:
+		encNodeGuardDirective(e, x)
+	case *ast.PolicyDirective:
 		if x == nil {
 			e.uint(41)
 			return
 		}
 		e.uint(42)
-		encNodeLetStmt(e, x)
-	case *ast.AugmentStmt:
+		encNodePolicyDirective(e, x)
+	case *ast.LetStmt:
 		if x == nil {
 			e.uint(43)
 			return
 		}
 		e.uint(44)
-		encNodeAugmentStmt(e, x)
-	case *ast.ReturnStmt:
+		encNodeLetStmt(e, x)
+	case *ast.AugmentStmt:
 		if x == nil {
 			e.uint(45)
 			return
 		}
 		e.uint(46)
-		encNodeReturnStmt(e, x)
-	case *ast.ExprStmt:
+		encNodeAugmentStmt(e, x)
+	case *ast.ReturnStmt:
 		if x == nil {
 			e.uint(47)
 			return
 		}
 		e.uint(48)
-		encNodeExprStmt(e, x)
-	case *ast.NullLit:
+		encNodeReturnStmt(e, x)
+	case *ast.ExprStmt:
 		if x == nil {
 			e.uint(49)
 			return
 		}
 		e.uint(50)
-		encNodeNullLit(e, x)
-	case *ast.BoolLit:
+		encNodeExprStmt(e, x)
+	case *ast.NullLit:
 		if x == nil {
 			e.uint(51)
 			return
 		}
 		e.uint(52)
-		encNodeBoolLit(e, x)
-	case *ast.NumberLit:
+		encNodeNullLit(e, x)
+	case *ast.BoolLit:
 		if x == nil {
 			e.uint(53)
 			return
 		}
 		e.uint(54)
-		encNodeNumberLit(e, x)
-	case *ast.StringLit:
+		encNodeBoolLit(e, x)
+	case *ast.NumberLit:
 		if x == nil {
 			e.uint(55)
 			return
 		}
 		e.uint(56)
-		encNodeStringLit(e, x)
-	case *ast.TextPart:
+		encNodeNumberLit(e, x)
+	case *ast.StringLit:
 		if x == nil {
 			e.uint(57)
 			return
 		}
 		e.uint(58)
-		encNodeTextPart(e, x)
-	case *ast.InterpPart:
+		encNodeStringLit(e, x)
+	case *ast.TextPart:
 		if x == nil {
 			e.uint(59)
 			return
 		}
 		e.uint(60)
-		encNodeInterpPart(e, x)
-	case *ast.TemplateFor:
+		encNodeTextPart(e, x)
+	case *ast.InterpPart:
 		if x == nil {
 			e.uint(61)
 			return
 		}
 		e.uint(62)
+		encNodeInterpPart(e, x)
+	case *ast.TemplateFor:
+		if x == nil {
+			e.uint(63)
+			return
+		}
+		e.uint(64)
 		encNodeTemplateFor(e, x)
 	case *ast.Ref:
 		if x == nil {
-			e.uint(65)
+			e.uint(67)
 			return
 		}
-		e.uint(66)
+		e.uint(68)
 		encNodeRef(e, x)
 	case *ast.ArrayLit:
 		if x == nil {
-			e.uint(69)
+			e.uint(71)
 			return
 		}
-		e.uint(70)
+		e.uint(72)
 		encNodeArrayLit(e, x)
 	case *ast.ObjectLit:
-		if x == nil {
-			e.uint(73)
-			return
-		}
-		e.uint(74)
-		encNodeObjectLit(e, x)
-	case *ast.UnaryExpr:
 		if x == nil {
 			e.uint(75)
 			return
 		}
 		e.uint(76)
-		encNodeUnaryExpr(e, x)
-	case *ast.BinaryExpr:
+		encNodeObjectLit(e, x)
+	case *ast.UnaryExpr:
 		if x == nil {
 			e.uint(77)
 			return
 		}
 		e.uint(78)
-		encNodeBinaryExpr(e, x)
-	case *ast.TernaryExpr:
+		encNodeUnaryExpr(e, x)
+	case *ast.BinaryExpr:
 		if x == nil {
 			e.uint(79)
 			return
 		}
 		e.uint(80)
-		encNodeTernaryExpr(e, x)
-	case *ast.CodeExpr:
+		encNodeBinaryExpr(e, x)
+	case *ast.TernaryExpr:
 		if x == nil {
 			e.uint(81)
 			return
 		}
 		e.uint(82)
+		encNodeTernaryExpr(e, x)
+	case *ast.CodeExpr:
+		if x == nil {
+			e.uint(83)
+			return
+		}
+		e.uint(84)
 		encNodeCodeExpr(e, x)
 	case *ast.Stage:
 		if x == nil {
-			e.uint(87)
+			e.uint(89)
 			return
 		}
-		e.uint(88)
+		e.uint(90)
 		encNodeStage(e, x)
 	case *ast.PipelineExpr:
-		if x == nil {
-			e.uint(91)
-			return
-		}
-		e.uint(92)
-		encNodePipelineExpr(e, x)
-	case *ast.WhenArm:
 		if x == nil {
 			e.uint(93)
 			return
 		}
 		e.uint(94)
-		encNodeWhenArm(e, x)
-	case *ast.WhenExpr:
+		encNodePipelineExpr(e, x)
+	case *ast.WhenArm:
 		if x == nil {
 			e.uint(95)
 			return
 		}
 		e.uint(96)
-		encNodeWhenExpr(e, x)
-	case *ast.ForExpr:
+		encNodeWhenArm(e, x)
+	case *ast.WhenExpr:
 		if x == nil {
 			e.uint(97)
 			return
 		}
 		e.uint(98)
-		encNodeForExpr(e, x)
-	case *ast.ForeachExpr:
+		encNodeWhenExpr(e, x)
+	case *ast.ForExpr:
 		if x == nil {
 			e.uint(99)
 			return
 		}
 		e.uint(100)
-		encNodeForeachExpr(e, x)
-	case *ast.BlockExpr:
+		encNodeForExpr(e, x)
+	case *ast.ForeachExpr:
 		if x == nil {
 			e.uint(101)
 			return
 		}
 		e.uint(102)
-		encNodeBlockExpr(e, x)
-	case *ast.RetryExpr:
+		encNodeForeachExpr(e, x)
+	case *ast.BlockExpr:
 		if x == nil {
 			e.uint(103)
 			return
 		}
 		e.uint(104)
-		encNodeRetryExpr(e, x)
-	case *ast.SkipExpr:
+		encNodeBlockExpr(e, x)
+	case *ast.RetryExpr:
 		if x == nil {
 			e.uint(105)
 			return
 		}
 		e.uint(106)
-		encNodeSkipExpr(e, x)
-	case *ast.DeniedExpr:
+		encNodeRetryExpr(e, x)
+	case *ast.SkipExpr:
 		if x == nil {
 			e.uint(107)
 			return
 		}
 		e.uint(108)
-		encNodeDeniedExpr(e, x)
-	case *ast.AllowExpr:
+		encNodeSkipExpr(e, x)
+	case *ast.DeniedExpr:
 		if x == nil {
 			e.uint(109)
 			return
 		}
 		e.uint(110)
-		encNodeAllowExpr(e, x)
-	case *ast.DenyExpr:
+		encNodeDeniedExpr(e, x)
+	case *ast.AllowExpr:
 		if x == nil {
 			e.uint(111)
 			return
 		}
 		e.uint(112)
-		encNodeDenyExpr(e, x)
-	case *ast.LoopExpr:
+		encNodeAllowExpr(e, x)
+	case *ast.DenyExpr:
 		if x == nil {
 			e.uint(113)
 			return
 		}
 		e.uint(114)
-		encNodeLoopExpr(e, x)
-	case *ast.LoopCtlExpr:
+		encNodeDenyExpr(e, x)
+	case *ast.LoopExpr:
 		if x == nil {
 			e.uint(115)
 			return
 		}
 		e.uint(116)
-		encNodeLoopCtlExpr(e, x)
-	case *ast.LoopDirective:
+		encNodeLoopExpr(e, x)
+	case *ast.LoopCtlExpr:
 		if x == nil {
 			e.uint(117)
 			return
 		}
 		e.uint(118)
-		encNodeLoopDirective(e, x)
-	case *ast.ShadowDirective:
+		encNodeLoopCtlExpr(e, x)
+	case *ast.LoopDirective:
 		if x == nil {
 			e.uint(119)
 			return
 		}
 		e.uint(120)
-		encNodeShadowDirective(e, x)
-	case *ast.ShowJoin:
+		encNodeLoopDirective(e, x)
+	case *ast.ShadowDirective:
 		if x == nil {
 			e.uint(121)
 			return
 		}
 		e.uint(122)
-		encNodeShowJoin(e, x)
-	case *ast.TemplateFile:
+		encNodeShadowDirective(e, x)
+	case *ast.ShowJoin:
 		if x == nil {
 			e.uint(123)
 			return
 		}
 		e.uint(124)
-		encNodeTemplateFile(e, x)
-	case *ast.LeadParallel:
+		encNodeShowJoin(e, x)
+	case *ast.TemplateFile:
 		if x == nil {
 			e.uint(125)
 			return
 		}
 		e.uint(126)
-		encNodeLeadParallel(e, x)
-	case *ast.HookDirective:
+		encNodeTemplateFile(e, x)
+	case *ast.LeadParallel:
 		if x == nil {
 			e.uint(127)
 			return
 		}
 		e.uint(128)
-		encNodeHookDirective(e, x)
-	case *ast.AskExpr:
+		encNodeLeadParallel(e, x)
+	case *ast.HookDirective:
 		if x == nil {
 			e.uint(129)
 			return
 		}
 		e.uint(130)
-		encNodeAskExpr(e, x)
-	case *ast.LabelExpr:
+		encNodeHookDirective(e, x)
+	case *ast.AskExpr:
 		if x == nil {
 			e.uint(131)
 			return
 		}
 		e.uint(132)
-		encNodeLabelExpr(e, x)
-	case *ast.FileLoad:
+		encNodeAskExpr(e, x)
+	case *ast.LabelExpr:
 		if x == nil {
 			e.uint(133)
 			return
 		}
 		e.uint(134)
+		encNodeLabelExpr(e, x)
+	case *ast.FileLoad:
+		if x == nil {
+			e.uint(135)
+			return
+		}
+		e.uint(136)
 		encNodeFileLoad(e, x)
 	default:
 		e.unknown(v)
@@ -4574,185 +4632,189 @@ func decNode(d *decoder) ast.Node {
 		return (*ast.LogDirective)(nil)
 	case 30:
 		return decNodeLogDirective(d)
-	case 33:
-		return (*ast.ImportDirective)(nil)
-	case 34:
-		return decNodeImportDirective(d)
+	case 31:
+		return (*ast.BailDirective)(nil)
+	case 32:
+		return decNodeBailDirective(d)
 	case 35:
-		return (*ast.ExportDirective)(nil)
+		return (*ast.ImportDirective)(nil)
 	case 36:
-		return decNodeExportDirective(d)
+		return decNodeImportDirective(d)
 	case 37:
-		return (*ast.GuardDirective)(nil)
+		return (*ast.ExportDirective)(nil)
 	case 38:
-		return decNodeGuardDirective(d)
+		return decNodeExportDirective(d)
 	case 39:
-		return (*ast.PolicyDirective)(nil)
+		return (*ast.GuardDirective)(nil)
 	case 40:
-		return decNodePolicyDirective(d)
+		return decNodeGuardDirective(d)
 	case 41:
-		return (*ast.LetStmt)(nil)
+		return (*ast.PolicyDirective)(nil)
 	case 42:
-		return decNodeLetStmt(d)
+		return decNodePolicyDirective(d)
 	case 43:
-		return (*ast.AugmentStmt)(nil)
+		return (*ast.LetStmt)(nil)
 	case 44:
-		return decNodeAugmentStmt(d)
+		return decNodeLetStmt(d)
 	case 45:
-		return (*ast.ReturnStmt)(nil)
+		return (*ast.AugmentStmt)(nil)
 	case 46:
-		return decNodeReturnStmt(d)
+		return decNodeAugmentStmt(d)
 	case 47:
-		return (*ast.ExprStmt)(nil)
+		return (*ast.ReturnStmt)(nil)
 	case 48:
-		return decNodeExprStmt(d)
+		return decNodeReturnStmt(d)
 	case 49:
-		return (*ast.NullLit)(nil)
+		return (*ast.ExprStmt)(nil)
 	case 50:
-		return decNodeNullLit(d)
+		return decNodeExprStmt(d)
 	case 51:
-		return (*ast.BoolLit)(nil)
+		return (*ast.NullLit)(nil)
 	case 52:
-		return decNodeBoolLit(d)
+		return decNodeNullLit(d)
 	case 53:
-		return (*ast.NumberLit)(nil)
+		return (*ast.BoolLit)(nil)
 	case 54:
-		return decNodeNumberLit(d)
+		return decNodeBoolLit(d)
 	case 55:
-		return (*ast.StringLit)(nil)
+		return (*ast.NumberLit)(nil)
 	case 56:
-		return decNodeStringLit(d)
+		return decNodeNumberLit(d)
 	case 57:
-		return (*ast.TextPart)(nil)
+		return (*ast.StringLit)(nil)
 	case 58:
-		return decNodeTextPart(d)
+		return decNodeStringLit(d)
 	case 59:
-		return (*ast.InterpPart)(nil)
+		return (*ast.TextPart)(nil)
 	case 60:
-		return decNodeInterpPart(d)
+		return decNodeTextPart(d)
 	case 61:
-		return (*ast.TemplateFor)(nil)
+		return (*ast.InterpPart)(nil)
 	case 62:
+		return decNodeInterpPart(d)
+	case 63:
+		return (*ast.TemplateFor)(nil)
+	case 64:
 		return decNodeTemplateFor(d)
-	case 65:
+	case 67:
 		return (*ast.Ref)(nil)
-	case 66:
+	case 68:
 		return decNodeRef(d)
-	case 69:
+	case 71:
 		return (*ast.ArrayLit)(nil)
-	case 70:
+	case 72:
 		return decNodeArrayLit(d)
-	case 73:
-		return (*ast.ObjectLit)(nil)
-	case 74:
-		return decNodeObjectLit(d)
 	case 75:
-		return (*ast.UnaryExpr)(nil)
+		return (*ast.ObjectLit)(nil)
 	case 76:
-		return decNodeUnaryExpr(d)
+		return decNodeObjectLit(d)
 	case 77:
-		return (*ast.BinaryExpr)(nil)
+		return (*ast.UnaryExpr)(nil)
 	case 78:
-		return decNodeBinaryExpr(d)
+		return decNodeUnaryExpr(d)
 	case 79:
-		return (*ast.TernaryExpr)(nil)
+		return (*ast.BinaryExpr)(nil)
 	case 80:
-		return decNodeTernaryExpr(d)
+		return decNodeBinaryExpr(d)
 	case 81:
-		return (*ast.CodeExpr)(nil)
+		return (*ast.TernaryExpr)(nil)
 	case 82:
+		return decNodeTernaryExpr(d)
+	case 83:
+		return (*ast.CodeExpr)(nil)
+	case 84:
 		return decNodeCodeExpr(d)
-	case 87:
+	case 89:
 		return (*ast.Stage)(nil)
-	case 88:
+	case 90:
 		return decNodeStage(d)
-	case 91:
-		return (*ast.PipelineExpr)(nil)
-	case 92:
-		return decNodePipelineExpr(d)
 	case 93:
-		return (*ast.WhenArm)(nil)
+		return (*ast.PipelineExpr)(nil)
 	case 94:
-		return decNodeWhenArm(d)
+		return decNodePipelineExpr(d)
 	case 95:
-		return (*ast.WhenExpr)(nil)
+		return (*ast.WhenArm)(nil)
 	case 96:
-		return decNodeWhenExpr(d)
+		return decNodeWhenArm(d)
 	case 97:
-		return (*ast.ForExpr)(nil)
+		return (*ast.WhenExpr)(nil)
 	case 98:
-		return decNodeForExpr(d)
+		return decNodeWhenExpr(d)
 	case 99:
-		return (*ast.ForeachExpr)(nil)
+		return (*ast.ForExpr)(nil)
 	case 100:
-		return decNodeForeachExpr(d)
+		return decNodeForExpr(d)
 	case 101:
-		return (*ast.BlockExpr)(nil)
+		return (*ast.ForeachExpr)(nil)
 	case 102:
-		return decNodeBlockExpr(d)
+		return decNodeForeachExpr(d)
 	case 103:
-		return (*ast.RetryExpr)(nil)
+		return (*ast.BlockExpr)(nil)
 	case 104:
-		return decNodeRetryExpr(d)
+		return decNodeBlockExpr(d)
 	case 105:
-		return (*ast.SkipExpr)(nil)
+		return (*ast.RetryExpr)(nil)
 	case 106:
-		return decNodeSkipExpr(d)
+		return decNodeRetryExpr(d)
 	case 107:
-		return (*ast.DeniedExpr)(nil)
+		return (*ast.SkipExpr)(nil)
 	case 108:
-		return decNodeDeniedExpr(d)
+		return decNodeSkipExpr(d)
 	case 109:
-		return (*ast.AllowExpr)(nil)
+		return (*ast.DeniedExpr)(nil)
 	case 110:
-		return decNodeAllowExpr(d)
+		return decNodeDeniedExpr(d)
 	case 111:
-		return (*ast.DenyExpr)(nil)
+		return (*ast.AllowExpr)(nil)
 	case 112:
-		return decNodeDenyExpr(d)
+		return decNodeAllowExpr(d)
 	case 113:
-		return (*ast.LoopExpr)(nil)
+		return (*ast.DenyExpr)(nil)
 	case 114:
-		return decNodeLoopExpr(d)
+		return decNodeDenyExpr(d)
 	case 115:
-		return (*ast.LoopCtlExpr)(nil)
+		return (*ast.LoopExpr)(nil)
 	case 116:
-		return decNodeLoopCtlExpr(d)
+		return decNodeLoopExpr(d)
 	case 117:
-		return (*ast.LoopDirective)(nil)
+		return (*ast.LoopCtlExpr)(nil)
 	case 118:
-		return decNodeLoopDirective(d)
+		return decNodeLoopCtlExpr(d)
 	case 119:
-		return (*ast.ShadowDirective)(nil)
+		return (*ast.LoopDirective)(nil)
 	case 120:
-		return decNodeShadowDirective(d)
+		return decNodeLoopDirective(d)
 	case 121:
-		return (*ast.ShowJoin)(nil)
+		return (*ast.ShadowDirective)(nil)
 	case 122:
-		return decNodeShowJoin(d)
+		return decNodeShadowDirective(d)
 	case 123:
-		return (*ast.TemplateFile)(nil)
+		return (*ast.ShowJoin)(nil)
 	case 124:
-		return decNodeTemplateFile(d)
+		return decNodeShowJoin(d)
 	case 125:
-		return (*ast.LeadParallel)(nil)
+		return (*ast.TemplateFile)(nil)
 	case 126:
-		return decNodeLeadParallel(d)
+		return decNodeTemplateFile(d)
 	case 127:
-		return (*ast.HookDirective)(nil)
+		return (*ast.LeadParallel)(nil)
 	case 128:
-		return decNodeHookDirective(d)
+		return decNodeLeadParallel(d)
 	case 129:
-		return (*ast.AskExpr)(nil)
+		return (*ast.HookDirective)(nil)
 	case 130:
-		return decNodeAskExpr(d)
+		return decNodeHookDirective(d)
 	case 131:
-		return (*ast.LabelExpr)(nil)
+		return (*ast.AskExpr)(nil)
 	case 132:
-		return decNodeLabelExpr(d)
+		return decNodeAskExpr(d)
 	case 133:
-		return (*ast.FileLoad)(nil)
+		return (*ast.LabelExpr)(nil)
 	case 134:
+		return decNodeLabelExpr(d)
+	case 135:
+		return (*ast.FileLoad)(nil)
+	case 136:
 		return decNodeFileLoad(d)
 	}
 	d.fail()
@@ -4765,24 +4827,24 @@ func encTemplatePart(e *encoder, v ast.TemplatePart) {
 		e.uint(0)
 	case *ast.TextPart:
 		if x == nil {
-			e.uint(57)
-			return
-		}
-		e.uint(58)
-		encNodeTextPart(e, x)
-	case *ast.InterpPart:
-		if x == nil {
 			e.uint(59)
 			return
 		}
 		e.uint(60)
-		encNodeInterpPart(e, x)
-	case *ast.TemplateFor:
+		encNodeTextPart(e, x)
+	case *ast.InterpPart:
 		if x == nil {
 			e.uint(61)
 			return
 		}
 		e.uint(62)
+		encNodeInterpPart(e, x)
+	case *ast.TemplateFor:
+		if x == nil {
+			e.uint(63)
+			return
+		}
+		e.uint(64)
 		encNodeTemplateFor(e, x)
 	default:
 		e.unknown(v)
@@ -4793,17 +4855,17 @@ func decTemplatePart(d *decoder) ast.TemplatePart {
 	switch d.uint() {
 	case 0:
 		return nil
-	case 57:
-		return (*ast.TextPart)(nil)
-	case 58:
-		return decNodeTextPart(d)
 	case 59:
-		return (*ast.InterpPart)(nil)
+		return (*ast.TextPart)(nil)
 	case 60:
-		return decNodeInterpPart(d)
+		return decNodeTextPart(d)
 	case 61:
-		return (*ast.TemplateFor)(nil)
+		return (*ast.InterpPart)(nil)
 	case 62:
+		return decNodeInterpPart(d)
+	case 63:
+		return (*ast.TemplateFor)(nil)
+	case 64:
 		return decNodeTemplateFor(d)
 	}
 	d.fail()

@@ -21,6 +21,7 @@ var types = []any{
 	ast.OutputDirective{},
 	ast.AppendDirective{},
 	ast.LogDirective{},
+	ast.BailDirective{},
 	ast.ImportName{},
 	ast.ImportDirective{},
 	ast.ExportDirective{},
