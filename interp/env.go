@@ -330,7 +330,7 @@ type iterFrame struct {
 	kind   string // "for", "loop" or "while"
 	index  int    // for: the 0-based position; loop, while: the 1-based iteration
 	total  int    // for: the element count; loop, while: the limit (-1: none)
-	key    any    // for: the element's key (an object key, or the index)
+	key    any    // for: the element's object key (nil for an array: the index)
 	par    bool   // for: a parallel loop
 	parent *iterFrame
 }
@@ -341,7 +341,11 @@ func (f *iterFrame) object() *value.Object {
 	if f.kind == "for" {
 		o.Set("index", float64(f.index))
 		o.Set("total", float64(f.total))
-		o.Set("key", f.key)
+		if f.key != nil {
+			o.Set("key", f.key)
+		} else {
+			o.Set("key", float64(f.index))
+		}
 		o.Set("parallel", f.par)
 		return o
 	}

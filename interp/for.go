@@ -137,9 +137,11 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 		fi.item.Data = it.val
 		fi.item.Security = itemSec
 		fi.item.Meta = itemMetaAt(src, i)
-		fi.pos = value.IterPos{Key: it.keyValue(), Index: i, Array: !isObj}
+		// The key stays unboxed for arrays (it is the index): boxing it
+		// would cost an allocation per element.
+		fi.pos = value.IterPos{Key: it.key, Index: i, Array: !isObj}
 		fi.item.Iter = &fi.pos
-		fi.frame = iterFrame{kind: "for", index: i, total: len(items), key: fi.pos.Key, par: f.Parallel, parent: e.iter}
+		fi.frame = iterFrame{kind: "for", index: i, total: len(items), key: it.key, par: f.Parallel, parent: e.iter}
 		fe.iter = &fi.frame
 		fe.sc.vars[f.Var] = &fi.item
 		if len(f.VarPath) > 0 {

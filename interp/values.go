@@ -244,7 +244,7 @@ func mxField(v *value.Variable, name string, pos ast.Pos) (any, bool, error) {
 	switch name {
 	case "key":
 		if v.Iter != nil {
-			return v.Iter.Key, true, nil
+			return v.Iter.KeyValue(), true, nil
 		}
 	case "index":
 		if v.Iter != nil && v.Iter.Array {

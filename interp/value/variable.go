@@ -87,11 +87,20 @@ type Variable struct {
 	Iter *IterPos
 }
 
-// IterPos is the position of a for loop's element in its source.
+// IterPos is the position of a for loop's element in its source. Key is
+// the object key (nil for an array element, whose key is Index).
 type IterPos struct {
 	Key   any
 	Index int
 	Array bool
+}
+
+// KeyValue is the element's key: its object key, or its array index.
+func (p *IterPos) KeyValue() any {
+	if p.Array {
+		return float64(p.Index)
+	}
+	return p.Key
 }
 
 // New wraps data in a Variable with an empty descriptor.
