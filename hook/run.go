@@ -42,6 +42,9 @@ type Options struct {
 	// policy allowed them, under `guardrun exec` with the session's
 	// profile (hosts that take a rewritten input; confine.go).
 	Confine bool
+	// Warm, when set, holds the session store, the decision log and the
+	// loaded policies of a process that decides many events (warm.go).
+	Warm *Warm
 }
 
 // StateDir is guardrun's state directory: $XDG_STATE_HOME/guardrun (or
@@ -166,7 +169,13 @@ func run(o Options, callc chan<- *Call) Answer {
 	}
 	pol, policies, gate, err := loadPolicies(o, call, state)
 	if err != nil {
+		if o.Warm != nil {
+			return failed(o, call, nil, rendered(err)+o.Warm.diagnose(err))
+		}
 		return failed(o, call, nil, rendered(err)+diagnose(err))
+	}
+	if o.Warm != nil {
+		return decideWarm(o, call, pol, policies, gate)
 	}
 	if gate != nil {
 		guardrun.SetParseCache(gate)
@@ -204,6 +213,14 @@ func run(o Options, callc chan<- *Call) Answer {
 			return failed(o, call, nil, "policy: "+rendered(err))
 		}
 	}
+	return decideCall(ctx, o, call, eng, store, pol, logPath)
+}
+
+// decideCall decides call's events with eng, in order, and answers the
+// first refusal, else the first event's decision (confined when asked).
+// A hook process and a Warm one decide through it alike.
+func decideCall(ctx context.Context, o Options, call *Call, eng *agent.Engine, store agent.Store, pol Policies, logPath string) Answer {
+	a := o.Adapter
 	var first agent.Decision
 	for i, ev := range call.Events {
 		d := eng.Decide(ctx, ev)

@@ -27,6 +27,7 @@ func commands() []command {
 		{"hook", "decide one agent hook event read on stdin (claude, codex, gemini, cursor, generic)", func(args []string, stdout, stderr io.Writer) int {
 			return runHook(args, stdinReader, stdout, stderr)
 		}},
+		{"serve", "decide generic hook events for agent frameworks in one warm process (Unix socket or stdio)", runServe},
 		{"trust", "approve a workspace policy, list approvals or revoke one", runTrust},
 		{"init", "install guardrun's hook and starter policy for an agent", runInit},
 		{"exec", "run a command under the kernel sandbox (Landlock) of a profile: protected files, secret paths, network", runExec},
