@@ -23,6 +23,7 @@ test: fmt-check vet policies
 # map's order or another thing that changes between runs.
 race:
 	$(GO) test -race -count=1 -run 'Concurrent|Parallel|Close|InFlight' ./agent ./rules ./interp . ./examples/toolrunner
+	$(GO) test -race -count=1 -run 'Concurrent|Killed' ./serve
 	$(GO) test -count=20 ./internal/...
 
 vet:
@@ -94,6 +95,7 @@ fuzz:
 	FUZZFLAGS="$(FUZZFLAGS)" GO=$(GO) sh scripts/fuzz.sh ./hook FuzzCodex $(FUZZTIME)
 	FUZZFLAGS="$(FUZZFLAGS)" GO=$(GO) sh scripts/fuzz.sh ./hook FuzzGemini $(FUZZTIME)
 	FUZZFLAGS="$(FUZZFLAGS)" GO=$(GO) sh scripts/fuzz.sh ./hook FuzzCursor $(FUZZTIME)
+	FUZZFLAGS="$(FUZZFLAGS)" GO=$(GO) sh scripts/fuzz.sh ./serve FuzzRequest $(FUZZTIME)
 
 # Taint soundness property test over N random programs (issue 3). With -v
 # the test prints the final figures line (programs, outputs checked,

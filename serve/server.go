@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,6 +49,8 @@ type Server struct {
 	// when busy last fell to zero (unix nanoseconds), for the idle exit.
 	busy atomic.Int64
 	last atomic.Int64
+	// handled counts the requests decided.
+	handled atomic.Uint64
 }
 
 // New opens the state directory's session store and decision log.
@@ -77,6 +80,7 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) Handle(line []byte) (reply []byte) {
 	s.enter()
 	defer s.leave()
+	defer s.handled.Add(1)
 	var id []byte
 	defer func() {
 		if r := recover(); r != nil {
@@ -113,12 +117,14 @@ func RequestID(line []byte) ([]byte, error) {
 		return nil, nil
 	}
 	switch c := id[0]; {
-	case c == '"', c == '-', c >= '0' && c <= '9', bytes.Equal(id, []byte("null")):
-		var b bytes.Buffer
-		if err := json.Compact(&b, id); err != nil {
-			return nil, fmt.Errorf("id: %v", err)
+	case c == '-', c >= '0' && c <= '9':
+		// Every client's JSON reads it back: a double, finite.
+		if _, err := strconv.ParseFloat(string(id), 64); err != nil {
+			return nil, errors.New(`"id" is a number out of range`)
 		}
-		return b.Bytes(), nil
+		return id, nil
+	case c == '"', bytes.Equal(id, []byte("null")):
+		return id, nil
 	}
 	return nil, errors.New(`"id" must be a number, a string or null`)
 }
