@@ -6,15 +6,32 @@ FAIL_UNDER ?=
 FUZZTIME  ?= 30s
 GOTESTFLAGS ?= -timeout 5m
 
-.PHONY: all build test vet fmt-check lint policies conformance agent-corpus agentdojo bench bench-hook bench-exec bench-parallel fuzz soundness e2e diff-mlld race
+.PHONY: all build test serve-python bench-serve vet fmt-check lint policies conformance agent-corpus agentdojo bench bench-hook bench-exec bench-parallel fuzz soundness e2e diff-mlld race
 
 all: build test
 
 build:
 	$(GO) build ./...
 
-test: fmt-check vet policies
+test: fmt-check vet policies serve-python
 	$(GO) test $(GOTESTFLAGS) ./...
+
+# The Python client of `guardrun serve` (examples/serve/python; python3
+# and its standard library only) against a guardrun built here.
+serve-python:
+	@bin=$$(mktemp -d) && $(GO) build -o "$$bin/guardrun" ./cmd/guardrun && \
+		GUARDRUN="$$bin/guardrun" python3 examples/serve/python/test_guardrun_client.py; rc=$$?; rm -rf "$$bin"; exit $$rc
+
+# A decision's latency from Python through `guardrun serve` (socket,
+# stdio) beside a process per event (guardrun-hook generic, the
+# `guardrun serve --client generic` shim): medians and p90 of
+# SERVE_ROUNDS rounds of replay.py's quiet bench. Run it on an idle
+# machine.
+SERVE_ROUNDS ?= 1000
+bench-serve:
+	@bin=$$(mktemp -d) && $(GO) build -o "$$bin/" ./cmd/guardrun ./cmd/guardrun-hook && \
+		GUARDRUN="$$bin/guardrun" GUARDRUN_HOOK="$$bin/guardrun-hook" python3 examples/serve/python/bench.py $(SERVE_ROUNDS); \
+		rc=$$?; rm -rf "$$bin"; exit $$rc
 
 # Decisions of different sessions run at once on one engine (each in its
 # own evaluation of the prepared policies): the tests that decide from

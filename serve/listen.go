@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 
 	"github.com/guardrun/guardrun/hook"
@@ -44,8 +45,8 @@ func (l *listener) Close() error {
 }
 
 // Listen makes the socket at path: its directory 0700, the socket 0600.
-// A lock file beside it (path.lock, held while the server lives) keeps a
-// second server off the same path; a socket left by a server that died is
+// A lock file beside it (path.lock, held while the server lives, holding
+// its pid) keeps a second server off the same path; a socket left by a server that died is
 // replaced.
 func Listen(path string) (net.Listener, error) {
 	if len(path) > maxSocketPath {
@@ -70,6 +71,10 @@ func Listen(path string) (net.Listener, error) {
 			return nil, fmt.Errorf("%w at %s", ErrServing, path)
 		}
 		return nil, err
+	}
+	// The lock file names the server (its pid), for whoever must stop it.
+	if err := lock.Truncate(0); err == nil {
+		lock.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	// Under the lock: a socket file here is a dead server's.
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
