@@ -43,3 +43,29 @@ grep -v '^#' e2e/versions.txt | while read -r name pkg version; do
 	fi
 	echo "e2e: $name --version: $out"
 done
+# The OpenAI Agents SDK example (examples/serve/typescript): its
+# package.json and package-lock.json pin @openai/agents, the TypeScript
+# compiler and Node's types. Installed with `npm ci` into CACHE/agents-sdk
+# when the lock file changed, then the example is compiled there.
+ts=examples/serve/typescript
+dir="$cache/agents-sdk"
+if [ ! -d "$dir/node_modules" ] || ! cmp -s "$ts/package-lock.json" "$dir/package-lock.json"; then
+	echo "e2e: installing $ts's dependencies (@openai/agents) into $dir"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp "$ts/package.json" "$ts/package-lock.json" "$dir/"
+	if ! (cd "$dir" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error >install.log 2>&1); then
+		cat "$dir/install.log" >&2
+		echo "e2e: FAILED to install $ts's dependencies from the npm registry (is it reachable?); the suite cannot run without them" >&2
+		exit 1
+	fi
+else
+	echo "e2e: $ts's dependencies already installed in $dir"
+fi
+rm -rf "$dir/dist"
+cp "$ts"/*.ts "$ts/tsconfig.json" "$dir/"
+if ! (cd "$dir" && ./node_modules/.bin/tsc -p tsconfig.json); then
+	echo "e2e: FAILED to compile $ts" >&2
+	exit 1
+fi
+echo "e2e: compiled $ts into $dir/dist"

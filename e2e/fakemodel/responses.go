@@ -6,7 +6,8 @@ import (
 	"net/http"
 )
 
-// responses answers POST /v1/responses (Codex CLI) as the Responses
+// responses answers POST /v1/responses (Codex CLI, the OpenAI Agents
+// SDK) as the Responses
 // API's server-sent events: function_call items for tool calls,
 // custom_tool_call items for free-form tools (apply_patch), a message
 // item for the final text.
@@ -55,7 +56,9 @@ func (s *Server) responses(w http.ResponseWriter, path string, body []byte) {
 		sse(w, "response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": i, "item": it})
 		sse(w, "response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": i, "item": it})
 	}
+	// The completed response carries its output items, as the API's does
+	// (the OpenAI Agents SDK reads them there; Codex from the items).
 	sse(w, "response.completed", map[string]any{"type": "response.completed", "response": map[string]any{
-		"id": rid, "usage": map[string]any{"input_tokens": 10, "input_tokens_details": nil,
+		"id": rid, "object": "response", "status": "completed", "output": items, "usage": map[string]any{"input_tokens": 10, "input_tokens_details": nil,
 			"output_tokens": 10, "output_tokens_details": nil, "total_tokens": 20}}})
 }
