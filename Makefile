@@ -6,7 +6,7 @@ FAIL_UNDER ?=
 FUZZTIME  ?= 30s
 GOTESTFLAGS ?= -timeout 5m
 
-.PHONY: all build test serve-python bench-serve vet fmt-check lint policies conformance agent-corpus agentdojo bench bench-hook bench-exec bench-parallel fuzz soundness e2e diff-mlld race
+.PHONY: all build test serve-python bench-serve agentdojo-serve vet fmt-check lint policies conformance agent-corpus agentdojo bench bench-hook bench-exec bench-parallel fuzz soundness e2e diff-mlld race
 
 all: build test
 
@@ -93,6 +93,16 @@ agentdojo:
 	@if [ ! -d "$(AGENTDOJO)" ]; then echo "agentdojo: $(AGENTDOJO) not found"; exit 1; fi
 	@bin=$$(mktemp -d) && $(GO) build -o "$$bin/guardrun" ./cmd/guardrun && $(GO) build -o "$$bin/guardrun-hook" ./cmd/guardrun-hook && \
 		bash $(AGENTDOJO)/run.sh "$$bin/guardrun-hook" "$$bin/guardrun" -- $(ADOJO_FLAGS); rc=$$?; rm -rf "$$bin"; exit $$rc
+
+# The same replay with each event handed to `guardrun serve` by the hook
+# shim examples/serve/hook-via-serve.sh (a process per event still, as
+# replay.py runs its hook, but no policy load or session start in it):
+# the figures must be make agentdojo's; the hook timing line shows the
+# difference.
+agentdojo-serve:
+	@if [ ! -d "$(AGENTDOJO)" ]; then echo "agentdojo: $(AGENTDOJO) not found"; exit 1; fi
+	@bin=$$(mktemp -d) && $(GO) build -o "$$bin/guardrun" ./cmd/guardrun && cp examples/serve/hook-via-serve.sh "$$bin/" && \
+		bash $(AGENTDOJO)/run.sh "$$bin/hook-via-serve.sh" "$$bin/guardrun" -- $(ADOJO_FLAGS); rc=$$?; rm -rf "$$bin"; exit $$rc
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

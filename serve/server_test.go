@@ -376,3 +376,19 @@ func waitHandled(t *testing.T, s *Server, n uint64) {
 		}
 	}
 }
+
+// The transcript docs/agents.md shows (it quotes these files) is what a
+// server answers.
+func TestTranscript(t *testing.T) {
+	home(t, agentdojoPolicy(t))
+	s, err := New(Config{})
+	require.NoError(t, err)
+	defer s.Close()
+	in, err := os.ReadFile("testdata/transcript.requests.jsonl")
+	require.NoError(t, err)
+	want, err := os.ReadFile("testdata/transcript.replies.jsonl")
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, s.ServeConn(bytes.NewReader(in), &out))
+	require.Equal(t, string(want), out.String())
+}
