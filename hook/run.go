@@ -357,6 +357,11 @@ func loadPolicies(o Options, call *Call, state string) (Policies, []agent.Policy
 // records call's tool.after events as undecided. Failing that (no
 // policy, a store that cannot be written) the event is still refused.
 func recordUndecided(o Options, call *Call, why string) {
+	if o.Warm != nil {
+		// Its load sets the process's parse cache: one load at a time.
+		o.Warm.loadMu.Lock()
+		defer o.Warm.loadMu.Unlock()
+	}
 	state, err := StateDir()
 	if err != nil {
 		return
