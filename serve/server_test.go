@@ -392,3 +392,34 @@ func TestTranscript(t *testing.T) {
 	require.NoError(t, s.ServeConn(bytes.NewReader(in), &out))
 	require.Equal(t, string(want), out.String())
 }
+
+// A module the user's policy imports, changed after the server loaded
+// it, is refused on the next request as a hook process refuses it (its
+// Gate, while loading), though the server does not load again.
+func TestChangedModuleRefused(t *testing.T) {
+	home(t, "")
+	p, err := hook.UserPolicy()
+	require.NoError(t, err)
+	mod := filepath.Join(filepath.Dir(p), "mod.guard")
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o700))
+	require.NoError(t, os.WriteFile(mod, []byte("var @m = 1\nexport { @m }\n"), 0o600))
+	writeUserPolicy(t, "import { @m } from \"./mod.guard\"\nvar tools @agent = { \"wipe\": { labels: [\"wiping\"] }, \"read\": { labels: [\"read\"] } }\n"+
+		"guard @nope before wiping = when [\n  * => deny \"no wiping\"\n]\n")
+	s, err := New(Config{})
+	require.NoError(t, err)
+	defer s.Close()
+	wipe := `{"event":"tool.before","data":{"session":"m1","tool":"wipe","input":{"x":"1"}}}`
+	read := `{"event":"tool.before","data":{"session":"m1","tool":"read","input":{"x":"1"}}}`
+	require.Contains(t, string(s.Handle([]byte(wipe))), "no wiping")
+	require.Equal(t, `{"continue":true}`+"\n", string(s.Handle([]byte(read))))
+	require.NoError(t, os.WriteFile(mod, []byte("var @m = 2\nexport { @m }\n"), 0o600))
+	for _, line := range []string{read, wipe} {
+		warm := string(s.Handle([]byte(line)))
+		cold := coldAnswers(t, []string{line}, "")[0]
+		for _, got := range []string{warm, cold} {
+			require.Contains(t, got, `"continue":false`)
+			require.Contains(t, got, "module "+mod+" imported by user policy "+p+" is new or changed since you approved it")
+		}
+	}
+	require.Equal(t, 1, s.warm.Engines())
+}
