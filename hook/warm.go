@@ -69,6 +69,9 @@ func NewWarm() (*Warm, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A session this process wrote last is not replayed from its
+	// journal on its next event; one a hook process wrote since is.
+	store.KeepDecoded = true
 	path, err := LogPath()
 	if err != nil {
 		return nil, err
