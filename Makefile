@@ -95,13 +95,14 @@ agentdojo:
 		bash $(AGENTDOJO)/run.sh "$$bin/guardrun-hook" "$$bin/guardrun" -- $(ADOJO_FLAGS); rc=$$?; rm -rf "$$bin"; exit $$rc
 
 # The same replay with each event handed to `guardrun serve` by the hook
-# shim examples/serve/hook-via-serve.sh (a process per event still, as
-# replay.py runs its hook, but no policy load or session start in it):
+# shim examples/serve/hook-via-serve.sh (`guardrun-hook serve --client`: a
+# process per event still, as replay.py runs its hook, but no policy load
+# or session start in it):
 # the figures must be make agentdojo's; the hook timing line shows the
 # difference.
 agentdojo-serve:
 	@if [ ! -d "$(AGENTDOJO)" ]; then echo "agentdojo: $(AGENTDOJO) not found"; exit 1; fi
-	@bin=$$(mktemp -d) && $(GO) build -o "$$bin/guardrun" ./cmd/guardrun && cp examples/serve/hook-via-serve.sh "$$bin/" && \
+	@bin=$$(mktemp -d) && $(GO) build -o "$$bin/" ./cmd/guardrun ./cmd/guardrun-hook && cp examples/serve/hook-via-serve.sh "$$bin/" && \
 		bash $(AGENTDOJO)/run.sh "$$bin/hook-via-serve.sh" "$$bin/guardrun" -- $(ADOJO_FLAGS); rc=$$?; rm -rf "$$bin"; exit $$rc
 
 bench:

@@ -281,3 +281,8 @@ func decideWarm(o Options, call *Call, pol Policies, policies []agent.Policy, ga
 // UnattendedFromEnv reports whether the environment says nobody answers
 // the agent's questions (UnattendedEnv), as a hook process reads it.
 func UnattendedFromEnv() bool { return unattendedFromEnv() }
+
+// FullCommandPath is the full guardrun beside this executable, else on
+// PATH (never this executable itself): the command guardrun-hook starts a
+// decision server with.
+func FullCommandPath() (string, error) { return fullCommand() }

@@ -15,7 +15,8 @@ func TestImportsOnlyHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	allowed := map[string]bool{"github.com/guardrun/guardrun/hook": true, "github.com/guardrun/guardrun/internal/cliflags": true}
+	allowed := map[string]bool{"github.com/guardrun/guardrun/hook": true, "github.com/guardrun/guardrun/internal/cliflags": true,
+		"github.com/guardrun/guardrun/serve/client": true}
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
 			continue

@@ -9,27 +9,17 @@ import (
 	"strconv"
 	"syscall"
 
-	"github.com/guardrun/guardrun/hook"
+	"github.com/guardrun/guardrun/serve/client"
 )
-
-// SocketName is the socket's name in guardrun's state directory.
-const SocketName = "serve.sock"
 
 // maxSocketPath is the longest path a Unix socket address holds (Linux's
 // sun_path, less its terminating NUL).
 const maxSocketPath = 107
 
-// DefaultSocket is the server's socket: serve.sock in guardrun's state
-// directory ($XDG_STATE_HOME/guardrun, or ~/.local/state/guardrun), the
-// directory of the session store and the decision log it serves: one
-// server per state directory.
-func DefaultSocket() (string, error) {
-	dir, err := hook.StateDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, SocketName), nil
-}
+// DefaultSocket is the server's socket (client.DefaultSocket):
+// serve.sock in guardrun's state directory, the directory of the session
+// store and the decision log it serves: one server per state directory.
+func DefaultSocket() (string, error) { return client.DefaultSocket() }
 
 // listener is a Unix socket listener that holds the socket's lock file
 // until it is closed.

@@ -7,17 +7,18 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/guardrun/guardrun/hook"
 	"github.com/guardrun/guardrun/internal/cliflags"
+	"github.com/guardrun/guardrun/serve/client"
 )
 
 // Usage is the command line of `guardrun serve`.
 const Usage = `usage: guardrun serve [--socket PATH | --stdio] [--policy FILE] [--deadline D] [--max-input BYTES] [--unattended] [--idle D]
-   or: guardrun serve --client generic [--socket PATH] [--spawn] [server flags]
+   or: guardrun serve --client generic [--socket PATH] [--spawn] [server flags]   (also guardrun-hook serve --client …)
 
 Decides the generic hook protocol's events for agent frameworks in one warm
 process: one JSON request per line ({"id": ID, "event": KIND, "data": {...}}),
@@ -32,15 +33,16 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("guardrun serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, Usage); fs.PrintDefaults() }
-	socket := fs.String("socket", "", "the Unix socket to serve on (default "+SocketName+" in guardrun's state directory)")
+	socket := fs.String("socket", "", "the Unix socket to serve on (default "+client.SocketName+" in guardrun's state directory)")
 	stdio := fs.Bool("stdio", false, "serve the requests read on stdin, replies on stdout, instead of a socket")
 	policy := fs.String("policy", "", "decide with this policy only (no discovery, no trust check), as guardrun hook --policy")
 	deadline := fs.Duration("deadline", hook.DefaultDeadline, "deny a request not decided within this time")
 	maxInput := fs.Int("max-input", hook.DefaultMaxInput, "largest request line accepted, in bytes")
 	unattended := fs.Bool("unattended", false, "nobody answers the agent's questions: answer an ask as a denial saying what needs approval (also "+hook.UnattendedEnv+"=1)")
 	idle := fs.Duration("idle", 0, "exit after this long with no connection and no request (0: never)")
-	client := fs.String("client", "", "client mode: read one event of this protocol (generic) on stdin, print the server's answer")
-	spawnFlag := fs.Bool("spawn", false, "with --client: start a server (exiting after --idle, default 60s) when none answers")
+	if isClient(args) {
+		return client.Main(args, stdin, stdout, stderr, os.Executable)
+	}
 	pos, ok := cliflags.ParseInterspersed(fs, args)
 	if !ok {
 		return 2
@@ -49,25 +51,6 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "guardrun serve: unexpected argument %q\n", pos[0])
 		fs.Usage()
 		return 2
-	}
-	if *client != "" {
-		if *client != "generic" {
-			fmt.Fprintf(stderr, "guardrun serve --client: only the generic protocol is served, not %q\n", *client)
-			return 2
-		}
-		var serverArgs []string
-		if *policy != "" {
-			serverArgs = append(serverArgs, "--policy", *policy)
-		}
-		if *unattended {
-			serverArgs = append(serverArgs, "--unattended")
-		}
-		if *idle <= 0 {
-			*idle = 60 * time.Second
-		}
-		serverArgs = append(serverArgs, "--deadline", deadline.String(), "--max-input", strconv.Itoa(*maxInput), "--idle", idle.String())
-		return Client(ClientOptions{Socket: *socket, Spawn: *spawnFlag, ServerArgs: serverArgs, MaxInput: *maxInput,
-			Timeout: *deadline + time.Second}, stdin, stdout)
 	}
 	s, err := New(Config{Policy: *policy, Deadline: *deadline, MaxInput: *maxInput, Unattended: *unattended})
 	if err != nil {
@@ -138,4 +121,17 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+}
+
+// isClient reports whether args ask for the client mode (--client).
+func isClient(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "-client" || a == "--client" || strings.HasPrefix(a, "-client=") || strings.HasPrefix(a, "--client=") {
+			return true
+		}
+	}
+	return false
 }

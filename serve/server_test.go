@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/guardrun/guardrun/hook"
+	"github.com/guardrun/guardrun/serve/client"
 	"github.com/stretchr/testify/require"
 )
 
@@ -352,7 +353,7 @@ func TestClientMode(t *testing.T) {
 			pretty.WriteString(line)
 		}
 		var out bytes.Buffer
-		code := Client(ClientOptions{Socket: sock}, &pretty, &out)
+		code := client.Run(client.Options{Socket: sock}, &pretty, &out)
 		want := `{"continue":true}`
 		if i == 3 {
 			want = `"continue":false`
@@ -361,7 +362,7 @@ func TestClientMode(t *testing.T) {
 		require.Equal(t, strings.Contains(out.String(), `"error"`), code == 1)
 	}
 	var out bytes.Buffer
-	code := Client(ClientOptions{Socket: filepath.Join(t.TempDir(), "none.sock")}, strings.NewReader(lines[0]), &out)
+	code := client.Run(client.Options{Socket: filepath.Join(t.TempDir(), "none.sock")}, strings.NewReader(lines[0]), &out)
 	require.Equal(t, 1, code)
 	require.Contains(t, out.String(), `"continue":false`)
 	require.Contains(t, out.String(), "decision server at")

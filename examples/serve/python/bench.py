@@ -1,8 +1,8 @@
 """Latency of a decision from Python: `guardrun serve` through
 guardrun_client (socket and stdio), beside a hook process per event
 (`guardrun-hook generic`, as a host without a server pays it) and the hook
-shim (`guardrun serve --client generic`, a process per event that hands it
-to the server). Standard library only.
+shim (`guardrun-hook serve --client generic`, a process per event that
+hands it to the server). Standard library only.
 
     GUARDRUN=.../guardrun GUARDRUN_HOOK=.../guardrun-hook python3 bench.py [ROUNDS]
 
@@ -91,8 +91,9 @@ def main():
             return send
 
         few = max(10, rounds // 5)
-        medians["shim"] = report("a process per event: serve --client generic",
-                                 *timed(process([guardrun, "serve", "--client", "generic"], env), "shim", few, cwd))
+        shim = [hook, "serve", "--client", "generic"] if hook else [guardrun, "serve", "--client", "generic"]
+        medians["shim"] = report(f"a process per event: {os.path.basename(shim[0])} serve --client",
+                                 *timed(process(shim, env), "shim", few, cwd))
         if hook:
             # The hook in its own state directory: a session of its own.
             medians["hook"] = report("a process per event: guardrun-hook generic",
