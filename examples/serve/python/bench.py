@@ -9,11 +9,14 @@ hands it to the server). Standard library only.
 The events are replay.py's quiet bench (../shared/agentdojo): one session,
 one at a time, a ~2 KB third-party output then a send_email per round,
 under examples/agentdojo/policy.guard pinned as the user's policy. Prints
-the median and p90 per event of each way, in milliseconds.
+the median and p90 per event of each way, in milliseconds, and the CPU
+guardrun spent per event (the server's, or the process's per event): on a
+loaded machine wall times grow with the wait for a CPU, CPU times less.
 """
 
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -50,11 +53,30 @@ def timed(send, sid, rounds, cwd):
     return times, denied
 
 
-def report(name, times, denied):
+def report(name, times, denied, cpu):
     q = statistics.quantiles(times, n=10)
-    print(f"{name:44s} median {1000 * statistics.median(times):6.3f} ms   p90 {1000 * q[8]:6.3f} ms   "
-          f"({len(times)} events, {denied} not allowed)")
+    print(f"{name:46s} median {1000 * statistics.median(times):7.3f} ms   p90 {1000 * q[8]:7.3f} ms   "
+          f"guardrun CPU {1000 * cpu / len(times):6.3f} ms/event   ({len(times)} events, {denied} not allowed)")
     return statistics.median(times)
+
+
+def proc_cpu(pid):
+    """User and system CPU seconds process pid has used (Linux)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def measured(send, sid, rounds, cwd, cpu):
+    """timed, and the CPU cpu() counts over it."""
+    c0 = cpu()
+    times, denied = timed(send, sid, rounds, cwd)
+    return times, denied, cpu() - c0
 
 
 def main():
@@ -77,11 +99,14 @@ def main():
         with gc.Guardrun.connect(sock) as g:
             timed(lambda k, d: g.request(k, d).get("continue"), "warmup", 20, cwd)
             medians["socket"] = report("serve, Unix socket (guardrun_client)",
-                                       *timed(lambda k, d: g.request(k, d).get("continue"), "sock", rounds, cwd))
+                                       *measured(lambda k, d: g.request(k, d).get("continue"), "sock", rounds, cwd,
+                                                 lambda: proc_cpu(p.pid)))
         with gc.Guardrun.spawn(guardrun, env=env) as g:
             timed(lambda k, d: g.request(k, d).get("continue"), "warmup2", 20, cwd)
+            pid = int(g.where.rsplit("pid ", 1)[1].rstrip(")"))
             medians["stdio"] = report("serve --stdio (guardrun_client.spawn)",
-                                      *timed(lambda k, d: g.request(k, d).get("continue"), "stdio", rounds, cwd))
+                                      *measured(lambda k, d: g.request(k, d).get("continue"), "stdio", rounds, cwd,
+                                                lambda: proc_cpu(pid)))
 
         def process(argv, e):
             def send(kind, data):
@@ -92,12 +117,13 @@ def main():
 
         few = max(10, rounds // 5)
         shim = [hook, "serve", "--client", "generic"] if hook else [guardrun, "serve", "--client", "generic"]
+        # The shim's CPU is its own process's; the server's share is the
+        # socket's line above.
         medians["shim"] = report(f"a process per event: {os.path.basename(shim[0])} serve --client",
-                                 *timed(process(shim, env), "shim", few, cwd))
+                                 *measured(process(shim, env), "shim", few, cwd, children_cpu))
         if hook:
-            # The hook in its own state directory: a session of its own.
             medians["hook"] = report("a process per event: guardrun-hook generic",
-                                     *timed(process([hook, "generic"], env), "hook", few, cwd))
+                                     *measured(process([hook, "generic"], env), "hook", few, cwd, children_cpu))
             print(f"\nserve from Python is {medians['hook'] / medians['socket']:.1f}x faster than a hook process "
                   f"per event")
     finally:
