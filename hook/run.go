@@ -157,7 +157,7 @@ func run(o Options, callc chan<- *Call) Answer {
 	if call.Observed {
 		// An event this version does not know, without a tool call: no
 		// objection, but it is on the record.
-		if err := appendLog(logPath, agent.Record{Time: time.Now().UTC(), Session: nonEmpty(str(raw, "session_id"), str(raw, "conversation_id")),
+		if err := o.appendLog(logPath, agent.Record{Time: time.Now().UTC(), Session: nonEmpty(str(raw, "session_id"), str(raw, "conversation_id")),
 			Event: agent.Kind("host:" + call.Native), Decision: agent.Allow, Reason: "event not known to this guardrun: observed"}); err != nil {
 			return failed(o, call, nil, err.Error())
 		}
@@ -453,7 +453,7 @@ func failed(o Options, call *Call, raw map[string]any, reason string) Answer {
 	}
 	if path, err := LogPath(); err == nil {
 		// Best effort: the denial stands whether or not it is logged.
-		_ = appendLog(path, r)
+		_ = o.appendLog(path, r)
 	}
 	return o.Adapter.Fail(call, reason)
 }

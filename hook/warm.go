@@ -286,3 +286,15 @@ func UnattendedFromEnv() bool { return unattendedFromEnv() }
 // PATH (never this executable itself): the command guardrun-hook starts a
 // decision server with.
 func FullCommandPath() (string, error) { return fullCommand() }
+
+// appendLog appends r to the decision log at path: through the Warm's
+// one writer when there is one, else as a hook process does.
+func (o Options) appendLog(path string, r agent.Record) error {
+	if o.Warm == nil {
+		return appendLog(path, r)
+	}
+	if _, err := o.Warm.log.Write(append(r.AppendJSON(nil), '\n')); err != nil {
+		return errors.New("decision log: " + err.Error())
+	}
+	return nil
+}
