@@ -24,6 +24,11 @@
 // to the full guardrun beside it (Delegate), whose answer is passed on;
 // without one the event is denied.
 //
+// A process that decides many events (guardrun serve, package serve)
+// runs Run with a Warm: the same reading, discovery, pin checks, deciding
+// and logging per event, with the engine of an unchanged approved policy
+// set kept loaded, one session store and one decision log writer.
+//
 // hook must not import the JavaScript engine (package js) or the
 // tokenizer (package tokens), directly or not: guardrun-hook imports hook
 // only (TestSlimHookLinksNoEngine).

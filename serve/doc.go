@@ -6,16 +6,17 @@
 //
 // It owns the wire format (one JSON request per line, the generic hook
 // event plus an optional "id"; one JSON reply per line, the generic
-// answer plus that "id"), the connection loop, the socket's path and
-// permissions, the lock that keeps one server per state directory, and
-// the client mode a host that runs a hook command per event uses
-// (`guardrun serve --client generic`).
+// answer plus that "id"), the connection loop, the socket and its
+// permissions, and the lock that keeps one server per state directory.
+// The client mode a host that runs a hook command per event uses
+// (`guardrun serve --client generic`) and the default socket path are
+// package serve/client's, which the slim guardrun-hook links too.
 //
 // It decides nothing itself: every request goes through hook.Run with
 // the generic adapter and a hook.Warm (the loaded policies, the session
 // store and the one decision log writer), so a request is decided
 // exactly as `guardrun-hook generic` decides the same event, and every
-// failure is that protocol's denial. serve must not import the agent
-// engine's internals, interp or the policy packages, and must not decode
-// or judge events beyond finding a request's id.
+// failure is that protocol's denial. Of guardrun's packages serve imports
+// hook, serve/client and internal/cliflags only (TestImportsOnlyHook), and
+// it decodes no event beyond finding a request's id.
 package serve
