@@ -19,8 +19,8 @@ test: fmt-check vet policies serve-python
 # The Python client of `guardrun serve` (examples/serve/python; python3
 # and its standard library only) against a guardrun built here.
 serve-python:
-	@bin=$$(mktemp -d) && $(GO) build -o "$$bin/guardrun" ./cmd/guardrun && \
-		GUARDRUN="$$bin/guardrun" python3 examples/serve/python/test_guardrun_client.py; rc=$$?; rm -rf "$$bin"; exit $$rc
+	@bin=$$(mktemp -d) && $(GO) build -o "$$bin/" ./cmd/guardrun ./cmd/guardrun-hook && \
+		GUARDRUN="$$bin/guardrun" GUARDRUN_HOOK="$$bin/guardrun-hook" python3 examples/serve/python/test_guardrun_client.py; rc=$$?; rm -rf "$$bin"; exit $$rc
 
 # A decision's latency from Python through `guardrun serve` (socket,
 # stdio) beside a process per event (guardrun-hook generic, the

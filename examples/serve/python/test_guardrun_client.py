@@ -1,9 +1,10 @@
 """Tests of guardrun_client against a real `guardrun serve` (standard library
-only). GUARDRUN names the guardrun binary (make test builds one); the
+only). GUARDRUN names the guardrun binary, GUARDRUN_HOOK the guardrun-hook
+built beside it (make test builds both); the
 server runs in a private HOME with examples/agentdojo/policy.guard as the
 user's policy, pinned as `guardrun trust --user` pins it.
 
-    GUARDRUN=/path/to/guardrun python3 examples/serve/python/test_guardrun_client.py
+    GUARDRUN=/path/to/guardrun GUARDRUN_HOOK=/path/to/guardrun-hook python3 examples/serve/python/test_guardrun_client.py
 """
 
 import json
@@ -24,6 +25,7 @@ sys.path.insert(0, HERE)
 import guardrun_client as gc  # noqa: E402
 
 GUARDRUN = os.environ.get("GUARDRUN", "")
+GUARDRUN_HOOK = os.environ.get("GUARDRUN_HOOK", "")
 IBAN_USER = "US122000000121212121212"
 IBAN_BILL = "US133000000121212121212"
 
@@ -152,6 +154,16 @@ class ClientTest(unittest.TestCase):
     def test_hook_shim(self):
         """`guardrun serve --client generic --spawn` is a drop-in hook command:
         it starts a server on first use and answers as guardrun hook generic."""
+        self.shim([GUARDRUN, "serve", "--client", "generic", "--spawn"])
+
+    def test_slim_hook_shim(self):
+        """The same in the slim guardrun-hook (GUARDRUN_HOOK, beside GUARDRUN):
+        it starts the full guardrun beside it as the server."""
+        if not GUARDRUN_HOOK:
+            self.fail("set GUARDRUN_HOOK to the guardrun-hook built beside GUARDRUN (make test does)")
+        self.shim([GUARDRUN_HOOK, "serve", "--client", "generic", "--spawn"])
+
+    def shim(self, argv):
         sock = os.path.join(self.env["XDG_STATE_HOME"], "guardrun", "serve.sock")
         events = [
             {"event": "prompt.submit", "data": {"session": "shim", "text": f"Pay {IBAN_USER} 1000", "cwd": self.tmp}},
@@ -165,7 +177,7 @@ class ClientTest(unittest.TestCase):
         try:
             for ev in events:
                 payload = ev if isinstance(ev, str) else json.dumps(ev)
-                shim = subprocess.run([GUARDRUN, "serve", "--client", "generic", "--spawn"], input=payload,
+                shim = subprocess.run(argv, input=payload,
                                       env=self.env, capture_output=True, text=True, timeout=60)
                 hook = subprocess.run([GUARDRUN, "hook", "generic"], input=payload, env=hook_env,
                                       capture_output=True, text=True, timeout=60)
