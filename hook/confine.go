@@ -42,11 +42,15 @@ func confine(ctx context.Context, hostName string, call *Call, d agent.Decision,
 	}
 	ev := call.Events[0]
 	line, ok := ev.Input["command"].(string)
-	if ev.Kind != agent.ToolBefore || !ok || underExec(line) {
+	if ev.Kind != agent.ToolBefore || !ok {
+		return d
+	}
+	f := policy.CommandLineFacts(line)
+	if underExec(f) {
 		return d
 	}
 	secret, untrusted := sessionHolds(ctx, store, ev.Session)
-	if !untrusted && !opaqueLine(line) {
+	if !untrusted && !opaqueLine(f, line) {
 		return d
 	}
 	if _, err := sandbox.ABI(); err != nil {
@@ -72,7 +76,7 @@ func confine(ctx context.Context, hostName string, call *Call, d agent.Decision,
 	if workspace != "" {
 		words = append(words, "--workspace", shellQuote(workspace))
 	}
-	for _, p := range c.Revealed(lineArgvs(line)) {
+	for _, p := range c.Revealed(lineArgvs(f)) {
 		if !filepath.IsAbs(p) && workspace != "" {
 			p = filepath.Join(workspace, p)
 		}
@@ -88,17 +92,16 @@ func confine(ctx context.Context, hostName string, call *Call, d agent.Decision,
 	return d
 }
 
-// underExec reports whether a line already runs under guardrun exec.
-func underExec(line string) bool {
-	f := policy.CommandLineFacts(line)
+// underExec reports whether a line (its facts) already runs under
+// guardrun exec.
+func underExec(f policy.CommandFacts) bool {
 	return len(f.Commands) > 0 && f.Commands[0].Program == "guardrun" && len(f.Commands[0].Args) > 0 && f.Commands[0].Args[0] == "exec"
 }
 
 // lineArgvs is the argv of each command of a line, as the policy's
-// shell analysis reads them; nil when any is opaque (a reveal is for a
-// line whose every command is known).
-func lineArgvs(line string) [][]string {
-	f := policy.CommandLineFacts(line)
+// shell analysis reads them (f); nil when any is opaque (a reveal is
+// for a line whose every command is known).
+func lineArgvs(f policy.CommandFacts) [][]string {
 	if f.Opaque != "" {
 		return nil
 	}
@@ -115,9 +118,8 @@ func lineArgvs(line string) [][]string {
 // opaqueLine reports whether a shell line runs code its text does not
 // show: what the policy's command analysis calls opaque (inline code, a
 // computed program), an interpreter or build tool, or a program run by
-// its path (./build/app). A line already under guardrun exec is not.
-func opaqueLine(line string) bool {
-	f := policy.CommandLineFacts(line)
+// its path (./build/app). f is the line's facts, read once by confine.
+func opaqueLine(f policy.CommandFacts, line string) bool {
 	if f.Opaque != "" {
 		return true
 	}

@@ -3,6 +3,8 @@ package hook
 import (
 	"os/exec"
 	"testing"
+
+	"github.com/guardrun/guardrun/interp/policy"
 )
 
 func TestOpaqueLine(t *testing.T) {
@@ -21,7 +23,8 @@ func TestOpaqueLine(t *testing.T) {
 		`rm -rf build && mkdir -p build`:  false,
 		`echo hi > out.txt && wc -l *.go`: false,
 	} {
-		if got := opaqueLine(line); got != want {
+		f := policy.CommandLineFacts(line)
+		if got := opaqueLine(f, line) && !underExec(f); got != want {
 			t.Errorf("opaqueLine(%q) = %v, want %v", line, got, want)
 		}
 	}
