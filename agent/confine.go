@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -152,7 +153,7 @@ func (c Confinement) Revealed(commands [][]string) []string {
 	for _, r := range c.Reveal {
 		all := true
 		for _, argv := range commands {
-			if !hasPrefix(argv, r.Command) {
+			if len(argv) < len(r.Command) || !slices.Equal(argv[:len(r.Command)], r.Command) {
 				all = false
 				break
 			}
@@ -162,16 +163,4 @@ func (c Confinement) Revealed(commands [][]string) []string {
 		}
 	}
 	return nil
-}
-
-func hasPrefix(argv, words []string) bool {
-	if len(argv) < len(words) {
-		return false
-	}
-	for i, w := range words {
-		if argv[i] != w {
-			return false
-		}
-	}
-	return true
 }
