@@ -866,6 +866,10 @@ func (e *Engine) shellWrites(ctx context.Context, s *Session, ev Event, facts ca
 // (`cat src/a.go`, Codex's way of reading), the SHA-256 of each as it now
 // is, as a Read tool's call would (stale-write protection).
 func (e *Engine) recordShellReads(s *Session, ev Event, f callFacts) {
+	if ev.Hashes != nil {
+		e.recordLogged(s, ev)
+		return
+	}
 	base := firstNonEmpty(ev.Cwd, e.workspaceOf(ev))
 	for _, c := range f.cmds {
 		if !policy.Is(c.Program, policy.Reader) {

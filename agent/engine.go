@@ -867,7 +867,14 @@ func (e *Engine) decideIn(ctx context.Context, s *Session, ev Event) (d Decision
 		// A turn begins: its context budget is whole again.
 		s.Account.TurnContext = 0
 	}
-	defer func() { e.batchContext(s, &d) }()
+	s.hashed, s.current = nil, nil
+	defer func() {
+		e.batchContext(s, &d)
+		if e.log != nil {
+			r.Hashes = s.hashed
+		}
+		s.hashed, s.current = nil, nil
+	}()
 	if ev.Replay && ev.Logged != "" {
 		return e.replayLogged(s, ev)
 	}
@@ -986,6 +993,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 	tooDeep := false
 	var v verdict
 	facts := e.factsOf(t, ev, in, line)
+	s.current = e.currentObject(s, ev, t)
 	// A file named is a file read, and a call that can send what it
 	// reads sends it; code guardrun cannot see into may send anything.
 	e.callLabels(s, ev, f, facts, facts.net || facts.inline || facts.opaqueTakes || hasPrefixIn(t.labels, "net:") || contains(t.labels, "tool:w"))
@@ -1505,6 +1513,10 @@ func (e *Engine) toolsObject(s *Session) *value.Object {
 	t := value.NewObject()
 	t.Set("calls", s.callsObjects())
 	t.Set("reads", s.readsObject())
+	if s.current == nil {
+		s.current = value.NewObject()
+	}
+	t.Set("current", s.current)
 	t.Set("counts", s.countsObject())
 	return t
 }

@@ -64,6 +64,11 @@ type Event struct {
 	// log): the session advances over it as the hook's did, and nothing
 	// is decided (the decision returned is Logged).
 	Logged Outcome `json:"-"`
+	// Hashes, on a replayed event, are the file hashes the hook took
+	// for it (Record.Hashes): the engine reads them instead of the files,
+	// which have changed since. Nil hashes the files as they are now (a
+	// log written before records had them).
+	Hashes map[string]string `json:"-"`
 }
 
 // opType is the operation type guards see for an event that is not a

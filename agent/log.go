@@ -42,6 +42,13 @@ type Record struct {
 	// session (labels, context-wide or as fingerprints: hashes, never the
 	// text), so a replay rebuilds the state later decisions read.
 	Brought []Brought `json:"brought,omitempty"`
+	// Hashes are the files the event hashed, by absolute path: for a
+	// write, what each target held when it was decided
+	// (`@mx.tools.current`); after a read or write, what the session
+	// recorded it saw (`@mx.tools.reads`). "" is no file there (or one
+	// too large or outside the workspace). A replay decides on these,
+	// not on the files as they are when it runs.
+	Hashes map[string]string `json:"hashes,omitempty"`
 	// LatencyUS is the decision's latency in microseconds.
 	LatencyUS  int64  `json:"latency_us"`
 	PolicyHash string `json:"policy_hash"`

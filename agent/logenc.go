@@ -85,6 +85,23 @@ func (r *Record) AppendJSON(b []byte) []byte {
 		}
 		b = append(b, ']')
 	}
+	if len(r.Hashes) > 0 {
+		b = append(b, `,"hashes":{`...)
+		keys := make([]string, 0, len(r.Hashes))
+		for k := range r.Hashes {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			b = appendString(b, r.Hashes[k])
+		}
+		b = append(b, '}')
+	}
 	b = append(b, `,"latency_us":`...)
 	b = strconv.AppendInt(b, r.LatencyUS, 10)
 	b = append(b, `,"policy_hash":`...)

@@ -14,6 +14,9 @@ func (e *Engine) replayLogged(s *Session, ev Event) (Decision, Record) {
 	case ToolAfter:
 		s.setOutcome(ev)
 		e.restore(s, ev, ev.Brought)
+		if ev.Hashes != nil {
+			e.recordLogged(s, ev)
+		}
 	}
 	d := Decision{Outcome: ev.Logged}
 	return d, Record{Session: ev.Session, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Cwd: ev.Cwd, Decision: ev.Logged}

@@ -113,6 +113,12 @@ type Session struct {
 	// addCall so a long-lived session does not rebuild them per event.
 	callsMx []any
 	readsMx *value.Object
+	// hashed are the files the current event hashed (path to SHA-256,
+	// "" for none there): what it compared and recorded, logged with
+	// its record (Record.Hashes) so a replay decides on the same files.
+	hashed map[string]string
+	// current is `@mx.tools.current` for the call being decided.
+	current *value.Object
 }
 
 // Limits bound a session's state.

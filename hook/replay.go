@@ -50,6 +50,11 @@ type Change struct {
 // directory, else the repository around the session's first directory),
 // on the clock of the record. It returns the decisions that change.
 //
+// The files a decision hashed (a write's targets, what a read saw) are
+// read from the record (Record.Hashes), not from the disk, which has
+// changed since; a record without them (an older log) hashes the files
+// as they are.
+//
 // The log holds tool inputs but not outputs: a tool.after is not
 // compared, and what its output brought into the session is restored
 // from the record (Record.Brought; in a log written before records had
@@ -101,7 +106,7 @@ func Replay(ctx context.Context, records []agent.Record, policies []agent.Policy
 		if err != nil {
 			return nil, err
 		}
-		ev := agent.Event{Kind: r.Event, Session: r.Session, Time: r.Time, Tool: r.Tool, CallID: r.CallID, Cwd: r.Cwd}
+		ev := agent.Event{Kind: r.Event, Session: r.Session, Time: r.Time, Tool: r.Tool, CallID: r.CallID, Cwd: r.Cwd, Hashes: r.Hashes}
 		clock = r.Time
 		if masked(r.Input) {
 			// Not decided again, but the session goes on over it as the

@@ -165,3 +165,58 @@ func verdictOf(r result) string {
 	}
 	return "allow"
 }
+
+// A stale edit replays as it was decided: the hook denied an edit of a
+// file changed after the session read it, and the replay, run after the
+// file changed again, reads the hashes the hook took (Record.Hashes)
+// instead of the file as it is then. On main the replay hashed the file
+// at replay time and reported the denial as changed (allow).
+func TestReplayStaleEditNoChanges(t *testing.T) {
+	e := newEnv(t)
+	if r := e.run(t, nil, "init", "claude", "--settings", filepath.Join(e.home, "settings.json")); r.code != 0 {
+		t.Fatalf("init: %s", r)
+	}
+	user := filepath.Join(e.config, "guardrun", "policy.guard")
+	ws := filepath.Join(e.home, "proj")
+	write(t, filepath.Join(ws, ".git", "HEAD"), "ref: refs/heads/main\n")
+	main := filepath.Join(ws, "main.go")
+	seen := "package main\n\nfunc main() {}\n"
+	write(t, main, seen)
+	hook := func(ev map[string]any) string {
+		t.Helper()
+		b, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return verdictOf(e.run(t, b, "hook", "claude"))
+	}
+	read := map[string]any{"file_path": main}
+	edit := map[string]any{"file_path": "main.go", "old_string": "func main() {}", "new_string": "func main() { run() }"}
+	hook(claudeEvent("stale", ws, "PreToolUse", "Read", read, nil))
+	hook(claudeEvent("stale", ws, "PostToolUse", "Read", read, map[string]any{"type": "text", "file": map[string]any{"filePath": main, "content": seen, "startLine": 1}}))
+	// Changed behind the agent: the edit is stale.
+	write(t, main, "package main\n\nfunc main() { other() }\n")
+	if v := hook(claudeEvent("stale", ws, "PreToolUse", "Edit", edit, nil)); v != "deny" {
+		t.Fatalf("the stale edit: got %s, want deny", v)
+	}
+	// Read again and edited: allowed, and the session records the write.
+	hook(claudeEvent("stale", ws, "PreToolUse", "Read", read, nil))
+	hook(claudeEvent("stale", ws, "PostToolUse", "Read", read, map[string]any{"type": "text", "file": map[string]any{"filePath": main, "content": "x", "startLine": 1}}))
+	if v := hook(claudeEvent("stale", ws, "PreToolUse", "Edit", edit, nil)); v != "allow" {
+		t.Fatalf("the edit after a fresh read: got %s, want allow", v)
+	}
+	// The file as the replay finds it is the first one again.
+	write(t, main, seen)
+	logPath := filepath.Join(e.state, "guardrun", "decisions.jsonl")
+	r := e.run(t, nil, "log", "--replay", logPath, "--policy", user)
+	if r.code != 0 || !strings.Contains(r.stdout, " 0 changed") {
+		t.Fatalf("replay of the stale edit against its own policy: got\n%s", r)
+	}
+	log, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(log), `"hashes":{"`+main+`":"`) {
+		t.Fatalf("the log keeps no hash of %s:\n%s", main, log)
+	}
+}
