@@ -892,6 +892,18 @@ func (e *Engine) recordShellReads(s *Session, ev Event, f callFacts) {
 	}
 }
 
+// fetches reports a line that runs a program whose work is the
+// network (policy.Network: curl, wget, gh, ssh…): what it prints came
+// from elsewhere.
+func (f callFacts) fetches() bool {
+	for _, c := range f.cmds {
+		if policy.Is(c.Program, policy.Network) {
+			return true
+		}
+	}
+	return false
+}
+
 // sendsOpaque reports a line that reaches the network with a word only
 // known when it runs (a file name in a variable, what xargs reads,
 // find's {}): what it sends cannot be told. A URL spelt with a variable

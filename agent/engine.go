@@ -1302,6 +1302,11 @@ func (e *Engine) toolAfterIn(ctx context.Context, s *Session, ev Event) (Decisio
 	}
 	outLabels := appendNew(append([]string(nil), t.returns...), srcFor(t, ev.Tool))
 	facts := e.factsOf(t, ev, in, line)
+	if facts.fetches() {
+		// What a fetcher printed (curl, wget, gh, ssh…) is third-party
+		// text, as a web tool's output is.
+		outLabels = appendNew(outLabels, "untrusted", "src:network")
+	}
 	extra, why := readLabels(s, facts, true)
 	if len(extra) > 0 {
 		// What a call that read a secret file printed is secret.

@@ -282,8 +282,6 @@ var scenarios = []scenario{
 // (issue 40: every command asked, and headless, was denied).
 var shellAfterWebRead = scenario{
 	name: "shell-after-web-read",
-	only: []string{"claude", "gemini"},
-	why:  "Codex has no web tool that runs locally (its web search runs at the provider): no hook sees a web read",
 	script: func(h *host, w *world) []fakemodel.Step {
 		// A directory no host lists in its own context: only ls shows
 		// the marker to the model.

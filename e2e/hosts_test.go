@@ -233,4 +233,9 @@ var codex = &host{
 	edit: func(path, old, new string) fakemodel.Call {
 		return fakemodel.Call{Tool: "apply_patch", Custom: true, Text: "*** Begin Patch\n*** Update File: " + path + "\n@@\n-" + old + "\n+" + new + "\n*** End Patch\n"}
 	},
+	// Codex's web search runs at the provider, where no hook sees it:
+	// the web read a hook sees is a fetch through the shell.
+	web: func(url string) fakemodel.Call {
+		return fakemodel.Call{Tool: "exec_command", Input: map[string]any{"cmd": "curl -s " + url}}
+	},
 }
