@@ -42,6 +42,8 @@ func TestMain(m *testing.M) {
 	}
 	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "../cmd/guardrun", "../cmd/guardrun-hook")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	// Static, as the README installs them.
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: building guardrun:", err)
 		os.Exit(1)

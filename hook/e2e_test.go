@@ -23,6 +23,14 @@ var update = flag.Bool("update", false, "rewrite the .want files of TestPayloads
 // guardrun beside it.
 var bin, slim, lone string
 
+// goBuild builds pkg into out as the README installs it: static
+// (CGO_ENABLED=0), so a hook process maps no dynamic loader or libc.
+func goBuild(out, pkg string) ([]byte, error) {
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	return cmd.CombinedOutput()
+}
+
 func TestMain(m *testing.M) {
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "guardrun-hook-e2e-")
@@ -31,7 +39,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = filepath.Join(dir, "guardrun")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/guardrun/guardrun/cmd/guardrun").CombinedOutput(); err != nil {
+	if out, err := goBuild(bin, "github.com/guardrun/guardrun/cmd/guardrun"); err != nil {
 		fmt.Fprintf(os.Stderr, "building guardrun: %v\n%s", err, out)
 		os.RemoveAll(dir)
 		os.Exit(1)
@@ -39,7 +47,7 @@ func TestMain(m *testing.M) {
 	slim = filepath.Join(dir, "guardrun-hook")
 	lone = filepath.Join(dir, "lone", "guardrun-hook")
 	for _, out := range []string{slim, lone} {
-		if out, err := exec.Command("go", "build", "-o", out, "github.com/guardrun/guardrun/cmd/guardrun-hook").CombinedOutput(); err != nil {
+		if out, err := goBuild(out, "github.com/guardrun/guardrun/cmd/guardrun-hook"); err != nil {
 			fmt.Fprintf(os.Stderr, "building guardrun-hook: %v\n%s", err, out)
 			os.RemoveAll(dir)
 			os.Exit(1)

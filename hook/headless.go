@@ -25,7 +25,8 @@ const maxAncestors = 8
 // first; nil where the system does not show them. A variable for tests.
 var ancestorArgs = procAncestorArgs
 
-// procAncestorArgs reads the ancestors' command lines from /proc.
+// procAncestorArgs reads the ancestors' command lines from /proc, up to
+// the first that is not a launcher.
 func procAncestorArgs() [][]string {
 	var out [][]string
 	pid := os.Getppid()
@@ -37,7 +38,13 @@ func procAncestorArgs() [][]string {
 		if err != nil {
 			break
 		}
-		out = append(out, strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00"))
+		args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+		out = append(out, args)
+		if len(args) == 0 || !launchers[filepath.Base(args[0])] {
+			// headlessHost looks no further than the first program that
+			// is not a shell: its parent is not read.
+			break
+		}
 		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 		if err != nil {
 			break
