@@ -66,8 +66,11 @@ type shellVar struct {
 // commands run: the variables set so far, the glob options, the
 // directory.
 type expander struct {
-	env  ShellEnv
-	vars map[string]*shellVar
+	env ShellEnv
+	// cfg is the word expansions' Config while cfgKey holds (wordConfig).
+	cfg    *expand.Config
+	cfgKey configKey
+	vars   map[string]*shellVar
 	// pos are the positional parameters (`set -- a b`); posOpaque when
 	// unknown (inside a function body).
 	pos       []string
@@ -226,6 +229,21 @@ func (x *expander) miss(why string) {
 		x.hit = why
 	}
 }
+
+// wordConfig is config for the expansion of a word, the same Config
+// from word to word while the line's options stay as they are (the
+// library keeps its buffers in it). Expansions nested in a word's (a
+// command substitution's) take a config of their own.
+func (x *expander) wordConfig() *expand.Config {
+	key := configKey{x.dotglob || x.globignore != "", x.nocaseglob, x.globstar, x.nullglob, x.extglob, x.dir != "" && !x.dirOpaque && !x.noglob}
+	if x.cfg == nil || x.cfgKey != key {
+		x.cfg, x.cfgKey = x.config(), key
+	}
+	return x.cfg
+}
+
+// configKey is what config reads of the line's state.
+type configKey struct{ dotglob, nocaseglob, globstar, nullglob, extglob, readDir bool }
 
 // config is the expansion configuration for the line's state now.
 func (x *expander) config() *expand.Config {
@@ -439,7 +457,7 @@ func (x *expander) word(w *syntax.Word) (out []string, err error) {
 	if x.emptyAt(w) {
 		return nil, nil
 	}
-	cfg := x.config()
+	cfg := x.wordConfig()
 	// Brace expansion comes first, and tilde expansion after it: bash
 	// expands ~{,} to two home directories, which the library would
 	// leave as a literal ~ (the tilde is then followed by another part).
