@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/guardrun/guardrun"
@@ -375,6 +377,35 @@ func Fingerprint(file string) (Pin, error) {
 // module that does not parse is tried as markdown), with the parser
 // itself: the parse cache is never used to decide what is pinned.
 func importPaths(file string, src []byte) []string {
+	key := importKey{file, sha256.Sum256(src)}
+	if v, ok := importsSeen.Load(key); ok {
+		return v.([]string)
+	}
+	out := parseImportPaths(file, src)
+	if importsSeenN.Add(1) <= maxImportsSeen {
+		importsSeen.Store(key, out)
+	}
+	return out
+}
+
+// importsSeen keeps, for a process that decides many events (guardrun
+// serve re-checks the pins on each), the import paths of each module
+// text it parsed, by name and content: the same bytes give the same
+// paths. At most maxImportsSeen texts are kept.
+var (
+	importsSeen  sync.Map
+	importsSeenN atomic.Int64
+)
+
+const maxImportsSeen = 4096
+
+type importKey struct {
+	file string
+	sum  [sha256.Size]byte
+}
+
+// parseImportPaths is importPaths without the memo.
+func parseImportPaths(file string, src []byte) []string {
 	mode := ast.Markdown
 	if guardrun.ModeForName(file) == guardrun.Strict {
 		mode = ast.Strict
