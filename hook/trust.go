@@ -18,6 +18,7 @@ import (
 	"github.com/guardrun/guardrun"
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/grammar"
+	"github.com/guardrun/guardrun/internal/rawfile"
 	"github.com/guardrun/guardrun/internal/xdgdir"
 )
 
@@ -57,8 +58,14 @@ func DefaultTrustStore() (*TrustStore, error) {
 	return &TrustStore{Path: filepath.Join(dir, "trust.json")}, nil
 }
 
+// maxHookFile bounds the files the hook reads on every event to check
+// what it runs (the trust store, a policy, a module, a workspace
+// binding): read with plain system calls (rawfile), which guardrun serve
+// does for every request.
+const maxHookFile = 64 << 20
+
 func (t *TrustStore) load() (map[string]Pin, error) {
-	b, err := os.ReadFile(t.Path)
+	b, err := rawfile.ReadFile(t.Path, maxHookFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]Pin{}, nil
 	}
@@ -225,7 +232,7 @@ func (t *TrustStore) verify(file string, user, imports bool) (*Approved, error) 
 		}
 		return nil, fmt.Errorf("workspace policy %s is not approved, so every tool call is denied; review it, then approve it with: %s", file, approve)
 	}
-	src, err := os.ReadFile(file)
+	src, err := rawfile.ReadFile(file, maxHookFile)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: cannot read it (%v), so every tool call is denied", kind, file, err)
 	}
@@ -257,7 +264,7 @@ func pinOf(path, was string) string {
 			return l
 		}
 	}
-	b, err := os.ReadFile(path)
+	b, err := rawfile.ReadFile(path, maxHookFile)
 	if err != nil {
 		if l, ok := listing(path); ok {
 			return l
