@@ -49,12 +49,22 @@ func windowHashes(s string) []uint64 {
 	return out
 }
 
-func fnv64(s string) uint64 {
-	h := uint64(14695981039346656037)
+func fnv64(s string) uint64 { return fnvMix(fnvAdd(fnvOffset, s)) }
+
+// fnvOffset is FNV-1a's initial state; fnvAdd goes on hashing s from
+// state h, so the hash of a text built of parts is taken part by part
+// without building it (fnvMix ends it).
+const fnvOffset = 14695981039346656037
+
+func fnvAdd(h uint64, s string) uint64 {
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
 		h *= 1099511628211
 	}
+	return h
+}
+
+func fnvMix(h uint64) uint64 {
 	// A final mix spreads FNV's weak low bits, which winnowing's minimum
 	// would otherwise favour.
 	h ^= h >> 33

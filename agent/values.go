@@ -86,7 +86,24 @@ func tokensCase(text string) ([]string, []bool) {
 	return out, caps
 }
 
-func valueHash(key string) uint64 { return fnv64("\x01value\x00" + key) }
+func valueHash(key string) uint64 { return fnvMix(fnvAdd(valueSeed, key)) }
+
+// valueSeed is the hash state of valueHash's prefix.
+var valueSeed = fnvAdd(fnvOffset, "\x01value\x00")
+
+// gramHashes calls add with the value hash of each run of toks from
+// start i of n = 2…max tokens joined by spaces (valueHash of
+// strings.Join(toks[i:i+n], " ")), hashing each token once. It stops
+// when add returns false.
+func gramHashes(toks []string, i, max int, add func(n int, h uint64) bool) {
+	h := fnvAdd(valueSeed, toks[i])
+	for n := 2; n <= max && i+n <= len(toks); n++ {
+		h = fnvAdd(fnvAdd(h, " "), toks[i+n-1])
+		if !add(n, fnvMix(h)) {
+			return
+		}
+	}
+}
 
 // canonicalNumber is a number token's canonical form ("98.70" → "98.7").
 func canonicalNumber(t string) (string, bool) {
@@ -147,12 +164,22 @@ func valueKeys(text string, keys map[uint64]bool) {
 			add(n)
 		}
 	}
-	for i := range toks {
-		for n := 2; n <= maxGram && i+n <= len(toks); n++ {
+	full := false
+	gram := func(from int) func(n int, h uint64) bool {
+		return func(n int, h uint64) bool {
 			if len(keys) >= maxValueKeys {
-				return
+				full = true
+				return false
 			}
-			add(strings.Join(toks[i:i+n], " "))
+			if n >= from {
+				keys[h] = true
+			}
+			return true
+		}
+	}
+	for i := range toks {
+		if gramHashes(toks, i, maxGram, gram(2)); full {
+			return
 		}
 	}
 	// A phrase that opens with a capital (a title, a name of many
@@ -161,11 +188,8 @@ func valueKeys(text string, keys map[uint64]bool) {
 		if !caps[i] {
 			continue
 		}
-		for n := maxGram + 1; n <= maxPhrase && i+n <= len(toks); n++ {
-			if len(keys) >= maxValueKeys {
-				return
-			}
-			add(strings.Join(toks[i:i+n], " "))
+		if gramHashes(toks, i, maxPhrase, gram(maxGram+1)); full {
+			return
 		}
 	}
 }
