@@ -1351,7 +1351,10 @@ func (e *Engine) toolAfterIn(ctx context.Context, s *Session, ev Event) (Decisio
 	d.Labels = kept
 	text := value.Text(final.Data)
 	if !ev.Replay {
-		e.rememberFields(s, ev, file, kept, final.Data, t.fields)
+		// A dotenv file's public lines (NEXT_PUBLIC_…) are not secret.
+		if !(contains(kept, "secret") && isDotenv(file) && e.rememberDotenv(s, ev, file, kept, final.Data, t.fields)) {
+			e.rememberFields(s, ev, file, kept, final.Data, t.fields)
+		}
 	}
 	if !contains(kept, "secret") && !ev.Replay {
 		// A credential in the output is secret wherever it came from:
