@@ -19,6 +19,16 @@ func (in *interp) evalString(e *env, s *ast.StringLit) (*value.Variable, error) 
 // use: an exe's template body gets the same argument labels call after
 // call.
 func (in *interp) evalStringMemo(e *env, s *ast.StringLit, m *taint.Memo) (*value.Variable, error) {
+	if len(s.Parts) == 1 {
+		if t, ok := s.Parts[0].(*ast.TextPart); ok {
+			// Text alone: the literal's own string, not a copy built for
+			// it (a guard's "op:cmd:curl" is evaluated on every call).
+			if err := in.stringFits(t.Pos, "the template", 0, len(t.Text)); err != nil {
+				return nil, err
+			}
+			return value.New(t.Text), nil
+		}
+	}
 	var b strings.Builder
 	// One allocation for the usual template instead of a doubling series:
 	// the literal text plus a guess for each interpolation.
