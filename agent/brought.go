@@ -76,8 +76,7 @@ func (e *Engine) restore(s *Session, ev Event, brought []Brought) {
 			s.addContext(i)
 		}
 		for _, h := range b.Prints {
-			s.Prints = append(s.Prints, Print{Hash: h, Origin: i})
+			s.appendPrint(h, i)
 		}
-		s.index = nil
 	}
 }

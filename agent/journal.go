@@ -818,6 +818,8 @@ func (d *dec) record(s *Session, first bool) {
 	s.Origins = getSlice(d, s.Origins, originAt, 4, (*dec).origin)
 	s.Context = getSlice(d, s.Context, nil, 1, (*dec).int)
 	s.Prints = getPrints(d, s.Prints, d.sp)
+	// An edit may drop fingerprints: the index is built again when asked.
+	s.index = nil
 	s.Calls = getSlice(d, s.Calls, callAt, 8, (*dec).call)
 	s.Approvals = getMap(d, s.Approvals, 1, (*dec).bool)
 	s.Retries = getMap(d, s.Retries, 1, (*dec).int)

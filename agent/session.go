@@ -108,6 +108,8 @@ type Session struct {
 	// first MaxPrompt bytes.
 	Prompt string `json:"prompt,omitempty"`
 
+	// index maps a fingerprint to its origins, over all of Prints once
+	// built (buildIndex); appendPrint keeps it so, a decode drops it.
 	index map[uint64][]int
 	// callsMx mirrors Calls as `@mx.tools.calls` objects, kept in step by
 	// addCall so a long-lived session does not rebuild them per event.
@@ -236,9 +238,19 @@ func (s *Session) addPrints(text string, i int, lim Limits) {
 		return
 	}
 	for _, h := range hs {
-		s.Prints = append(s.Prints, Print{Hash: h, Origin: i})
+		s.appendPrint(h, i)
 	}
-	s.index = nil
+}
+
+// appendPrint adds a fingerprint of origin i, and to the index of
+// fingerprints when it is built: a long session's index is not rebuilt
+// from all its fingerprints after every output (guardrun serve keeps a
+// session between events).
+func (s *Session) appendPrint(h uint64, i int) {
+	s.Prints = append(s.Prints, Print{Hash: h, Origin: i})
+	if s.index != nil {
+		s.index[h] = append(s.index[h], i)
+	}
 }
 
 func (s *Session) addCall(c Call, lim Limits) {

@@ -266,9 +266,8 @@ func (s *Session) addValues(data any, i int, lim Limits) {
 	}
 	sort.Slice(hs, func(a, b int) bool { return hs[a] < hs[b] })
 	for _, h := range hs {
-		s.Prints = append(s.Prints, Print{Hash: h, Origin: i})
+		s.appendPrint(h, i)
 	}
-	s.index = nil
 }
 
 // seenOrigins are the origins whose text holds data as a whole value.
