@@ -41,6 +41,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	budget := fs.Int("shrink-budget", 40, "pairs of runs spent shrinking one script")
 	save := fs.String("save", "", "write each category's minimal script and outcomes under this folder")
 	report := fs.String("report", "", "also write the report to this file")
+	all := fs.String("all", "", "write every disagreement (source and both outcomes) to this file")
 	verbose := fs.Bool("v", false, "print each program's verdict on stderr")
 	refCache := fs.String("ref-cache", os.Getenv("MLLD_REF_CACHE"), "keep the reference's outcomes in this folder between runs (default $MLLD_REF_CACHE; empty: none)")
 	if err := fs.Parse(args); err != nil {
@@ -74,7 +75,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	// Each suite is reported as soon as it ends, so a long run that is
 	// interrupted later still leaves the finished suites' figures.
-	finish := func(s diffmlld.Summary) bool {
+	var allOut io.Writer
+	if *all != "" {
+		f, err := os.Create(*all)
+		if err != nil {
+			fmt.Fprintln(stderr, "diffmlld:", err)
+			return 1
+		}
+		defer f.Close()
+		allOut = f
+	}
+	finish := func(s diffmlld.Summary, results []diffmlld.Result) bool {
+		if allOut != nil {
+			fmt.Fprintf(allOut, "### %s\n\n", s.Name)
+			diffmlld.WriteDisagreements(allOut, results)
+		}
 		diffmlld.WriteTable(out, s)
 		fmt.Fprintf(out, "### Minimal examples: %s\n\n", s.Name)
 		diffmlld.WriteExamples(out, s)
@@ -104,18 +119,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 			progs = append(progs, ex.Program)
 		}
 		fmt.Fprintf(stderr, "diffmlld: %d documentation examples, %d runnable\n", len(exs), len(progs))
-		sum := diffmlld.Summarize("docs", diffmlld.Suite(ctx, cfg, progs), skipped)
+		results := diffmlld.Suite(ctx, cfg, progs)
+		sum := diffmlld.Summarize("docs", results, skipped)
 		sum.Slug = "docs"
-		if !finish(sum) {
+		if !finish(sum, results) {
 			return 1
 		}
 	}
 	if *n > 0 {
 		progs := diffmlld.Generate(*seed, *n)
 		fmt.Fprintf(stderr, "diffmlld: %d generated programs (seed %d)\n", len(progs), *seed)
-		sum := diffmlld.Summarize(fmt.Sprintf("generated (seed %d)", *seed), diffmlld.Suite(ctx, cfg, progs), nil)
+		results := diffmlld.Suite(ctx, cfg, progs)
+		sum := diffmlld.Summarize(fmt.Sprintf("generated (seed %d)", *seed), results, nil)
 		sum.Slug = "gen"
-		if !finish(sum) {
+		if !finish(sum, results) {
 			return 1
 		}
 	}

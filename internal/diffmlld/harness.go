@@ -233,6 +233,19 @@ func WriteExamples(w io.Writer, s Summary) {
 	}
 }
 
+// WriteDisagreements writes every disagreeing program of a suite (not only
+// each category's example) with its source and both outcomes, in run
+// order: the list to work through when fixing by example.
+func WriteDisagreements(w io.Writer, results []Result) {
+	for _, r := range results {
+		if r.Program.Name == "" || r.Kind == Agree {
+			continue
+		}
+		fmt.Fprintf(w, "#### %s: %s\n\n```mlld\n%s```\n\n", r.Program.Name, r.Category, r.Program.Source)
+		fmt.Fprintf(w, "- guardrun: %s\n- mlld: %s\n\n", describe(r.Ours), describe(r.Ref))
+	}
+}
+
 // describe is a one-line account of an outcome.
 func describe(o Outcome) string {
 	if o.Class == OK {
