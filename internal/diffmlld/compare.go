@@ -136,9 +136,14 @@ func (c *Cache) storeRef(key string, o Outcome) {
 	}
 }
 
+// classifyVersion changes when classifyMlld does: a kept outcome is
+// classified, so one kept by an older classifier is not reused.
+const classifyVersion = 2
+
 // programKey identifies a program by its script and files.
 func programKey(p Program) string {
 	h := sha256.New()
+	fmt.Fprintf(h, "v%d", classifyVersion)
 	names := make([]string, 0, len(p.Files))
 	for n := range p.Files {
 		names = append(names, n)

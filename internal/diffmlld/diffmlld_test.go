@@ -37,17 +37,21 @@ func TestCompare(t *testing.T) {
 func TestClassifyMlld(t *testing.T) {
 	box := "\x1b[90m━━━━\x1b[0m\x1b[34m mlld error \x1b[0m\x1b[90m━━━━\x1b[0m\n"
 	for _, c := range []struct {
-		exit   int
-		stderr string
-		class  Class
-		name   string
+		exit           int
+		stdout, stderr string
+		class          Class
+		name           string
 	}{
-		{0, "", OK, ""},
-		{0, "hi from log\n", OK, ""},
-		{0, box + "  VariableRedefinition: Interpreter error\n", Runtime, "VariableRedefinition"},
-		{1, box + "  MlldParse: Parse error: Unclosed array\n", Parse, "MlldParse"},
+		{0, "", "", OK, ""},
+		{0, "", "hi from log\n", OK, ""},
+		{0, "", box + "  VariableRedefinition: Interpreter error\n", Runtime, "VariableRedefinition"},
+		{1, "", box + "  MlldParse: Parse error: Unclosed array\n", Parse, "MlldParse"},
+		// A failed `run` is reported on stdout and the script goes on.
+		{0, "\n❌ 1 error occurred:\n\n1. Command execution failed:\n" + box + "  MlldCommandExecution: Command execution failed: false\n\nafter\n", "", Runtime, "MlldCommandExecution"},
+		// The summary line alone, shown by a script, is output.
+		{0, "❌ 1 error occurred:\n", "", OK, ""},
 	} {
-		o := Outcome{Exit: c.exit, Stderr: c.stderr}
+		o := Outcome{Exit: c.exit, Stdout: c.stdout, Stderr: c.stderr}
 		classifyMlld(&o)
 		if o.Class != c.class || o.ErrName != c.name {
 			t.Errorf("classifyMlld(%d, %q) = %s %q, want %s %q", c.exit, c.stderr, o.Class, o.ErrName, c.class, c.name)

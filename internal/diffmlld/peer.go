@@ -146,11 +146,20 @@ var mlldErrBox = regexp.MustCompile(`(?m)^━+\s*mlld error\s*━+`)
 // ("  MlldParse: Parse error: …", "  VariableRedefinition: …").
 var mlldErrName = regexp.MustCompile(`(?m)^\s+([A-Z][A-Za-z]*):\s`)
 
+// mlldErrSummary heads the report of errors mlld recovered from (a `run`
+// whose command fails): it prints "❌ 1 error occurred:" and the boxed
+// error on stdout, carries on with the script and exits 0.
+var mlldErrSummary = regexp.MustCompile(`(?m)^❌ \d+ errors? occurred:`)
+
 func classifyMlld(o *Outcome) {
 	o.Stderr = ansi.ReplaceAllString(o.Stderr, "")
 	o.Stdout = ansi.ReplaceAllString(o.Stdout, "")
 	o.Class = OK
-	if o.Exit == 0 && !mlldErrBox.MatchString(o.Stderr) {
+	if loc := mlldErrSummary.FindStringIndex(o.Stdout); loc != nil && mlldErrBox.MatchString(o.Stdout[loc[0]:]) {
+		// The report is the error's text; what the script printed
+		// around it stays stdout.
+		o.Stderr = o.Stdout[loc[0]:] + o.Stderr
+	} else if o.Exit == 0 && !mlldErrBox.MatchString(o.Stderr) {
 		return
 	}
 	o.Class = Runtime
