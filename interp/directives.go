@@ -407,6 +407,13 @@ func (in *interp) execExe(e *env, d *ast.ExeDirective) error {
 		return err
 	}
 	x := in.newExe(e, d)
+	if tf, ok := d.Body.(*ast.TemplateFile); ok {
+		t, err := in.readTemplateFile(e, tf)
+		if err != nil {
+			return err
+		}
+		x.tmpl = t
+	}
 	// Defining an exe is an operation with no inputs (SPEC §10 P11). The
 	// exe exists once the definition ran, so after-guards can call it; a
 	// denial takes it away again.

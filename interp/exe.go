@@ -29,6 +29,8 @@ type exe struct {
 	// scope, so calls that are not nested in another call of the exe
 	// reuse a spare variable map instead of making one.
 	bodyFree bool
+	// tmpl is a `template "path"` body, read when the exe was defined.
+	tmpl *fileTemplate
 	// id numbers the exe within its program: an evaluation keeps the
 	// exe's call state at exes[id] (exeState). An exe is shared by every
 	// evaluation of a loaded Machine and never written after it is made.
@@ -284,6 +286,10 @@ func (in *interp) runExeBody(ce *env, x *exe, stdin *value.Variable) (*value.Var
 	case *ast.BlockExpr:
 		res, _, err := in.runBlock(ce, b, false)
 		return res, err
+	case *ast.TemplateFile:
+		if x.tmpl != nil {
+			return in.evalFileTemplate(ce, x.tmpl)
+		}
 	}
 	if s, ok := x.body.(*ast.StringLit); ok {
 		return in.evalStringMemo(ce, s, &in.exeState(x).bodyMemo)

@@ -65,7 +65,7 @@ func (in *interp) importTemplates(e *env, d *ast.ImportDirective) error {
 				return nil, newError(KindImport, d.Pos, "rename one of them", "Duplicate template name '%s' in %s", key, display)
 			}
 			file := path.Join(display, name)
-			_, b, _, err := in.loadOne(e, file, d.Pos)
+			src, b, _, err := in.loadOne(e, file, d.Pos)
 			if err != nil {
 				return nil, err
 			}
@@ -80,6 +80,7 @@ func (in *interp) importTemplates(e *env, d *ast.ImportDirective) error {
 			body := &ast.TemplateFile{Pos: d.Pos, Path: &ast.StringLit{Pos: d.Pos, Kind: ast.DoubleQuote,
 				Parts: []ast.TemplatePart{&ast.TextPart{Pos: d.Pos, Text: file}}}}
 			x := in.newExe(e, &ast.ExeDirective{Pos: d.Pos, Name: key, Params: d.Params, Body: body})
+			x.tmpl = &fileTemplate{lit: lit, src: src}
 			o.Set(key, x)
 		}
 		return o, nil
