@@ -11,8 +11,8 @@ type ShowJoin struct {
 
 // TemplateFile is `template "path"` as an exe body: the file is read and
 // parsed where the exe is defined (as mlld does), and interpolated at
-// each call (.att: @variables, <file>
-// references and /for loops; .mtt: {{variables}} only).
+// each call (.att: @variables, <file> references and /for loops; .mtt:
+// {{variables}} only).
 type TemplateFile struct {
 	Pos  Pos
 	Path *StringLit
