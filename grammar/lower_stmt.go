@@ -87,6 +87,13 @@ func (l *lowerer) top(t *span, extra *lexer.Token, at ast.Pos) ast.Directive {
 		}
 		return nil
 	}
+	if t.Stmt.Let != nil || t.Stmt.LetAug != nil {
+		// mlld has no top-level let: module variables are var, which
+		// cannot change (the taint of a value is fixed when it is made).
+		l.fail(t.Stmt.Pos, "'let' is for block-scoped variables; use 'var' at the top level", l.snippet(t.Stmt.Pos),
+			"write var @name = …; let declares a temporary inside a block such as exe @f() = [ let @t = … ]")
+		return nil
+	}
 	d := l.stmt(t.Stmt)
 	if es, ok := d.(*ast.ExprStmt); ok {
 		if r, ok := es.Value.(*ast.Ref); ok && len(r.Path) > 0 && r.Path[len(r.Path)-1].Kind == ast.AccessCall {
