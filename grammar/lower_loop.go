@@ -13,6 +13,14 @@ func (l *lowerer) loop(x *loopX, at ast.Pos) *ast.LoopExpr {
 	if x.Limit != nil {
 		out.Limit = l.expr(x.Limit)
 	}
+	if x.Paren && !x.Endless && x.Limit == nil {
+		l.fail(x.Pos, "loop() requires a limit or endless. Expected: loop(<cap>[, <rate>])", l.snippet(x.Pos), "write loop(10), loop(endless) or loop without parentheses")
+		return out
+	}
+	if x.Pace != nil && (x.Pace.Var != nil || !durationUnit(x.Pace.Unit)) {
+		l.fail(x.Pace.Pos, "Loop pacing expects a duration like 1s or 500ms.", l.snippet(x.Pace.Pos), "write loop(10, 1s)")
+		return out
+	}
 	if x.Until != nil {
 		out.Until = l.expr(x.Until)
 	}
@@ -78,4 +86,17 @@ func runsParam(e *exeStmt) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// durationUnit reports whether unit is one of mlld's time units (ms, s,
+// m, h, d, w, y).
+func durationUnit(unit *string) bool {
+	if unit == nil {
+		return false
+	}
+	switch *unit {
+	case "ms", "s", "m", "h", "d", "w", "y":
+		return true
+	}
+	return false
 }

@@ -311,7 +311,7 @@ type forBody struct {
 	Pos      lexer.Position
 	Parallel bool     `parser:"( @'parallel'"`
 	Cap      *expr    `parser:"  ( '(' @@?"`
-	Pace     *string  `parser:"    ( ',' @Number @Ident? )? ')' )? )?"`
+	Pace     *pace    `parser:"    ( ',' @@ )? ')' )? )?"`
 	First    string   `parser:"@AtIdent"`
 	Path     []string `parser:"( '.' @Ident )*"`
 	Second   *string  `parser:"( ',' @AtIdent )?"`
@@ -462,11 +462,24 @@ type loadX struct {
 
 // loopX is `loop[(limit)] [until cond] [ … ]`.
 type loopX struct {
-	Pos   lexer.Position
-	Paren bool     `parser:"( @'('"`
-	Limit *expr    `parser:"  @@? ')' )?"`
-	Until *expr    `parser:"( 'until' @@ )?"`
-	Body  *bracket `parser:"@@"`
+	Pos     lexer.Position
+	Paren   bool     `parser:"( @'('"`
+	Endless bool     `parser:"  ( @'endless'"`
+	Limit   *expr    `parser:"  | @@ )?"`
+	Pace    *pace    `parser:"  ( ',' @@ )? ')' )?"`
+	Until   *expr    `parser:"( 'until' @@ )?"`
+	Body    *bracket `parser:"@@"`
+}
+
+// pace is the pacing of a loop or a parallel for: a duration (`1s`,
+// `500ms`) or, for a parallel for, a variable holding one. guardrun runs
+// without the delay (it changes when iterations start, not what they
+// produce).
+type pace struct {
+	Pos  lexer.Position
+	Num  *string `parser:"( @Number"`
+	Unit *string `parser:"  @Ident?"`
+	Var  *string `parser:"| @AtIdent )"`
 }
 
 // ctlX is `done [value]` / `continue [value]`; a bare one at the end of
