@@ -139,6 +139,12 @@ func (l *handLexer) quoted(i int, closer byte, closeT lexer.TokenType) (lexer.To
 		l.pop()
 		return l.emit(closeT, 1), stepToken
 	}
+	if closer == '`' {
+		// Backtick templates take /for … /end blocks too, as in mlld.
+		if tok, ok := l.slashFor(i); ok {
+			return tok, stepToken
+		}
+	}
 	if tok, res, ok := l.interpolation(rest, false); ok {
 		return tok, res
 	}
@@ -149,7 +155,7 @@ func (l *handLexer) quoted(i int, closer byte, closeT lexer.TokenType) (lexer.To
 	}
 	if n := textLen(rest, closer, false); n > 0 {
 		if closer == '`' {
-			n = templateLoadCut(rest, n)
+			n = templateLoadCut(rest, l.forCut(i, n))
 		}
 		return l.emit(tText, n), stepToken
 	}
@@ -248,16 +254,8 @@ func (l *handLexer) colon(i int) (lexer.Token, step) {
 		l.pop()
 		return l.emit(tColonClose, 2), stepToken
 	}
-	if rest[0] == '/' && l.atLineStart(i) {
-		if isForHead(rest) {
-			l.forDepth++
-			l.push(stForHead)
-			return l.emit(tColonFor, 4), stepToken
-		}
-		if l.forDepth > 0 && strings.HasPrefix(rest, "/end") {
-			l.forDepth--
-			return l.emit(tColonEnd, 4), stepToken
-		}
+	if tok, ok := l.slashFor(i); ok {
+		return tok, stepToken
 	}
 	if tok, res, ok := l.interpolation(rest, false); ok {
 		return tok, res
@@ -278,16 +276,40 @@ func isForHead(s string) bool {
 	return strings.HasPrefix(s, "/for") && len(s) > 4 && (s[4] == ' ' || s[4] == '\t')
 }
 
-// colonTextLen is textLen for :: templates, which also stops before a
-// /for or /end line.
-func (l *handLexer) colonTextLen(i int) int {
-	n := textLen(l.src[i:], ':', false)
-	for j := i; j < i+n; j++ {
-		if l.src[j] == '/' && j > i && l.atLineStart(j) && (isForHead(l.src[j:]) || l.forDepth > 0 && strings.HasPrefix(l.src[j:], "/end")) {
+// slashFor lexes the start of a /for head or a /end at the start of a
+// line of a :: or backtick template.
+func (l *handLexer) slashFor(i int) (lexer.Token, bool) {
+	rest := l.src[i:]
+	if rest[0] != '/' || !l.atLineStart(i) {
+		return none, false
+	}
+	if isForHead(rest) {
+		l.forDepth++
+		l.push(stForHead)
+		return l.emit(tColonFor, 4), true
+	}
+	if l.forDepth > 0 && strings.HasPrefix(rest, "/end") {
+		l.forDepth--
+		return l.emit(tColonEnd, 4), true
+	}
+	return none, false
+}
+
+// forCut shortens a text run of n bytes at i to end before a /for or
+// /end line.
+func (l *handLexer) forCut(i, n int) int {
+	for j := i + 1; j < i+n; j++ {
+		if l.src[j] == '/' && l.atLineStart(j) && (isForHead(l.src[j:]) || l.forDepth > 0 && strings.HasPrefix(l.src[j:], "/end")) {
 			return j - i
 		}
 	}
 	return n
+}
+
+// colonTextLen is textLen for :: templates, which also stops before a
+// /for or /end line.
+func (l *handLexer) colonTextLen(i int) int {
+	return l.forCut(i, textLen(l.src[i:], ':', false))
 }
 
 // triple lexes the inside of :::…:::, which interpolates only {{name}}.

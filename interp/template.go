@@ -130,14 +130,23 @@ const ctxCheckLen = 1 << 20
 
 // renderFor renders an inline `/for @x in @src … /end` block once per
 // element; every element carries the source's descriptor, as in `for`.
+// As in mlld (interpolation.ts), a source that is undefined or not an
+// array or object renders nothing, and the element's key is also bound
+// as @x_key when the head names no key variable.
 func (in *interp) renderFor(e *env, kind ast.QuoteKind, p *ast.TemplateFor, b *strings.Builder, descs *taint.Collector) error {
+	if r := rootRef(p.Source); r != nil && !e.resolvable(r.Name) {
+		return nil
+	}
 	src, err := in.evalExpr(e, p.Source)
 	if err != nil {
 		return atPos(err, KindUnexpected, p.Pos)
 	}
+	if _, text := src.Data.(string); text {
+		return nil
+	}
 	items, _, err := iterate(src, p.Pos)
 	if err != nil {
-		return err
+		return nil
 	}
 	descs.Add(src.Security)
 	for _, it := range items {
@@ -148,6 +157,8 @@ func (in *interp) renderFor(e *env, kind ast.QuoteKind, p *ast.TemplateFor, b *s
 		fe.sc.vars[p.Var] = derived(it.val, src)
 		if p.Key != "" {
 			fe.sc.vars[p.Key] = derived(it.keyValue(), src)
+		} else {
+			fe.sc.vars[p.Var+"_key"] = derived(it.keyValue(), src)
 		}
 		if err := in.renderParts(fe, kind, p.Body, b, descs); err != nil {
 			return err
