@@ -116,6 +116,11 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 	if scopeFree(f.Body) && scopeFree(f.Filter) {
 		shared = make(map[string]*value.Variable, 2)
 	}
+	// mlld runs a parallel loop's first iteration (the first that passes
+	// the filter) alone before the others, as a canary: its error ends the
+	// loop, while the others' errors are collected (for.ts,
+	// findCanaryTask).
+	canary := f.Parallel
 	for i, it := range items {
 		if err := in.checkCtx(f.Pos); err != nil {
 			return nil, err
@@ -184,8 +189,10 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 		case ast.Node:
 			v, _, err = in.evalAction(fe, body, !collect)
 		}
+		first := canary
+		canary = false
 		if err != nil {
-			if f.Parallel {
+			if f.Parallel && !first {
 				// A failed iteration is collected, not fatal: its
 				// result is the error object (mlld's error marker).
 				if ev, ok := parallelIterError(err, i, &fi.item); ok {

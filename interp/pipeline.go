@@ -364,6 +364,9 @@ func (in *interp) evalPipelineFrom(e *env, pe *ast.PipelineExpr, preset *value.V
 		}
 		stages = append(stages, pipeStage{stage: s})
 	}
+	if err := checkStages(e, all); err != nil {
+		return nil, err
+	}
 	n := len(stages)
 	isFunc := isFunctionSource(e, pe.Source)
 	st := &pipeState{outputs: make([]*value.Variable, n+1), invocationSource: isFunc}
@@ -457,6 +460,34 @@ func (in *interp) evalPipelineFrom(e *env, pe *ast.PipelineExpr, preset *value.V
 	final := *st.outputs[n]
 	final.Security = st.outputs[0].Security.Merge(final.Security)
 	return &final, nil
+}
+
+// checkStages reports a stage, or a branch of a parallel group, naming a
+// function that is not defined, before any stage runs: mlld validates a
+// pipeline's functions first (unified-processor.ts, validatePipeline), so
+// an undefined branch of a parallel group is an error of the pipeline,
+// not one of the group's collected errors.
+func checkStages(e *env, stages []*ast.Stage) error {
+	for _, s := range stages {
+		var ref *ast.Ref
+		switch s.Kind {
+		case ast.StageParallel:
+			if err := checkStages(e, s.Parallel); err != nil {
+				return err
+			}
+		case ast.StageCall:
+			ref = s.Call
+		case ast.StageWhile:
+			if s.While != nil {
+				ref = s.While.Proc
+			}
+		}
+		if ref != nil && !e.resolvable(ref.Name) {
+			return newError(KindVariable, s.Pos, "define it with exe before the pipeline, or use a builtin transformer such as @upper or @json",
+				"Pipeline function '@%s' is not defined", ref.Name)
+		}
+	}
+	return nil
 }
 
 // retryOf reports whether a stage asked for a retry: a `retry` action, or
