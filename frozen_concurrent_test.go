@@ -143,9 +143,9 @@ guard @g before op:exe = when [
 // their own writes, and the module variable they started from is as
 // loaded.
 func TestOwnWritesConcurrent(t *testing.T) {
-	src := `var @base = ["loaded"]
+	src := `var @orig = ["loaded"]
 exe @collect(x) = [
-  let @acc = @base
+  let @acc = @orig
   for @i in [1, 2, 3] [
     @acc += ["@x"]
   ]
@@ -175,7 +175,7 @@ guard @g before op:exe = when [
 	for i, v := range verdicts {
 		require.Equal(t, guard.Allow, v.Action, "decision %d: %q", i, v.Reason)
 	}
-	base, ok := m.Var("base")
+	base, ok := m.Var("orig")
 	require.True(t, ok)
 	require.Equal(t, []any{"loaded"}, base.Data)
 }

@@ -140,6 +140,9 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 		if err != nil {
 			return nil, atPos(err, KindUnexpected, d.Pos)
 		}
+		if resolverName(d.Name) {
+			return nil, reservedError(d.Name, d.Pos)
+		}
 		if e.sc.frozen {
 			return nil, frozenError(d.Name, d.Pos)
 		}
@@ -211,7 +214,28 @@ func redefinitionError(name string, pos ast.Pos) error {
 		"Variable '%s' is already defined and cannot be redefined.", name)
 }
 
+// resolverName reports whether mlld reserves name for one of its
+// built-in resolvers (Environment.registerBuiltinResolvers): a script
+// cannot declare a variable, exe or loop variable of that name, though a
+// parameter may have it.
+func resolverName(name string) bool {
+	switch name {
+	case "input", "base", "root", "now", "debug", "keychain":
+		return true
+	}
+	return false
+}
+
+// reservedError is mlld's error for declaring a resolver's name.
+func reservedError(name string, pos ast.Pos) error {
+	return newError(KindVariable, pos, "choose another name: @input, @base, @root, @now, @debug and @keychain are reserved, as in mlld",
+		"Cannot create variable '@%s': this name is already reserved by the system or a resolver prefix", name)
+}
+
 func (in *interp) define(e *env, name string, v *value.Variable, pos ast.Pos) error {
+	if resolverName(name) {
+		return reservedError(name, pos)
+	}
 	if _, exists := e.sc.vars[name]; exists {
 		return redefinitionError(name, pos)
 	}
@@ -413,6 +437,9 @@ func (in *interp) execExe(e *env, d *ast.ExeDirective) error {
 			return err
 		}
 		x.tmpl = t
+	}
+	if resolverName(d.Name) {
+		return reservedError(d.Name, d.Pos)
 	}
 	// Defining an exe is an operation with no inputs (SPEC §10 P11). The
 	// exe exists once the definition ran, so after-guards can call it; a

@@ -91,6 +91,13 @@ func (in *interp) evalFor(e *env, f *ast.ForExpr, collect bool) (*value.Variable
 	if err != nil {
 		return nil, err
 	}
+	if len(items) > 0 {
+		for _, name := range [2]string{f.Var, f.Key} {
+			if resolverName(name) {
+				return nil, reservedError(name, f.Pos)
+			}
+		}
+	}
 	var parErrs []*value.Variable
 	if f.Parallel {
 		if err := in.parallelCap(e, f); err != nil {
