@@ -217,7 +217,9 @@ func redefinitionError(name string, pos ast.Pos) error {
 // resolverName reports whether mlld reserves name for one of its
 // built-in resolvers (Environment.registerBuiltinResolvers): a script
 // cannot declare a variable, exe or loop variable of that name, though a
-// parameter may have it.
+// parameter may have it. Imported names are not checked: guardrun's
+// directory imports bind a subdirectory's name (`import { @base } from
+// "./team"`), which mlld does not have.
 func resolverName(name string) bool {
 	switch name {
 	case "input", "base", "root", "now", "debug", "keychain":
@@ -233,9 +235,6 @@ func reservedError(name string, pos ast.Pos) error {
 }
 
 func (in *interp) define(e *env, name string, v *value.Variable, pos ast.Pos) error {
-	if resolverName(name) {
-		return reservedError(name, pos)
-	}
 	if _, exists := e.sc.vars[name]; exists {
 		return redefinitionError(name, pos)
 	}
@@ -287,6 +286,9 @@ func (in *interp) execVar(e *env, d *ast.VarDirective) error {
 		if err := in.addToolCollection(d, stored); err != nil {
 			return err
 		}
+	}
+	if resolverName(d.Name) {
+		return reservedError(d.Name, d.Pos)
 	}
 	return in.define(e, d.Name, stored, d.Pos)
 }

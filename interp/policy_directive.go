@@ -86,6 +86,9 @@ func (in *interp) importPolicy(e *env, d *ast.ImportDirective) error {
 // addPolicy activates layers under name and binds @name to their merged
 // configuration.
 func (in *interp) addPolicy(e *env, name string, pos ast.Pos, layers []*policy.Config) error {
+	if resolverName(name) {
+		return reservedError(name, pos)
+	}
 	own := &policy.Set{}
 	own.Add(name, layers...)
 	if err := in.define(e, name, value.New(own.Configs()), pos); err != nil {

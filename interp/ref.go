@@ -119,6 +119,12 @@ func (in *interp) evalRefRoot(e *env, r *ast.Ref, root *value.Variable, ok bool)
 		case probesDefined(r):
 			// `@missing.isDefined()` asks the question instead of failing.
 			return value.New(false), nil
+		case e.lenient && !e.strictRefs && calledName(r) != "":
+			// A condition reads an undefined variable as undefined, but
+			// calling an undefined function, or a method of an undefined
+			// variable, is an error, as in mlld.
+			return nil, newError(KindVariable, r.Pos, "define it before the condition that calls it",
+				"Failed to evaluate function in condition: %s", calledName(r))
 		case e.lenient && !(e.strictRefs && r.Name != "p" && r.Name != "pipeline"):
 			return undefined(), nil
 		default:
@@ -608,4 +614,19 @@ func fieldOnText(e *env, cur *value.Variable, acc ast.Accessor) error {
 	}
 	return newError(KindType, acc.Pos, "a string has no fields; check the variable holds an object",
 		"Cannot access field %q on non-object value (string)", acc.Name)
+}
+
+// calledName is the function a reference calls first (`@f(…)`: f;
+// `@x.includes(…)`: includes), or "" when it calls nothing.
+func calledName(r *ast.Ref) string {
+	for i, acc := range r.Path {
+		if acc.Kind != ast.AccessCall {
+			continue
+		}
+		if i == 0 {
+			return r.Name
+		}
+		return r.Path[i-1].Name
+	}
+	return ""
 }

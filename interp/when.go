@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"errors"
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/interp/value"
 	"github.com/guardrun/guardrun/taint"
@@ -31,10 +32,20 @@ func (in *interp) evalWhenIn(e *env, w *ast.WhenExpr, stmt, expr bool) (v *value
 		we.sc.vars[whenExprMark] = nil
 	}
 	var subject *value.Variable
+	// condErrs is the first error a condition of a when expression raised
+	// (see collectsCondErrors).
+	var condErrs error
 	// flow is what the conditions tested so far carried: the arm that
 	// runs was chosen by all of them.
 	var flow taint.Descriptor
 	if w.Subject != nil {
+		if r := rootRef(w.Subject); r != nil && !we.resolvable(r.Name) {
+			// mlld looks the subject up like any value: an undefined one is
+			// an error, not a value no pattern matches (its fields may be
+			// missing).
+			return nil, false, false, newError(KindVariable, r.Pos, "define it with var (or let inside a block) before using it",
+				"Variable not found: %s", r.Name)
+		}
 		subject, err = in.evalExpr(we.withLenient(true), w.Subject)
 		if err != nil {
 			return nil, false, false, atPos(err, KindUnexpected, w.Pos)
@@ -65,6 +76,16 @@ func (in *interp) evalWhenIn(e *env, w *ast.WhenExpr, stmt, expr bool) (v *value
 				}
 			}
 			if err != nil {
+				if expr && condErrs == nil && collectsCondErrors(we, err) {
+					// mlld's when expressions go on to the next arm; the
+					// error is reported only if no arm matches
+					// (when-expression.ts).
+					condErrs = atPos(err, KindUnexpected, arm.Pos)
+					continue
+				}
+				if expr && condErrs != nil && collectsCondErrors(we, err) {
+					continue
+				}
 				return nil, false, false, atPos(err, KindUnexpected, arm.Pos)
 			}
 		}
@@ -86,7 +107,30 @@ func (in *interp) evalWhenIn(e *env, w *ast.WhenExpr, stmt, expr bool) (v *value
 		}
 		return implicitFlow(v, flow), true, isValue, nil
 	}
+	if condErrs != nil {
+		return nil, false, false, condErrs
+	}
 	return value.New(nil), false, false, nil
+}
+
+// collectsCondErrors reports whether a when expression may pass over err,
+// raised by one of its conditions, to try the next arm: a script error
+// outside guards. A guard's conditions never skip an error (an arm that
+// failed to evaluate must not let a later `* => allow` decide), nor does
+// anything stop the run (bail, a denial, an interrupt, a limit).
+func collectsCondErrors(e *env, err error) bool {
+	if e.strictRefs || e.in.mx.InGuard() {
+		return false
+	}
+	var ie *Error
+	if !errors.As(err, &ie) {
+		return false
+	}
+	switch ie.Kind {
+	case KindVariable, KindCall, KindCode, KindCommand, KindType, KindFile:
+		return true
+	}
+	return false
 }
 
 // matchSubject tests one arm of the match form `when @v [ pattern => … ]`:
