@@ -85,15 +85,23 @@ func TestFencedBlocks(t *testing.T) {
 
 func TestDocSkip(t *testing.T) {
 	for src, skipped := range map[string]bool{
-		`show "plain"`:                       false,
-		`import { @x } from @mlld/core`:      true,
-		`var @c = <config.json>`:             true,
-		`show @x | @upper`:                   false,
-		`var @r = py { print(1) }`:           true,
-		"var @x = `a <b> c`":                 false,
-		`show "https://example.com/a"`:       true,
-		`for @k, @v in @o => show "@k"`:      false,
-		`var @t = cmd {curl https://x.test}`: true,
+		`show "plain"`:                         false,
+		`import { @x } from @mlld/core`:        true,
+		`var @c = <config.json>`:               true,
+		`show @x | @upper`:                     false,
+		`var @r = py { print(1) }`:             true,
+		"var @x = `a <b> c`":                   false,
+		`show "https://example.com/a"`:         true,
+		`for @k, @v in @o => show "@k"`:        false,
+		`var @t = cmd {curl https://x.test}`:   true,
+		`import { topic } from @payload`:       true,
+		`show @payload.topic`:                  true,
+		"var @payload = \"x\"\nshow @payload":  false,
+		"exe @send(url, payload) = `@payload`": false,
+		"loop(3) [\n  show @input\n]":          false,
+		`policy @p = { signers: {} }`:          true,
+		`exe @w(c) = prose:@opus "./w.prose"`:  true,
+		"loop until @done [\n  sleep 60\n]":    true,
 	} {
 		if got := docSkip(src) != ""; got != skipped {
 			t.Errorf("docSkip(%q) = %v, want %v", src, got, skipped)

@@ -87,14 +87,39 @@ var docSkips = []struct {
 	{"network (URL, registry module, MCP, LLM)", regexp.MustCompile(`https?://|\bfrom\s+"?@[a-z0-9-]+/|\bimport\s+(module|cached|live|static)?\s*"?@[a-z0-9-]+/|\bmcp\b|\bclaude\b|@mlld/|\bllm\b`)},
 	{"files the example does not include", regexp.MustCompile(`<[^<>@\s"]*[./*][^<>]*>|\bfrom\s+"[^"]+"|\bfrom\s+<|\bimport\s+"|<@(root|base)/`)},
 	{"left out of guardrun (box, python, streaming, checkpoint, signing, auth, profiles)", regexp.MustCompile(`\bbox\b|\bpython\b|\bpy\s*\{|\bstream\b|\bcheckpoint\b|\bsign\b|\bverify\b|\bauth\b|\bkeychain\b|\bprofiles?\b|\bneeds\b|\bwants\b|\bhook\b`)},
-	{"clock, randomness or stdin", regexp.MustCompile(`@now\b|@input\b.*\bstdin\b|Math\.random|Date\.now|new Date`)},
+	// Signing policy (signers, autosign/autoverify, signature-checked
+	// file integrity) and the env directive's providers and env actions
+	// are parts of the signing and box features above.
+	{"left out of guardrun: signing and env-provider policy (signers, autosign, filesystem_integrity, env providers)", regexp.MustCompile(`\bsigners\b|\bautosign\b|\bautoverify\b|verify_all_instructions|filesystem_integrity|\bproviders:|=>\s*env\s*\{`)},
+	// prose: exes hand their body to an LLM (OpenProse); node imports
+	// load node modules; tool reshaping with bind serves tools over MCP.
+	{"left out of guardrun: prose exes (LLM), node module imports, MCP tool reshaping (bind)", regexp.MustCompile(`\bprose:|\bfrom\s+node\b|\bbind:`)},
+	{"clock, randomness or stdin", regexp.MustCompile(`@now\b|@input\b.*\bstdin\b|Math\.random|Date\.now|new Date|\bsleep\s+\d`)},
 }
+
+// sdkImport and sdkRead find the values mlld's SDK and `mlld run` pass a
+// script (the @payload and @state resolvers, and the @input resolver's
+// imports of environment variables and stdin fields); sdkBound finds a
+// block that binds one of those names itself.
+var (
+	sdkImport = regexp.MustCompile(`\bfrom\s+@(input|payload|state)\b`)
+	sdkRead   = regexp.MustCompile(`@(payload|state)\b`)
+	sdkBound  = regexp.MustCompile(`(?:\b(?:var|let)\b[^=\n]*@(?:payload|state)\b\s*=)|(?:@\w+\([^)\n]*\b(?:payload|state)\b[^)\n]*\)\s*=)`)
+)
+
+// sdkSkip is the reason a block that needs the SDK's resolvers is
+// skipped: guardrun has no SDK resolvers (its embedding API passes Go
+// values and per-call variables instead), and no registry resolvers.
+const sdkSkip = "SDK resolvers (@payload, @state, imports from @input)"
 
 func docSkip(src string) string {
 	for _, s := range docSkips {
 		if s.re.MatchString(src) {
 			return s.reason
 		}
+	}
+	if sdkImport.MatchString(src) || sdkRead.MatchString(src) && !sdkBound.MatchString(src) {
+		return sdkSkip
 	}
 	return ""
 }
