@@ -25,7 +25,20 @@ const (
 	OnlyRefErr   Kind = "mlld errors, guardrun does not"
 	ErrClassDiff Kind = "both error, different class"
 	TimeoutDiff  Kind = "one side times out"
+	// Deliberate is a disagreement on a program that exercises a SPEC
+	// PORT row, where each side did what the row documents.
+	Deliberate Kind = "deliberate difference (SPEC PORT)"
 )
+
+// ComparePort is Compare for p: a disagreement on a PORT program where
+// both sides behaved as the row documents is Deliberate.
+func ComparePort(p Program, ours, ref Outcome) Kind {
+	k := Compare(ours, ref)
+	if k != Agree && p.Port != nil && p.Port.Ours(ours) && p.Port.Ref(ref) {
+		return Deliberate
+	}
+	return k
+}
 
 var newlineRun = regexp.MustCompile(`\n{3,}`)
 

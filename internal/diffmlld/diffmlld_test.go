@@ -109,19 +109,43 @@ func TestDocSkip(t *testing.T) {
 	}
 }
 
+// comparable is a program without its Port's expectations (functions,
+// which reflect.DeepEqual never finds equal), keeping the row.
+func comparable(ps []Program) []Program {
+	out := make([]Program, len(ps))
+	for i, p := range ps {
+		if p.Port != nil {
+			p.Port = &Port{Row: p.Port.Row}
+		}
+		out[i] = p
+	}
+	return out
+}
+
 func TestGenerateReproducible(t *testing.T) {
-	a, b := Generate(3, 50), Generate(3, 50)
+	a, b := comparable(Generate(3, 50)), comparable(Generate(3, 50))
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("the same seed gave different programs")
 	}
-	if reflect.DeepEqual(a, Generate(4, 50)) {
+	if reflect.DeepEqual(a, comparable(Generate(4, 50))) {
 		t.Fatal("different seeds gave the same programs")
 	}
 	tags := map[string]bool{}
+	ports := 0
 	for _, p := range Generate(1, 2000) {
 		for _, tag := range p.Tags {
 			tags[tag] = true
 		}
+		if p.Port != nil {
+			ports++
+			// A PORT row's program is its production alone.
+			if len(p.Tags) != 1 || !strings.HasPrefix(p.Tags[0], "port-") {
+				t.Errorf("%s: PORT program with tags %v", p.Name, p.Tags)
+			}
+		}
+	}
+	if ports == 0 {
+		t.Error("no program exercises a SPEC PORT row")
 	}
 	if len(tags) != len(productions) {
 		t.Errorf("2000 programs exercise %d of %d productions", len(tags), len(productions))
@@ -165,5 +189,27 @@ func TestFeature(t *testing.T) {
 		if got := Feature(src); got != want {
 			t.Errorf("Feature(%q) = %q, want %q", src, got, want)
 		}
+	}
+}
+
+func TestComparePort(t *testing.T) {
+	p := Program{Port: &Port{Row: "r", Ours: okWith("t:v"), Ref: isParse}}
+	documented := ComparePort(p, Outcome{Class: OK, Stdout: "t:v\n"}, Outcome{Class: Parse})
+	if documented != Deliberate {
+		t.Errorf("the documented difference = %q, want %q", documented, Deliberate)
+	}
+	// Any other disagreement on a PORT program is a disagreement.
+	if k := ComparePort(p, Outcome{Class: OK, Stdout: "other"}, Outcome{Class: Parse}); k != OnlyRefErr {
+		t.Errorf("an undocumented difference = %q, want %q", k, OnlyRefErr)
+	}
+	if k := ComparePort(p, Outcome{Class: OK, Stdout: "x"}, Outcome{Class: OK, Stdout: "x"}); k != Agree {
+		t.Errorf("agreement on a PORT program = %q", k)
+	}
+	s := Summarize("s", []Result{
+		{Program: Program{Name: "a"}, Kind: Agree},
+		{Program: Program{Name: "b", Port: p.Port}, Kind: Deliberate, Category: "deliberate"},
+	}, nil)
+	if s.Total != 1 || s.Agreed != 1 || s.Deliberate != 1 {
+		t.Errorf("Summarize: total %d agreed %d deliberate %d, want 1 1 1", s.Total, s.Agreed, s.Deliberate)
 	}
 }

@@ -17,14 +17,23 @@ func Generate(seed int64, n int) []Program {
 		k := 1 + g.r.Intn(3)
 		for j := 0; j < k; j++ {
 			p := productions[g.r.Intn(len(productions))]
+			if p.port() {
+				// A PORT row's program is that production alone, so that
+				// its documented difference cannot hide another one.
+				g.lines, g.files, g.tags = nil, map[string]string{}, nil
+			}
 			g.tags = append(g.tags, p.tag)
 			p.emit(g)
+			if p.port() {
+				break
+			}
 		}
 		out = append(out, Program{
 			Name:   fmt.Sprintf("gen-%d-%04d", seed, i),
 			Source: strings.Join(g.lines, "\n") + "\n",
 			Files:  g.files,
 			Tags:   g.tags,
+			Port:   g.port,
 		})
 	}
 	return out
@@ -37,6 +46,8 @@ type gen struct {
 	files map[string]string
 	tags  []string
 	n     int
+	// port is set by a production of a SPEC PORT row.
+	port *Port
 }
 
 func (g *gen) emit(format string, args ...any) {
@@ -132,6 +143,32 @@ func (g *gen) ref() string {
 type production struct {
 	tag  string
 	emit func(g *gen)
+}
+
+// port reports whether p exercises a SPEC PORT row (its tag starts with
+// "port-"; it sets gen.port).
+func (p production) port() bool { return strings.HasPrefix(p.tag, "port-") }
+
+// guardErr expects a runtime error whose text names reason.
+func guardErr(reason string) func(Outcome) bool {
+	return func(o Outcome) bool {
+		return o.Class == Runtime && strings.Contains(o.Stderr+o.Stdout, reason)
+	}
+}
+
+// okWith expects a clean run whose output contains text.
+func okWith(text string) func(Outcome) bool {
+	return func(o Outcome) bool { return o.Class == OK && strings.Contains(Normalize(o.Stdout), text) }
+}
+
+// isParse expects a parse error.
+func isParse(o Outcome) bool { return o.Class == Parse }
+
+// secretVar defines a variable labelled secret (and maybe more labels).
+func (g *gen) secretVar() string {
+	v := g.fresh("k")
+	g.emit(`var %s @%s = "%s"`, g.pick("secret", "secret,pii", "secret, untrusted"), v, g.pick("sk-1", "token", "p@ss"))
+	return v
 }
 
 var productions = []production{
@@ -345,6 +382,88 @@ var productions = []production{
 		default:
 			g.emit("output @%s to \"out.txt\"\nshow <out.txt>", s)
 		}
+	}},
+	{"guard-operation", func(g *gen) {
+		// Operation guards that agree with mlld: a denial caught by a
+		// denied handler, an allowed call, a label-driven denial.
+		f := g.fresh("emit")
+		g.emit("exe @%s(x) = cmd {echo \"@x\"}", f)
+		gname := g.fresh("g")
+		switch g.r.Intn(3) {
+		case 0:
+			g.emit("guard @%s before op:exe = when [\n  @input.any.mx.labels.includes(\"secret\") => deny \"secret to exe\"\n  * => allow\n]", gname)
+		case 1:
+			g.emit("guard @%s before op:exe = when [\n  @mx.op.name == \"%s\" && @input.any.mx.labels.includes(\"secret\") => deny \"no %[2]s\"\n  * => allow\n]", gname, f)
+		default:
+			g.emit("guard @%s before secret = when [\n  @mx.op.type == \"exe\" => deny \"secret stays\"\n  * => allow\n]", gname)
+		}
+		safe := g.fresh("safe")
+		g.emit("exe @%s(v) = when [\n  denied => `blocked: @mx.guard.reason`\n  * => @%s(@v)\n]", safe, f)
+		k := g.secretVar()
+		s := g.str()
+		g.emit("show @%s(@%s)", safe, s)
+		g.emit("show @%s(@%s)", safe, k)
+	}},
+	{"guard-allow-transform", func(g *gen) {
+		// An after guard replacing an exe's result, and a before guard
+		// that allows: what the variable then holds.
+		f := g.fresh("f")
+		g.emit("exe @%s(x) = js { return \"sk-\" + x }", f)
+		g.emit("guard @%s after op:exe = when [\n  @output.includes(\"sk-\") => allow @output.replace(\"sk-\", \"[REDACTED]-\")\n  * => allow\n]", g.fresh("red"))
+		r := g.fresh("r")
+		g.emit("var @%s = @%s(\"%s\")\nshow @%[1]s", r, f, g.pick("a", "12", "x y"))
+	}},
+	{"labels", func(g *gen) {
+		// Labels and taint as `.mx` shows them, through templates,
+		// pipelines, arrays and code.
+		k := g.secretVar()
+		switch g.r.Intn(5) {
+		case 0:
+			g.emit("var @%s = `pre @%s post`\nshow @%[1]s.mx.labels", g.fresh("t"), k)
+		case 1:
+			g.emit("var @%s = @%s | @upper\nshow @%[1]s.mx.labels", g.fresh("u"), k)
+		case 2:
+			g.emit("var @%s = [@%s, \"x\"]\nshow @%[1]s.mx.labels", g.fresh("l"), k)
+		case 3:
+			f := g.fresh("f")
+			g.emit("exe @%s(x) = js { return x + \"!\" }\nvar @%s = @%[1]s(\"a\")\nshow @%[2]s.mx.taint\nshow @%[2]s.mx.labels", f, g.fresh("r"))
+		default:
+			g.emit("show @%s.mx.labels", k)
+		}
+	}},
+	{"port-op-prefix", func(g *gen) {
+		// SPEC §8 item 4: `op:cmd:echo` fires on every echo command in
+		// guardrun; mlld's filter never fires.
+		g.emit("guard @%s before op:cmd:echo = when [\n  * => deny \"no echo here\"\n]", g.fresh("g"))
+		w := g.pick("hi", "there")
+		g.emit("run cmd {echo %s}", w)
+		g.port = &Port{Row: "op:cmd:A prefix filter (§8 item 4)", Ours: guardErr("no echo here"), Ref: okWith(w)}
+	}},
+	{"port-src-filter", func(g *gen) {
+		// SPEC §8 item 12: a `src:` data filter matches taint in
+		// guardrun; mlld selects data guards on labels only.
+		f := g.fresh("f")
+		g.emit("exe @%s() = js { return \"from-js\"; }\nvar @%s = @%[1]s()", f, g.fresh("r"))
+		g.emit("guard @%s before src:js = when [ * => deny \"js taint\" ]", g.fresh("g"))
+		g.emit("show @r%d", g.n-1)
+		g.port = &Port{Row: "src:/dir: data filters (§8 item 12)", Ours: guardErr("js taint"), Ref: okWith("from-js")}
+	}},
+	{"port-with-no-pipeline", func(g *gen) {
+		// SPEC §8 item 6: `show `…` with {…}` without a pipeline key
+		// crashes mlld's parser; guardrun treats it as `pipeline: []`.
+		s := g.str()
+		g.emit("show `t:@%s` with { guards: false }", s)
+		g.port = &Port{Row: "with {} without pipeline (§8 item 6)", Ours: okWith("t:"), Ref: isParse}
+	}},
+	{"port-denying-after-guard", func(g *gen) {
+		// SPEC §5.5 / P10: guardrun names the after guard that denied;
+		// mlld names the first one it evaluated.
+		g.emit("exe @%s() = \"out\"", g.fresh("f"))
+		g.emit("guard @first after op:exe = when [ * => allow ]\nguard @second after op:exe = when [ * => deny \"second says no\" ]")
+		g.emit("var @%s = @f%d()\nshow @%[1]s", g.fresh("r"), g.n-1)
+		g.port = &Port{Row: "the denying after guard is named (P10)",
+			Ours: func(o Outcome) bool { return guardErr("@second")(o) },
+			Ref:  func(o Outcome) bool { return guardErr("@first")(o) }}
 	}},
 	{"error", func(g *gen) {
 		s := g.str()

@@ -45,6 +45,18 @@ type Program struct {
 	Files map[string]string
 	// Tags name the productions a generated program exercises.
 	Tags []string
+	// Port, when set, marks a program that exercises a row of SPEC.md
+	// where guardrun departs from mlld 2.0.5 on purpose (a "PORT:" line):
+	// a disagreement that is exactly the documented one is counted as
+	// deliberate, not as a failure to agree.
+	Port *Port
+}
+
+// Port is a documented, deliberate difference: the SPEC row, and what each
+// side is expected to do on the program.
+type Port struct {
+	Row       string
+	Ours, Ref func(Outcome) bool
 }
 
 // Peer runs one script in a directory and reports its outcome.
