@@ -416,6 +416,11 @@ func (l *lowerer) callArg(a *callArg) ast.Expr {
 		}
 		return &ast.StringLit{Pos: p, Kind: ast.DoubleQuote, Raw: text, Parts: []ast.TemplatePart{&ast.TextPart{Pos: p, Text: text}}}
 	}
+	if a.Expr != nil && len(a.Expr.Steps) > 0 {
+		// As in mlld 2.0.5, whose grammar has no pipelines in arguments.
+		l.fail(a.Expr.Steps[0].Pos, "Pipe expressions are not supported inside function arguments. Assign the result to a variable first",
+			l.snippet(a.Expr.Steps[0].Pos), "write var @v = @x | @f before the call and pass @v")
+	}
 	return l.expr(a.Expr)
 }
 
