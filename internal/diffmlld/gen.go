@@ -145,7 +145,6 @@ type production struct {
 	emit func(g *gen)
 }
 
-
 // guardErr expects a runtime error whose text names reason.
 func guardErr(reason string) func(Outcome) bool {
 	return func(o Outcome) bool {
