@@ -112,6 +112,13 @@ func (in *interp) runCode(e *env, c *ast.CodeExpr, stdin *value.Variable) (*valu
 			return nil, err
 		}
 		res, err = in.runJSChannel(e, c)
+		if err == nil {
+			if text, ok := res.Data.(string); ok {
+				// mlld trims what a JavaScript block gives
+				// (JavaScriptExecutor: output.trim()).
+				res.Data = strings.TrimSpace(text)
+			}
+		}
 	case "cmd", "", "run":
 		lang = "cmd"
 		res, err = in.runCommand(e, c, stdin)
