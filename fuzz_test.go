@@ -23,6 +23,7 @@ func FuzzRun(f *testing.F) {
 		"/when @x == 1 => show \"y\"\n",
 		"/for @i in [1,2] => show @i\n",
 		"/guard @g before secret = when [ * => deny \"no\" ]\n/var secret @s = \"k\"\n/show @s\n",
+		"/var secret @s = \"k\"\n/guard @g before secret = when [ @input.length > 5 => ask `Show @input\\?`\n * => deny `no @input, @mx.op.type @nope` ]\n/show @s\n",
 		"/show `unterminated\n",
 		"/var @x = {{{\n",
 		"/exe @f(a) = `<@a>`\n/hook @h before @f = [ => @input ]\n/hook after op:exe = when [ * => show @mx.hooks.errors ]\n/show @f(\"x\")\n",

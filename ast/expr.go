@@ -371,20 +371,27 @@ type AllowExpr struct {
 	With  *ObjectLit
 }
 
-// DenyExpr is a guard action `deny "reason"` (the reason is literal).
+// DenyExpr is a guard action `deny "reason"` or deny `template`.
 type DenyExpr struct {
-	Pos    Pos
+	Pos Pos
+	// Reason is a quoted reason's text: literal, as in mlld.
 	Reason string
+	// Template, when not nil, is the reason written as a template (`…`,
+	// ::…:: or :::…:::), rendered in the guard's scope when the rule
+	// fires; Reason is then empty.
+	Template *StringLit
 	// With is the action's with-clause (`context`, `message`), nil when
 	// absent.
 	With *ObjectLit
 }
 
 // AskExpr is the guard action `ask "question" [with { … }]`: the operation
-// needs a human's approval (the question is literal).
+// needs a human's approval. The question is literal text, or a template
+// (Template, as in DenyExpr).
 type AskExpr struct {
 	Pos      Pos
 	Question string
+	Template *StringLit
 	With     *ObjectLit
 }
 

@@ -237,10 +237,16 @@ func appendChildren(out []Node, n Node) []Node {
 			out = append(out, x.With)
 		}
 	case *DenyExpr:
+		if x.Template != nil {
+			out = append(out, x.Template)
+		}
 		if x.With != nil {
 			out = append(out, x.With)
 		}
 	case *AskExpr:
+		if x.Template != nil {
+			out = append(out, x.Template)
+		}
 		if x.With != nil {
 			out = append(out, x.With)
 		}

@@ -126,3 +126,27 @@ guard @shape after op:exe = when [
 	require.Equal(t, want, string(res.Text))
 	require.Zero(t, res.Kept)
 }
+
+// A reason or question written as a template is printed as written, and
+// the printed policy parses to the same template (a round trip).
+func TestGuardReasonTemplatesReformatted(t *testing.T) {
+	src := "guard @pay before op:exe = when [\n" +
+		"  @mx.args.amount > 100 =>   ask   `Send @mx.args.amount to @mx.args.to\\?`   with {message:\"large\"}\n" +
+		"  @mx.args.to == \"x\"=>deny ::@mx.args.to is not one you named::\n" +
+		"  @mx.args.to == \"y\" => deny :::{{mx.args.to}} is unknown:::\n" +
+		" * =>   deny `no: @mx.op.name`\n" +
+		"]\n"
+	want := "guard @pay before op:exe = when [\n" +
+		"  @mx.args.amount > 100 => ask `Send @mx.args.amount to @mx.args.to\\?` with { message: \"large\" }\n" +
+		"  @mx.args.to == \"x\" => deny ::@mx.args.to is not one you named::\n" +
+		"  @mx.args.to == \"y\" => deny :::{{mx.args.to}} is unknown:::\n" +
+		"  * => deny `no: @mx.op.name`\n" +
+		"]\n"
+	res, err := format.Source("p.guard", []byte(src), ast.Strict)
+	require.NoError(t, err)
+	require.Equal(t, want, string(res.Text))
+	require.Zero(t, res.Kept)
+	again, err := format.Source("p.guard", res.Text, ast.Strict)
+	require.NoError(t, err)
+	require.Equal(t, want, string(again.Text))
+}

@@ -275,9 +275,9 @@ func (p *printer) expr(e ast.Expr) string {
 		}
 		return s
 	case *ast.DenyExpr:
-		return "deny " + literalText(e.Reason) + p.actionWith(e.With)
+		return "deny " + p.reason(e.Reason, e.Template) + p.actionWith(e.With)
 	case *ast.AskExpr:
-		return "ask " + literalText(e.Question) + p.actionWith(e.With)
+		return "ask " + p.reason(e.Question, e.Template) + p.actionWith(e.With)
 	case *ast.LabelExpr:
 		return strings.Join(e.Labels, ",") + " " + p.expr(e.Value)
 	case *ast.FileLoad:
@@ -296,6 +296,15 @@ func literalText(text string) string {
 		return `"` + text + `"`
 	}
 	return "'" + text + "'"
+}
+
+// reason prints a deny reason or ask question: a template as written,
+// else the literal text quoted.
+func (p *printer) reason(text string, tmpl *ast.StringLit) string {
+	if tmpl != nil {
+		return p.expr(tmpl)
+	}
+	return literalText(text)
 }
 
 // actionWith prints a deny, ask or retry action's with-clause, or

@@ -28,6 +28,7 @@ var fuzzSeeds = []string{
 	"/run cmd {echo \"a && b\" | tr a b; c 2>&1 &}\n",
 	"/guard @g before secret = when [ @x => allow * => deny \"x\" ]\n/show `a@@b` | @f\n\n",
 	"/hook @h before @f(\"src/\") = [ => @input ]\n/hook after op:for:iteration = when [ * => show @output ]\n",
+	"/guard @g before op:exe = when [\n  @mx.args.n > 1 => ask `Pay @mx.args.n\\?` with { message: \"m\" }\n  @x => deny ::@mx.args.to @y?`z` @@w::\n  * => deny :::{{a}} no:::\n]\n",
 }
 
 // deepSeeds just pass the limits in nesting.go (without them such input

@@ -333,6 +333,9 @@ func (l *lowerer) deny(d *denyX, at ast.Pos) ast.Expr {
 	if d.Reason != nil && d.Reason.Str != nil && (d.Reason.Str.DQ || d.Reason.Str.SQ != nil) {
 		return &ast.DenyExpr{Pos: at, Reason: l.rawString(d.Reason.Str), With: l.actionWith(d.With, "deny")}
 	}
+	if t := l.reasonTemplate(d.Reason); t != nil {
+		return &ast.DenyExpr{Pos: at, Template: t, With: l.actionWith(d.With, "deny")}
+	}
 	found := "deny"
 	if d.Reason != nil {
 		found = l.snippet(d.Reason.Pos)
@@ -341,8 +344,19 @@ func (l *lowerer) deny(d *denyX, at ast.Pos) ast.Expr {
 	if d.Reason != nil {
 		pos = d.Reason.Pos
 	}
-	l.fail(pos, `Guard deny actions require a quoted reason: deny "reason"`, found, `write deny "why the operation is blocked"`)
+	l.fail(pos, `Guard deny actions require a quoted reason: deny "reason"`, found, "write deny \"why the operation is blocked\", or a template to quote values: deny `@mx.args.to is not a known address`")
 	return &ast.DenyExpr{Pos: at}
+}
+
+// reasonTemplate is a deny reason or ask question written as a template
+// (`…`, ::…:: or :::…:::), which the guard renders when the rule fires;
+// nil for anything else. A double-quoted reason stays literal text, as
+// in mlld.
+func (l *lowerer) reasonTemplate(p *primary) *ast.StringLit {
+	if p == nil || p.Str == nil || !(p.Str.BT || p.Str.Colon || p.Str.Triple) {
+		return nil
+	}
+	return l.str(p.Str)
 }
 
 // rawString is the literal text between the quotes of a "…" or '…'
@@ -564,17 +578,20 @@ func normalLang(s string) string {
 	return s
 }
 
-// ask lowers `ask "question" [with { … }]`; the question is literal text,
-// like a deny reason.
+// ask lowers `ask "question" [with { … }]`; the question is literal text
+// or a template, like a deny reason.
 func (l *lowerer) ask(a *askX, at ast.Pos) ast.Expr {
 	if a.Question != nil && a.Question.Str != nil && (a.Question.Str.DQ || a.Question.Str.SQ != nil) {
 		return &ast.AskExpr{Pos: at, Question: l.rawString(a.Question.Str), With: l.actionWith(a.With, "ask")}
+	}
+	if t := l.reasonTemplate(a.Question); t != nil {
+		return &ast.AskExpr{Pos: at, Template: t, With: l.actionWith(a.With, "ask")}
 	}
 	found, pos := "ask", a.Pos
 	if a.Question != nil {
 		found, pos = l.snippet(a.Question.Pos), a.Question.Pos
 	}
-	l.fail(pos, `Guard ask actions require a quoted question: ask "question"`, found, `write ask "Run this command?"`)
+	l.fail(pos, `Guard ask actions require a quoted question: ask "question"`, found, "write ask \"Run this command?\", or a template to quote values: ask `Send @mx.args.amount?`")
 	return &ast.AskExpr{Pos: at}
 }
 

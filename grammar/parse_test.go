@@ -328,3 +328,33 @@ func TestWalkVisitsRefs(t *testing.T) {
 	})
 	require.Equal(t, []string{"a", "b", "c", "d"}, names)
 }
+
+// A deny reason or ask question in a template form is kept as a template
+// (a double-quoted one stays literal text, as in mlld); any other value is
+// an error that says how to write one.
+func TestGuardReasonTemplates(t *testing.T) {
+	g := parseStrict(t, "guard @g before op:exe = when [\n  @a => deny `to @mx.args.to`\n  @b => ask ::Pay @mx.args.n\\?:: with { message: \"m\" }\n  @c => deny :::{{x}}:::\n  * => deny \"no @x\"\n]").Body[0].(*ast.GuardDirective)
+	d := g.Body.Arms[0].Action.(*ast.DenyExpr)
+	require.Equal(t, "", d.Reason)
+	require.Equal(t, ast.Backtick, d.Template.Kind)
+	require.Equal(t, "`to @mx.args.to`", d.Template.Raw)
+	require.IsType(t, &ast.InterpPart{}, d.Template.Parts[1])
+	a := g.Body.Arms[1].Action.(*ast.AskExpr)
+	require.Equal(t, ast.DoubleColon, a.Template.Kind)
+	require.NotNil(t, a.With)
+	require.Equal(t, ast.TripleColon, g.Body.Arms[2].Action.(*ast.DenyExpr).Template.Kind)
+	lit := g.Body.Arms[3].Action.(*ast.DenyExpr)
+	require.Nil(t, lit.Template)
+	require.Equal(t, "no @x", lit.Reason)
+
+	for _, src := range []string{
+		"guard @g before secret = when [ * => deny @x ]",
+		"guard @g before secret = when [ * => ask [1] ]",
+	} {
+		_, err := Parse("p.guard", []byte(src), ast.Strict)
+		var perr *Error
+		require.ErrorAs(t, err, &perr, src)
+		require.Equal(t, 1, perr.Pos.Line)
+		require.Contains(t, perr.Hint, "or a template to quote values", src)
+	}
+}

@@ -93,10 +93,10 @@ func (in *interp) evalExpr(e *env, x ast.Expr) (*value.Variable, error) {
 		// Outside a guard nothing would act on the decision; stopping is the
 		// only reading of `deny` that cannot let data through.
 		return nil, newError(KindUnenforced, x.Pos, "deny, allow and retry-with-reason are guard decisions; inside an exe, return a value or use a denied => arm",
-			"deny %q outside a guard stops the run", x.Reason)
+			"deny %s outside a guard stops the run", reasonSource(x.Reason, x.Template))
 	case *ast.AskExpr:
 		return nil, newError(KindUnenforced, x.Pos, "ask is a guard decision; use it inside a guard's when block",
-			"ask %q outside a guard stops the run", x.Question)
+			"ask %s outside a guard stops the run", reasonSource(x.Question, x.Template))
 	case *ast.AllowExpr:
 		return nil, newError(KindUnenforced, x.Pos, "allow is a guard decision; use it inside a guard's when block",
 			"allow outside a guard is not supported")

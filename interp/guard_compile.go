@@ -225,7 +225,7 @@ func compileAction(a ast.Node) (guard.Outcome, bool) {
 		}
 		return guard.Outcome{Action: guard.Allow, Matched: true}, true
 	case *ast.DenyExpr:
-		if a.With != nil {
+		if a.With != nil || a.Template != nil {
 			return guard.Outcome{}, false
 		}
 		return guard.Outcome{Action: guard.Deny, Matched: true, Reason: a.Reason}, true

@@ -278,10 +278,7 @@ func (in *interp) guardAction(ge *env, ev *guard.Evaluation, base *value.Variabl
 				for _, l := range stringsOf(o.Values["removeLabels"]) {
 					mods = append(mods, "!"+l)
 				}
-				if w, ok := o.Values["warning"]; ok {
-					out.Warning = value.Text(w)
-				}
-				notesOf(o, &out)
+				notesOf(o, &out, in.confidentialDesc(opts.Security))
 				if len(mods) > 0 {
 					if rep == nil {
 						rep = base
@@ -303,9 +300,23 @@ func (in *interp) guardAction(ge *env, ev *guard.Evaluation, base *value.Variabl
 		return out, nil
 	case *ast.DenyExpr:
 		out := guard.Outcome{Action: guard.Deny, Matched: true, Reason: a.Reason}
+		if a.Template != nil {
+			r, err := in.reasonText(ge, "deny reason", a.Template)
+			if err != nil {
+				return guard.Outcome{}, err
+			}
+			out.Reason = r
+		}
 		return out, in.actionWith(ge, a.With, &out)
 	case *ast.AskExpr:
 		out := guard.Outcome{Action: guard.Ask, Matched: true, Question: a.Question}
+		if a.Template != nil {
+			q, err := in.reasonText(ge, "ask question", a.Template)
+			if err != nil {
+				return guard.Outcome{}, err
+			}
+			out.Question = q
+		}
 		return out, in.actionWith(ge, a.With, &out)
 	case *ast.RetryExpr:
 		out := guard.Outcome{Action: guard.Retry, Matched: true}
@@ -346,22 +357,31 @@ func (in *interp) actionWith(ge *env, with *ast.ObjectLit, out *guard.Outcome) e
 		return err
 	}
 	if o, _ := opts.Data.(*value.Object); o != nil {
-		if w, ok := o.Values["warning"]; ok {
-			out.Warning = value.Text(w)
-		}
-		notesOf(o, out)
+		notesOf(o, out, in.confidentialDesc(opts.Security))
 	}
 	return nil
 }
 
-// notesOf copies a with-clause's `context` (for the agent) and `message`
-// (for its user) into out.
-func notesOf(o *value.Object, out *guard.Outcome) {
+// notesOf copies a with-clause's `warning`, `context` (for the agent) and
+// `message` (for its user) into out. When a value of the clause carries
+// a confidential label (masked), each is written as [REDACTED], as a
+// reason's confidential values are (reasonText): the object keeps only
+// the union of its values' labels, so which one carried it is not known.
+func notesOf(o *value.Object, out *guard.Outcome, masked bool) {
+	text := func(v any) string {
+		if masked {
+			return redacted
+		}
+		return value.Text(v)
+	}
+	if w, ok := o.Values["warning"]; ok {
+		out.Warning = text(w)
+	}
 	if c, ok := o.Values["context"]; ok {
-		out.Context = value.Text(c)
+		out.Context = text(c)
 	}
 	if m, ok := o.Values["message"]; ok {
-		out.Message = value.Text(m)
+		out.Message = text(m)
 	}
 }
 

@@ -89,7 +89,7 @@ var slabMin = [nSlabs]uint64{
 	slabPtrAllowExpr:       6,
 	slabPtrAppendDirective: 12,
 	slabPtrArrayLit:        5,
-	slabPtrAskExpr:         6,
+	slabPtrAskExpr:         7,
 	slabPtrAugmentStmt:     6,
 	slabPtrBailDirective:   5,
 	slabPtrBinaryExpr:      7,
@@ -97,7 +97,7 @@ var slabMin = [nSlabs]uint64{
 	slabPtrBoolLit:         5,
 	slabPtrCodeExpr:        10,
 	slabPtrDeniedExpr:      4,
-	slabPtrDenyExpr:        6,
+	slabPtrDenyExpr:        7,
 	slabPtrDocument:        5,
 	slabPtrEffectStage:     3,
 	slabPtrExeDirective:    8,
@@ -763,12 +763,14 @@ func decArrayLit(d *decoder, v *ast.ArrayLit) {
 func encAskExpr(e *encoder, v *ast.AskExpr) {
 	encPos(e, &v.Pos)
 	e.str(v.Question)
+	encPtrStringLit(e, v.Template)
 	encPtrObjectLit(e, v.With)
 }
 
 func decAskExpr(d *decoder, v *ast.AskExpr) {
 	decPos(d, &v.Pos)
 	v.Question = d.str()
+	v.Template = decPtrStringLit(d)
 	v.With = decPtrObjectLit(d)
 }
 
@@ -859,12 +861,14 @@ func decDeniedExpr(d *decoder, v *ast.DeniedExpr) {
 func encDenyExpr(e *encoder, v *ast.DenyExpr) {
 	encPos(e, &v.Pos)
 	e.str(v.Reason)
+	encPtrStringLit(e, v.Template)
 	encPtrObjectLit(e, v.With)
 }
 
 func decDenyExpr(d *decoder, v *ast.DenyExpr) {
 	decPos(d, &v.Pos)
 	v.Reason = d.str()
+	v.Template = decPtrStringLit(d)
 	v.With = decPtrObjectLit(d)
 }
 
