@@ -24,6 +24,7 @@ const (
 	KindShadowed     = "shadowed-guard"
 	KindDuplicate    = "duplicate-name"
 	KindLabelFlow    = "label-flow"
+	KindReasonText   = "reason-text"
 )
 
 // Finding is one problem found in a script.

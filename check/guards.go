@@ -24,6 +24,7 @@ func (c *checker) guards() {
 	for _, g := range c.guardList {
 		c.filter(g)
 		c.inputFields(g)
+		c.reasonText(g)
 	}
 	ast.Inspect(c.doc, func(n ast.Node) bool {
 		if w, ok := n.(*ast.WhenExpr); ok {
@@ -91,6 +92,42 @@ func (c *checker) filter(g *ast.GuardDirective) {
 			return
 		}
 		never("no value or exe in this script carries the label \"" + t + "\"")
+	}
+}
+
+// reasonText reports, in a reason or question written as a template, a
+// reference followed by ? at a word's end (Pay @amount?): in a template
+// `@x?` means "@x, or nothing when it is empty", so the question mark is
+// not printed.
+func (c *checker) reasonText(g *ast.GuardDirective) {
+	if g.Body == nil {
+		return
+	}
+	for _, arm := range g.Body.Arms {
+		var tmpl *ast.StringLit
+		switch a := arm.Action.(type) {
+		case *ast.DenyExpr:
+			tmpl = a.Template
+		case *ast.AskExpr:
+			tmpl = a.Template
+		}
+		if tmpl == nil {
+			continue
+		}
+		for i, part := range tmpl.Parts {
+			p, ok := part.(*ast.InterpPart)
+			if !ok || !p.OmitFalsy || p.Snippet != nil || p.Fallback != nil {
+				continue
+			}
+			if i+1 < len(tmpl.Parts) {
+				next, ok := tmpl.Parts[i+1].(*ast.TextPart)
+				if !ok || next.Text == "" || !strings.ContainsRune(" \t\n.,;:!)", rune(next.Text[0])) {
+					continue
+				}
+			}
+			c.report(Finding{Pos: p.Pos, Severity: Warning, Kind: KindReasonText,
+				Message: "the ? after this reference is not printed (in a template @x? means @x, or nothing when it is empty); write \\? for a question mark"})
+		}
 	}
 }
 
@@ -177,7 +214,12 @@ func nodeText(n ast.Node) string {
 				b.WriteString("." + a.Name)
 			}
 		case *ast.StringLit:
-			t, _ := m.PlainText()
+			t, plain := m.PlainText()
+			if !plain {
+				// A template: its text parts differ where its
+				// references do not.
+				t = m.Raw
+			}
 			b.WriteString("'" + t + "'")
 		case *ast.BinaryExpr:
 			b.WriteString(m.Op)
@@ -185,6 +227,8 @@ func nodeText(n ast.Node) string {
 			b.WriteString(m.Op)
 		case *ast.DenyExpr:
 			b.WriteString("deny:" + m.Reason)
+		case *ast.AskExpr:
+			b.WriteString("ask:" + m.Question)
 		case *ast.NumberLit:
 			b.WriteString(m.Raw)
 		case *ast.BoolLit:
