@@ -70,7 +70,7 @@ guard @post after op:exe = when [
 	m, err := prg.Load(context.Background(), WithDir(t.TempDir()), WithStateDir(t.TempDir()), WithHooks(p.hook))
 	require.NoError(t, err)
 	defer m.Close()
-	session := func() *value.Object { o := value.NewObject(); o.Set("id", "s"); return o }
+	session := func() *value.Variable { o := value.NewObject(); o.Set("id", "s"); return value.New(o) }
 	tools := func() *value.Object { o := value.NewObject(); o.Set("calls", []any{}); return o }
 	o := interp.Operation{Op: &hooks.OperationContext{Type: "exe", Name: "Bash", Command: "ls", Target: "t"}, Session: session, Tools: tools}
 	require.Equal(t, guard.Allow, m.Before(context.Background(), o).Action)

@@ -850,7 +850,7 @@ func (e *Engine) shellWrites(ctx context.Context, s *Session, ev Event, facts ca
 		opFor := func([]*value.Variable) *hooks.OperationContext {
 			return interp.ToolCall{Name: ev.Tool, Labels: []string{"fs:w"}, Params: params}.Operation()
 		}
-		v, _, _ := e.run(ctx, opFor, vars, nil, try, func() *value.Object { return e.toolsObject(s) }, func() *value.Object { return e.sessionObject(s, ev) }, e.workspaceOf(ev))
+		v, _, _ := e.run(ctx, opFor, vars, nil, try, func() *value.Object { return e.toolsObject(s) }, func() *value.Variable { return e.sessionValue(s, ev) }, e.workspaceOf(ev))
 		if rankOf(v.Action) > rankOf(best.Action) {
 			v.Reason = "the call writes " + p + ": " + v.Reason
 			best = v

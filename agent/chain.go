@@ -57,7 +57,7 @@ func (e *Engine) chain(ctx context.Context, s *Session, ev Event, f *flow, op fu
 			g.vars, g.input = in, goInput(f.params, in)
 			return op(&g)
 		}
-		v, rewritten, out := e.run(ctx, opFor, f.vars, f.out, try, func() *value.Object { return e.toolsObject(s) }, func() *value.Object { return e.sessionObject(s, ev) }, e.workspaceOf(ev))
+		v, rewritten, out := e.run(ctx, opFor, f.vars, f.out, try, func() *value.Object { return e.toolsObject(s) }, func() *value.Variable { return e.sessionValue(s, ev) }, e.workspaceOf(ev))
 		if rewritten != nil {
 			f.vars, f.inputChanged = rewritten, true
 			f.input = goInput(f.params, rewritten)

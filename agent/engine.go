@@ -719,7 +719,7 @@ func rankOf(a guard.Action) int {
 // rewrite cannot turn a call they allowed into one they deny. Such a
 // rewrite is reported in verdict.rewrittenBy: the host is asked, never
 // told the call is allowed.
-func (e *Engine) run(ctx context.Context, opFor func([]*value.Variable) *hooks.OperationContext, inputs []*value.Variable, output *value.Variable, try int, tools, session func() *value.Object, ws string) (verdict, []*value.Variable, *value.Variable) {
+func (e *Engine) run(ctx context.Context, opFor func([]*value.Variable) *hooks.OperationContext, inputs []*value.Variable, output *value.Variable, try int, tools func() *value.Object, session func() *value.Variable, ws string) (verdict, []*value.Variable, *value.Variable) {
 	var best verdict
 	var notes []guard.Note
 	var warnings []string
@@ -1334,7 +1334,9 @@ func (e *Engine) toolAfterIn(ctx context.Context, s *Session, ev Event) (Decisio
 			seen = final
 		}
 		if !ev.Replay {
-			e.rememberFields(s, ev, file, appendNew(e.dataLabels(t, seen), "secret"), data, nil)
+			refused := appendNew(e.dataLabels(t, seen), "secret")
+			e.rememberFields(s, ev, file, refused, data, nil)
+			s.keepOutput(ev, t, seen.Data, refused)
 		}
 		return d, e.record(ev, &d, vars, params)
 	}
@@ -1363,6 +1365,9 @@ func (e *Engine) toolAfterIn(ctx context.Context, s *Session, ev Event) (Decisio
 			e.rememberFields(s, ev, file, []string{"secret"}, text[m.Start:m.End], nil)
 			d.Labels = appendNew(d.Labels, "secret")
 		}
+	}
+	if !ev.Replay {
+		s.keepOutput(ev, t, final.Data, d.Labels)
 	}
 	e.recordFile(s, ev, t)
 	if ev.Error == "" {

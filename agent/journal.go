@@ -20,10 +20,12 @@ import (
 //	kind (1 snapshot, 2 delta) · id · created · updated · seq
 //	· origins · context · prints · calls   (slice edits)
 //	· approvals · retries · reads · counts · files (map edits)
-//	· [account: models (map edit) · open call · turn context]
+//	· [account: models (map edit) · open call · turn context
+//	   · [prompt · [outputs (slice edit)]]]
 //
 // An origin is seq · event · tool · call id · labels · why · file; a
-// count is allow · ask · deny · total.
+// count is allow · ask · deny · total; an output seq · tool · text ·
+// labels.
 //
 // A slice edit is "drop d elements from the front, keep the first k of
 // the rest, append these n", which says in a few bytes what a session
@@ -45,7 +47,9 @@ import (
 // the account (model calls, tokens, the turn's context bytes): a record
 // ends with an account section only when the update changed the account,
 // so version-4 journals written before it are read as they are (an empty
-// account). Version 5 added an origin's file (Origin.File). Journals
+// account). Version 5 added an origin's file (Origin.File), then the
+// prompt and the latest outputs after the account (a record that changed
+// neither ends before them). Journals
 // of versions 2, 3 and 4 are read (a version-4 origin has no file; in
 // versions 2 and 3 the calls stand in for the counts) and rewritten by
 // the next update.
@@ -120,12 +124,17 @@ func appendEditAs(buf []byte, before *Session, sp *spans, after *Session, key su
 	if !old {
 		putMap(e, before.Counts, after.Counts, (*enc).counter)
 		putMap(e, before.Files, after.Files, (*enc).str)
-		// The prompt follows the account (written whole when either
-		// changed): journals written before it end at the account.
-		if !after.Account.equal(&before.Account) || after.Prompt != before.Prompt {
+		// The prompt follows the account, and the outputs the prompt
+		// (each written when it or a later one changed): journals
+		// written before them end at the account or the prompt.
+		outputs := !outputsEqual(before.Outputs, after.Outputs)
+		if !after.Account.equal(&before.Account) || after.Prompt != before.Prompt || outputs {
 			e.account(&before.Account, &after.Account)
-			if after.Prompt != before.Prompt {
+			if after.Prompt != before.Prompt || outputs {
 				e.str(after.Prompt)
+			}
+			if outputs {
+				putSlice(e, len(before.Outputs), after.Outputs, func(i int, o *Output) bool { return outputEqual(&before.Outputs[i], o) }, (*enc).output)
 			}
 		}
 	}
@@ -397,7 +406,8 @@ func cloneRest(s *Session) *Session {
 	return &Session{ID: s.ID, Created: s.Created, Updated: s.Updated, Seq: s.Seq,
 		Context:   clip(s.Context),
 		Approvals: maps.Clone(s.Approvals), Retries: maps.Clone(s.Retries), Reads: maps.Clone(s.Reads),
-		Counts: maps.Clone(s.Counts), Files: maps.Clone(s.Files), Account: s.Account.clone(), Prompt: s.Prompt}
+		Counts: maps.Clone(s.Counts), Files: maps.Clone(s.Files), Account: s.Account.clone(), Prompt: s.Prompt,
+		Outputs: clip(s.Outputs)}
 }
 
 func clip[T any](s []T) []T {
@@ -557,6 +567,16 @@ func (e *enc) origin(o *Origin) {
 	}
 	if !e.noFile {
 		e.str(o.File)
+	}
+}
+
+func (e *enc) output(o *Output) {
+	e.varint(int64(o.Seq))
+	e.str(o.Tool)
+	e.str(o.Text)
+	e.uvarint(uint64(len(o.Labels)))
+	for _, l := range o.Labels {
+		e.str(l)
 	}
 }
 
@@ -771,6 +791,17 @@ func (d *dec) origin() Origin {
 	return o
 }
 
+func (d *dec) output() Output {
+	o := Output{Seq: d.int(), Tool: d.str(), Text: d.str()}
+	if n := d.count(1); n > 0 {
+		o.Labels = make([]string, 0, n)
+		for ; n > 0; n-- {
+			o.Labels = append(o.Labels, d.str())
+		}
+	}
+	return o
+}
+
 func (d *dec) counter() Count {
 	return Count{Allow: d.int(), Ask: d.int(), Deny: d.int(), Total: d.int()}
 }
@@ -831,6 +862,9 @@ func (d *dec) record(s *Session, first bool) {
 			d.account(&s.Account)
 			if d.i < len(d.s) {
 				s.Prompt = d.str()
+			}
+			if d.i < len(d.s) {
+				s.Outputs = getSlice(d, s.Outputs, nil, 4, (*dec).output)
 			}
 		}
 	}

@@ -42,7 +42,7 @@ var zones = []*time.Location{time.UTC, time.Local, time.FixedZone("CET", 3600), 
 func randomMutation(r *rand.Rand, lim Limits, step int) (string, mutation) {
 	str := func(prefix string) string { return fmt.Sprintf("%s%d", prefix, r.Intn(8)) }
 	when := time.Date(2026, 3, 1, 12, 0, 0, r.Intn(1e9), zones[r.Intn(len(zones))]).Add(time.Duration(step) * time.Minute)
-	switch r.Intn(16) {
+	switch r.Intn(17) {
 	case 0, 1, 2:
 		c := Call{Seq: step, Name: str("Tool"), Decision: []Outcome{Allow, Deny, Ask}[r.Intn(3)], Time: when, CallID: str("id-"), Command: str("cmd ")}
 		return "addCall", func(s *Session) { s.Seq++; s.addCall(c, lim) }
@@ -158,6 +158,13 @@ func randomMutation(r *rand.Rand, lim Limits, step int) (string, mutation) {
 				s.Counts = nil
 			}
 		}
+	case 15:
+		ev := Event{Tool: str("Tool")}
+		text, labels := strings.Repeat(str("output "), r.Intn(4)), []string{str("label")}
+		if r.Intn(4) == 0 {
+			labels = append(labels, "secret")
+		}
+		return "keepOutput", func(s *Session) { s.Seq++; s.keepOutput(ev, toolDef{}, text, labels) }
 	case 14:
 		n := r.Intn(3)
 		return "drop context", func(s *Session) {

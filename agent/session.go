@@ -107,6 +107,9 @@ type Session struct {
 	// Prompt is the user's latest prompt (`@mx.session.prompt`), its
 	// first MaxPrompt bytes.
 	Prompt string `json:"prompt,omitempty"`
+	// Outputs are the latest tool outputs (`@mx.session.outputs`,
+	// outputs.go).
+	Outputs []Output `json:"outputs,omitempty"`
 
 	// index maps a fingerprint to its origins, over all of Prints once
 	// built (buildIndex); appendPrint keeps it so, a decode drops it.

@@ -75,7 +75,7 @@ type interp struct {
 	external bool
 	// mxSession is the `@mx.session` object a Machine sets per decision
 	// (Operation.Session), nil when the host keeps no session.
-	mxSession func() *value.Object
+	mxSession func() *value.Variable
 	// toolCalls are the names of the exes called so far (toolcalls.go).
 	toolCalls []string
 	// userHooks are the run's hook directives (userhooks.go).

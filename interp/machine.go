@@ -211,9 +211,10 @@ type Operation struct {
 	// it is called only when a guard reads it.
 	Tools func() *value.Object
 	// Session, when set, gives `@mx.session` (the agent session's
-	// account: model calls, tokens, cost, age) while the operation is
-	// decided; it is called only when a guard reads it.
-	Session func() *value.Object
+	// account: model calls, tokens, cost, age; its latest outputs, whose
+	// members carry their labels) while the operation is decided; it is
+	// called only when a guard reads it.
+	Session func() *value.Variable
 	// Workspace, when set, is the directory the workspace builtins
 	// (@readWorkspaceFile, @pathMatches) are confined to while the
 	// operation is decided: the project the agent works in, which need

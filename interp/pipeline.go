@@ -209,7 +209,7 @@ func (e *env) mxObject() *value.Variable {
 		e.in.mx.AddTo(o)
 		o.SetData("tools", e.in.toolsMx())
 		if e.in.mxSession != nil {
-			o.SetData("session", e.in.mxSession())
+			o.Set("session", e.in.mxSession())
 		}
 		if h := e.in.hooksMx(); h != nil {
 			o.SetData("hooks", h)
@@ -241,7 +241,7 @@ func (e *env) mxMember(key string) (*value.Variable, bool) {
 		return value.New(e.in.toolsMx()), true
 	case "session":
 		if e.in.mxSession != nil {
-			return value.New(e.in.mxSession()), true
+			return e.in.mxSession(), true
 		}
 	case "hooks":
 		if h := e.in.hooksMx(); h != nil {
