@@ -1336,7 +1336,7 @@ func (e *Engine) toolAfterIn(ctx context.Context, s *Session, ev Event) (Decisio
 		if !ev.Replay {
 			refused := appendNew(e.dataLabels(t, seen), "secret")
 			e.rememberFields(s, ev, file, refused, data, nil)
-			s.keepOutput(ev, t, seen.Data, refused)
+			s.keepOutput(ev, t, value.Text(seen.Data), refused)
 		}
 		return d, e.record(ev, &d, vars, params)
 	}
@@ -1367,7 +1367,7 @@ func (e *Engine) toolAfterIn(ctx context.Context, s *Session, ev Event) (Decisio
 		}
 	}
 	if !ev.Replay {
-		s.keepOutput(ev, t, final.Data, d.Labels)
+		s.keepOutput(ev, t, text, d.Labels)
 	}
 	e.recordFile(s, ev, t)
 	if ev.Error == "" {

@@ -34,13 +34,13 @@ type Output struct {
 }
 
 // keepOutput records what a tool.after event left in the agent's context
-// as the latest of s.Outputs. labels are the output's labels (dataLabels,
+// (text, the output's text) as the latest of s.Outputs. labels are the output's labels (dataLabels,
 // with `secret` when credentials were found or a guard refused it). An
 // output whose named fields carry labels of their own (t.fields) is, as
 // a whole, as third-party as its fields and not vouched for: it takes
 // their labels and loses its trust labels. The text of an output that
 // carries secret, sensitive or pii is not kept.
-func (s *Session) keepOutput(ev Event, t toolDef, data any, labels []string) {
+func (s *Session) keepOutput(ev Event, t toolDef, text string, labels []string) {
 	if len(t.fields) > 0 {
 		var kept []string
 		for _, l := range labels {
@@ -53,7 +53,7 @@ func (s *Session) keepOutput(ev Event, t toolDef, data any, labels []string) {
 		}
 		labels = kept
 	}
-	o := Output{Seq: s.Seq, Tool: ev.Tool, Text: clipOutput(value.Text(data)), Labels: append([]string(nil), labels...)}
+	o := Output{Seq: s.Seq, Tool: ev.Tool, Text: clipOutput(text), Labels: append([]string(nil), labels...)}
 	if confidentialOutput(labels) {
 		o.Text = redactedOutput
 	}
