@@ -28,7 +28,6 @@ guard @mail before mail = when [
   @mx.args.body.mx.labels.includes("pii") => deny ` + "`the mail to @mx.args.to carries @mx.args.body`" + `
   @mx.args.to == "keys@example.com" => deny ` + "`no mail with @apiKey`" + `
   @mx.args.to == "broken@example.com" => deny ` + "`@mx.args.to.noSuchMethod()`" + `
-  @mx.args.to == "ctx@example.com" => deny "not this address" with { context: ` + "`the key is @apiKey`" + `, message: "no" }
   * => allow
 ]
 `
@@ -89,13 +88,6 @@ func TestReasonTemplateRedactsSecrets(t *testing.T) {
 	d = e.Decide(ctx, Event{Kind: ToolBefore, Session: "s", Tool: "send_email", Input: map[string]any{"to": "ann@example.com", "body": passport}})
 	require.Equal(t, Deny, d.Outcome, d.Reason)
 	require.True(t, strings.HasPrefix(d.Reason, "the mail to ann@example.com carries [REDACTED] (guard @mail)"), d.Reason)
-	// So is a with-clause's text for the agent or the user that quotes one.
-	d = e.Decide(ctx, Event{Kind: ToolBefore, Session: "s", Tool: "send_email", Input: map[string]any{"to": "ctx@example.com", "body": "hi"}})
-	require.Equal(t, Deny, d.Outcome, d.Reason)
-	require.Len(t, d.Context, 1)
-	require.Equal(t, "[REDACTED]", d.Context[0].Text)
-	require.Len(t, d.Messages, 1)
-	require.Equal(t, "[REDACTED]", d.Messages[0].Text)
 	for _, s := range []string{"sk-live-reason", "HX4471902"} {
 		require.NotContains(t, d.Reason, s)
 		require.NotContains(t, log.String(), s)

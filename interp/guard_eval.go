@@ -278,7 +278,10 @@ func (in *interp) guardAction(ge *env, ev *guard.Evaluation, base *value.Variabl
 				for _, l := range stringsOf(o.Values["removeLabels"]) {
 					mods = append(mods, "!"+l)
 				}
-				notesOf(o, &out, in.confidentialDesc(opts.Security))
+				if w, ok := o.Values["warning"]; ok {
+					out.Warning = value.Text(w)
+				}
+				notesOf(o, &out)
 				if len(mods) > 0 {
 					if rep == nil {
 						rep = base
@@ -357,31 +360,22 @@ func (in *interp) actionWith(ge *env, with *ast.ObjectLit, out *guard.Outcome) e
 		return err
 	}
 	if o, _ := opts.Data.(*value.Object); o != nil {
-		notesOf(o, out, in.confidentialDesc(opts.Security))
+		if w, ok := o.Values["warning"]; ok {
+			out.Warning = value.Text(w)
+		}
+		notesOf(o, out)
 	}
 	return nil
 }
 
-// notesOf copies a with-clause's `warning`, `context` (for the agent) and
-// `message` (for its user) into out. When a value of the clause carries
-// a confidential label (masked), each is written as [REDACTED], as a
-// reason's confidential values are (reasonText): the object keeps only
-// the union of its values' labels, so which one carried it is not known.
-func notesOf(o *value.Object, out *guard.Outcome, masked bool) {
-	text := func(v any) string {
-		if masked {
-			return redacted
-		}
-		return value.Text(v)
-	}
-	if w, ok := o.Values["warning"]; ok {
-		out.Warning = text(w)
-	}
+// notesOf copies a with-clause's `context` (for the agent) and `message`
+// (for its user) into out.
+func notesOf(o *value.Object, out *guard.Outcome) {
 	if c, ok := o.Values["context"]; ok {
-		out.Context = text(c)
+		out.Context = value.Text(c)
 	}
 	if m, ok := o.Values["message"]; ok {
-		out.Message = text(m)
+		out.Message = value.Text(m)
 	}
 }
 
