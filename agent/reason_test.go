@@ -28,6 +28,7 @@ guard @mail before mail = when [
   @mx.args.body.mx.labels.includes("pii") => deny ` + "`the mail to @mx.args.to carries @mx.args.body`" + `
   @mx.args.to == "keys@example.com" => deny ` + "`no mail with @apiKey`" + `
   @mx.args.to == "broken@example.com" => deny ` + "`@mx.args.to.noSuchMethod()`" + `
+  @mx.args.to == "asking@example.com" => ask ` + "`Mail @mx.args.to.noSuchMethod()\\?`" + `
   * => allow
 ]
 `
@@ -103,4 +104,10 @@ func TestReasonTemplateErrorDenies(t *testing.T) {
 	require.Contains(t, d.Reason, "guard @mail failed")
 	require.Contains(t, d.Reason, "the deny reason could not be rendered")
 	require.Contains(t, d.Reason, "p.guard:16:")
+
+	// An ask whose question fails is a denial, not a question.
+	d = e.Decide(context.Background(), Event{Kind: ToolBefore, Session: "s", Tool: "send_email", Input: map[string]any{"to": "asking@example.com", "body": "hi"}})
+	require.Equal(t, Deny, d.Outcome, d.Reason)
+	require.Contains(t, d.Reason, "the ask question could not be rendered")
+	require.Empty(t, d.Question)
 }
