@@ -267,7 +267,7 @@ func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) err
 		// update.
 		before = cloneRest(s)
 	case j.file != nil:
-		before = cloneSession(s)
+		before = cloneForDiff(s)
 	}
 	if err := fn(s); err != nil {
 		return err

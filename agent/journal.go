@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"math"
 	"slices"
@@ -108,9 +109,12 @@ func appendEditAs(buf []byte, before *Session, sp *spans, after *Session, key su
 		putSlice(e, len(before.Origins), after.Origins, func(i int, o *Origin) bool { return originEqual(&before.Origins[i], o) }, (*enc).origin)
 	}
 	putSlice(e, len(before.Context), after.Context, func(i int, c *int) bool { return before.Context[i] == *c }, func(e *enc, i *int) { e.varint(int64(*i)) })
-	if sp != nil {
+	switch {
+	case sp != nil:
 		putPrints(e, sp.nprints, sp.print, after.Prints)
-	} else {
+	case before.printsOf != nil:
+		putPrints(e, before.printsOf.n, before.printsOf.eq(after.Prints), after.Prints)
+	default:
 		putPrints(e, len(before.Prints), func(i int, p *Print) bool { return before.Prints[i] == *p }, after.Prints)
 	}
 	if sp != nil {
@@ -381,8 +385,48 @@ func crc32IEEE(b []byte) uint32 {
 // cloneSession copies what the journal saves, deeply enough that fn's
 // changes to the session do not show in the copy.
 func cloneSession(s *Session) *Session {
+	c := cloneForDiff(s)
+	c.Prints = clip(s.Prints)
+	c.printsOf = nil
+	return c
+}
+
+// printsDigest stands for a session's fingerprints in a diff's before:
+// their number and their digest.
+type printsDigest struct {
+	n   int
+	sum uint64
+}
+
+// printsSeed seeds digestPrints (per process: the digest is never stored).
+var printsSeed = maphash.MakeSeed()
+
+// digestPrints is a digest of fingerprints: their bytes (a Print is two
+// machine words, no padding), hashed.
+func digestPrints(ps []Print) uint64 {
+	if len(ps) == 0 {
+		return maphash.Bytes(printsSeed, nil)
+	}
+	return maphash.Bytes(printsSeed, unsafe.Slice((*byte)(unsafe.Pointer(&ps[0])), len(ps)*int(unsafe.Sizeof(ps[0]))))
+}
+
+// eq is putPrints' comparison for a before of which only the digest is
+// kept: the first n of after are the same as before's when their digest
+// is (then every one of them is equal), else none is.
+func (d *printsDigest) eq(after []Print) func(int, *Print) bool {
+	same := len(after) >= d.n && digestPrints(after[:d.n]) == d.sum
+	return func(int, *Print) bool { return same }
+}
+
+// cloneForDiff is cloneSession for the update's diff (appendEdit) but for
+// the fingerprints, which a long session has many of: it keeps their
+// number and a digest instead of a copy (printsOf). If the update leaves
+// them as they were, with more after them, the diff appends; else it
+// writes them all again.
+func cloneForDiff(s *Session) *Session {
 	c := cloneRest(s)
-	c.Prints, c.Calls = clip(s.Prints), clip(s.Calls)
+	c.Calls = clip(s.Calls)
+	c.printsOf = &printsDigest{n: len(s.Prints), sum: digestPrints(s.Prints)}
 	if s.Origins != nil {
 		n := 0
 		for _, o := range s.Origins {

@@ -114,6 +114,9 @@ type Session struct {
 	// index maps a fingerprint to its origins, over all of Prints once
 	// built (buildIndex); appendPrint keeps it so, a decode drops it.
 	index map[uint64][]int
+	// printsOf, on a copy taken for an update's diff (cloneForDiff),
+	// stands for Prints, which it does not copy.
+	printsOf *printsDigest
 	// callsMx mirrors Calls as `@mx.tools.calls` objects, kept in step by
 	// addCall so a long-lived session does not rebuild them per event.
 	callsMx []any
