@@ -29,6 +29,7 @@ client sends one request at a time (a lock keeps threads in turn); open a
 client per thread for decisions at once.
 """
 
+import io
 import json
 import os
 import socket
@@ -96,13 +97,16 @@ class Guardrun:
         except OSError:
             s.close()
             raise
-        f = s.makefile("rwb", buffering=0)
+        # Replies are read buffered (a raw socket file's readline reads a
+        # byte per system call); requests are written unbuffered.
+        r, w = s.makefile("rb"), s.makefile("wb", buffering=0)
 
         def close():
-            f.close()
+            r.close()
+            w.close()
             s.close()
 
-        return cls(f, f, close, path)
+        return cls(r, w, close, path)
 
     @classmethod
     def spawn(cls, guardrun: str = "guardrun", args=(), env=None) -> "Guardrun":
@@ -110,6 +114,10 @@ class Guardrun:
         its stdin and stdout; it ends with the client."""
         p = subprocess.Popen([guardrun, "serve", "--stdio", *args], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, env=env, bufsize=0)
+        # Replies are read buffered (readline on the raw pipe reads a byte
+        # per system call); a pipe's read returns what is there, so a
+        # reply's line is never waited past.
+        r = io.BufferedReader(p.stdout)
 
         def close():
             p.stdin.close()
@@ -118,9 +126,9 @@ class Guardrun:
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
-            p.stdout.close()
+            r.close()
 
-        return cls(p.stdout, p.stdin, close, f"{guardrun} serve --stdio (pid {p.pid})")
+        return cls(r, p.stdin, close, f"{guardrun} serve --stdio (pid {p.pid})")
 
     def close(self):
         self._close()
