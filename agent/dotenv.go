@@ -2,6 +2,7 @@ package agent
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/guardrun/guardrun/internal/credscan"
@@ -101,12 +102,7 @@ func (e *Engine) rememberDotenv(s *Session, ev Event, file string, labels []stri
 		return false
 	}
 	e.rememberFields(s, ev, file, labels, value.FromGo(secret), fields)
-	var rest []string
-	for _, l := range labels {
-		if l != "secret" {
-			rest = append(rest, l)
-		}
-	}
+	rest := slices.DeleteFunc(slices.Clone(labels), func(l string) bool { return l == "secret" })
 	e.rememberFields(s, ev, file, rest, public, nil)
 	return true
 }

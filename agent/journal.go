@@ -385,9 +385,8 @@ func crc32IEEE(b []byte) uint32 {
 // cloneSession copies what the journal saves, deeply enough that fn's
 // changes to the session do not show in the copy.
 func cloneSession(s *Session) *Session {
-	c := cloneForDiff(s)
+	c := cloneButPrints(s)
 	c.Prints = clip(s.Prints)
-	c.printsOf = nil
 	return c
 }
 
@@ -424,9 +423,15 @@ func (d *printsDigest) eq(after []Print) func(int, *Print) bool {
 // them as they were, with more after them, the diff appends; else it
 // writes them all again.
 func cloneForDiff(s *Session) *Session {
+	c := cloneButPrints(s)
+	c.printsOf = &printsDigest{n: len(s.Prints), sum: digestPrints(s.Prints)}
+	return c
+}
+
+// cloneButPrints is cloneSession without the fingerprints.
+func cloneButPrints(s *Session) *Session {
 	c := cloneRest(s)
 	c.Calls = clip(s.Calls)
-	c.printsOf = &printsDigest{n: len(s.Prints), sum: digestPrints(s.Prints)}
 	if s.Origins != nil {
 		n := 0
 		for _, o := range s.Origins {
