@@ -128,6 +128,12 @@ type keptSession struct {
 	id      journalID
 	session *Session
 	shape   journalShape
+	// base is reused as the before of the session's next update's diff;
+	// printsSum is the digest of its fingerprints as written, when
+	// printsKnown (an append's diff computed it).
+	base        *diffBase
+	printsSum   uint64
+	printsKnown bool
 }
 
 // journalID identifies a journal's content well enough to tell whether
@@ -244,6 +250,7 @@ func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) err
 	_ = os.Chtimes(base+".lock", now, now)
 	s := j.session
 	var before *Session
+	var db *diffBase
 	fresh := s == nil || s.ID != id || now.Sub(s.Updated) > ttlOr(f.TTL)
 	live := prev.found && now.Sub(time.Unix(prev.updated, 0)) <= ttlOr(f.TTL)
 	switch {
@@ -266,14 +273,26 @@ func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) err
 		// calls, so that a long session's are not copied on every
 		// update.
 		before = cloneRest(s)
+	case j.kept != nil:
+		// A kept session's diff reuses the arrays of its last one, and
+		// the digest of its fingerprints that diff computed.
+		if j.kept.base == nil {
+			j.kept.base = new(diffBase)
+		}
+		if !j.kept.printsKnown {
+			j.kept.printsSum = digestPrints(s.Prints)
+		}
+		db = j.kept.base
+		before = db.fill(s, j.kept.printsSum)
 	case j.file != nil:
-		before = cloneForDiff(s)
+		db = new(diffBase)
+		before = db.fill(s, digestPrints(s.Prints))
 	}
 	if err := fn(s); err != nil {
 		return err
 	}
 	s.Updated = now
-	if err := f.save(j, base, s, before, key); err != nil {
+	if err := f.save(j, base, s, before, db, key); err != nil {
 		return err
 	}
 	if !prev.found || prev.seq != int64(s.Seq) || prev.updated != now.Unix() {
@@ -283,8 +302,8 @@ func (f *FileStore) Update(ctx context.Context, id string, fn func(*Session) err
 }
 
 // save writes s to base's journal j: one appended record of what changed
-// since before, or a compaction.
-func (f *FileStore) save(j *journal, base string, s, before *Session, key sumKey) error {
+// since before (db's, when it is one), or a compaction.
+func (f *FileStore) save(j *journal, base string, s, before *Session, db *diffBase, key sumKey) error {
 	if before != nil {
 		rec := appendEdit(nil, before, j.spans, s, key)
 		size := j.size + int64(len(rec))
@@ -292,7 +311,12 @@ func (f *FileStore) save(j *journal, base string, s, before *Session, key sumKey
 			if err := j.append(rec); err != nil {
 				return err
 			}
-			f.keep(base, j.file, s, journalShape{snapEnd: j.shape.snapEnd, deltas: j.shape.deltas + 1})
+			k := &keptSession{session: s, shape: journalShape{snapEnd: j.shape.snapEnd, deltas: j.shape.deltas + 1}, base: db}
+			if db != nil && j.spans == nil {
+				// The diff hashed all of s's fingerprints (printsDigest.same).
+				k.printsSum, k.printsKnown = db.prints.whole, true
+			}
+			f.keep(base, j.file, k)
 			return nil
 		}
 	}
@@ -305,15 +329,16 @@ func (f *FileStore) save(j *journal, base string, s, before *Session, key sumKey
 	}
 	if f.KeepDecoded {
 		if file, err := os.Open(j.path); err == nil {
-			f.keep(base, file, s, journalShape{snapEnd: n})
+			f.keep(base, file, &keptSession{session: s, shape: journalShape{snapEnd: n}, base: db})
 			file.Close()
 		}
 	}
 	return nil
 }
 
-// keep remembers s as the session of file, base's journal just written.
-func (f *FileStore) keep(base string, file *os.File, s *Session, shape journalShape) {
+// keep remembers k's session as the session of file, base's journal just
+// written.
+func (f *FileStore) keep(base string, file *os.File, k *keptSession) {
 	if !f.KeepDecoded {
 		return
 	}
@@ -332,7 +357,8 @@ func (f *FileStore) keep(base string, file *os.File, s *Session, shape journalSh
 			break
 		}
 	}
-	f.kept[base] = &keptSession{id: id, session: s, shape: shape}
+	k.id = id
+	f.kept[base] = k
 }
 
 // forget drops base's kept session.
@@ -392,6 +418,8 @@ type journal struct {
 	// the journal just read (nil for a kept or legacy session).
 	spans  *spans
 	legacy bool
+	// kept is the kept session it is, when it is one.
+	kept *keptSession
 }
 
 // open reads base's journal, or else its legacy JSON file. A journal
@@ -408,7 +436,7 @@ func (f *FileStore) open(base string, key sumKey) (*journal, error) {
 		return nil, fmt.Errorf("session store: cannot read: %w", err)
 	}
 	if k, ok := f.recall(base, file); ok {
-		j.session, j.shape, j.size, j.file = k.session, k.shape, int64(k.id.size), file
+		j.session, j.shape, j.size, j.file, j.kept = k.session, k.shape, int64(k.id.size), file, k
 		return j, nil
 	}
 	if err := j.read(file, f.maxBytes(), key); err != nil {

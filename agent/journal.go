@@ -113,7 +113,15 @@ func appendEditAs(buf []byte, before *Session, sp *spans, after *Session, key su
 	case sp != nil:
 		putPrints(e, sp.nprints, sp.print, after.Prints)
 	case before.printsOf != nil:
-		putPrints(e, before.printsOf.n, before.printsOf.eq(after.Prints), after.Prints)
+		// Of a digest, the whole prefix is kept or none of it.
+		keep := 0
+		if before.printsOf.same(after.Prints) {
+			keep = before.printsOf.n
+		}
+		e.uvarint(0)
+		e.uvarint(uint64(keep))
+		e.uvarint(uint64(len(after.Prints) - keep))
+		putPrintsFrom(e, after.Prints, keep)
 	default:
 		putPrints(e, len(before.Prints), func(i int, p *Print) bool { return before.Prints[i] == *p }, after.Prints)
 	}
@@ -385,68 +393,96 @@ func crc32IEEE(b []byte) uint32 {
 // cloneSession copies what the journal saves, deeply enough that fn's
 // changes to the session do not show in the copy.
 func cloneSession(s *Session) *Session {
-	c := cloneButPrints(s)
+	c := new(diffBase).fill(s, 0)
+	c.printsOf = nil
 	c.Prints = clip(s.Prints)
 	return c
 }
 
 // printsDigest stands for a session's fingerprints in a diff's before:
-// their number and their digest.
+// their number and their digest. After the diff (eq), whole is the
+// digest of all of after's fingerprints, for the next update of a kept
+// session.
 type printsDigest struct {
-	n   int
-	sum uint64
+	n     int
+	sum   uint64
+	whole uint64
 }
 
-// printsSeed seeds digestPrints (per process: the digest is never stored).
+// printsSeed seeds the digests (per process: a digest is never stored).
 var printsSeed = maphash.MakeSeed()
 
-// digestPrints is a digest of fingerprints: their bytes (a Print is two
-// machine words, no padding), hashed.
-func digestPrints(ps []Print) uint64 {
+// printBytes are fingerprints' bytes (a Print is two machine words, no
+// padding).
+func printBytes(ps []Print) []byte {
 	if len(ps) == 0 {
-		return maphash.Bytes(printsSeed, nil)
+		return nil
 	}
-	return maphash.Bytes(printsSeed, unsafe.Slice((*byte)(unsafe.Pointer(&ps[0])), len(ps)*int(unsafe.Sizeof(ps[0]))))
+	return unsafe.Slice((*byte)(unsafe.Pointer(&ps[0])), len(ps)*int(unsafe.Sizeof(ps[0])))
 }
 
-// eq is putPrints' comparison for a before of which only the digest is
-// kept: the first n of after are the same as before's when their digest
-// is (then every one of them is equal), else none is.
-func (d *printsDigest) eq(after []Print) func(int, *Print) bool {
-	same := len(after) >= d.n && digestPrints(after[:d.n]) == d.sum
-	return func(int, *Print) bool { return same }
+// digestPrints is a digest of fingerprints.
+func digestPrints(ps []Print) uint64 { return maphash.Bytes(printsSeed, printBytes(ps)) }
+
+// same reports whether the first n of after are before's fingerprints:
+// their digest is before's (then every one of them is equal). It hashes
+// after's fingerprints once: the first n for the comparison, all of them
+// for whole.
+func (d *printsDigest) same(after []Print) bool {
+	var h maphash.Hash
+	h.SetSeed(printsSeed)
+	same := false
+	if len(after) >= d.n {
+		h.Write(printBytes(after[:d.n]))
+		same = h.Sum64() == d.sum
+		h.Write(printBytes(after[d.n:]))
+	} else {
+		h.Write(printBytes(after))
+	}
+	d.whole = h.Sum64()
+	return same
 }
 
-// cloneForDiff is cloneSession for the update's diff (appendEdit) but for
-// the fingerprints, which a long session has many of: it keeps their
-// number and a digest instead of a copy (printsOf). If the update leaves
-// them as they were, with more after them, the diff appends; else it
-// writes them all again.
-func cloneForDiff(s *Session) *Session {
-	c := cloneButPrints(s)
-	c.printsOf = &printsDigest{n: len(s.Prints), sum: digestPrints(s.Prints)}
-	return c
+// diffBase is the before of an update's diff (appendEdit) that a kept
+// session reuses from one update to the next: its origins, calls and
+// labels are copied into the same arrays every time, and its
+// fingerprints, which a long session has many of, are not copied at all
+// but stand as their number and digest (printsOf).
+type diffBase struct {
+	s      Session
+	labels []string
+	prints printsDigest
 }
 
-// cloneButPrints is cloneSession without the fingerprints.
-func cloneButPrints(s *Session) *Session {
+// fill makes b the before of an update of s, whose fingerprints' digest
+// is printsSum, and returns it.
+func (b *diffBase) fill(s *Session, printsSum uint64) *Session {
 	c := cloneRest(s)
-	c.Calls = clip(s.Calls)
-	if s.Origins != nil {
-		n := 0
-		for _, o := range s.Origins {
-			n += len(o.Labels)
-		}
-		labels := make([]string, 0, n)
-		c.Origins = make([]Origin, len(s.Origins))
-		for i, o := range s.Origins {
-			start := len(labels)
-			labels = append(labels, o.Labels...)
-			o.Labels = labels[start:len(labels):len(labels)]
-			c.Origins[i] = o
-		}
+	c.Calls = append(b.s.Calls[:0], s.Calls...)
+	c.Origins = b.s.Origins[:0]
+	labels := b.labels[:0]
+	for _, o := range s.Origins {
+		start := len(labels)
+		labels = append(labels, o.Labels...)
+		o.Labels = labels[start:len(labels):len(labels)]
+		c.Origins = append(c.Origins, o)
 	}
-	return c
+	if s.Origins == nil {
+		c.Origins = nil
+	}
+	if s.Calls == nil {
+		c.Calls = nil
+	}
+	b.labels = labels
+	b.prints = printsDigest{n: len(s.Prints), sum: printsSum}
+	c.printsOf = &b.prints
+	b.s = *c
+	return &b.s
+}
+
+// cloneForDiff is the before of an update's diff of s in a new diffBase.
+func cloneForDiff(s *Session) *Session {
+	return new(diffBase).fill(s, digestPrints(s.Prints))
 }
 
 // cloneRest is cloneSession but for the origins, fingerprints and
@@ -516,8 +552,13 @@ func putEdit[T any](e *enc, nb int, after []T, eq func(i int, x *T) bool) int {
 // of one origin (an output's fingerprints are added together): a run is
 // its length, the origin, and 8 bytes per hash.
 func putPrints(e *enc, nb int, eq func(i int, p *Print) bool, after []Print) {
-	keep := putEdit(e, nb, after, eq)
+	putPrintsFrom(e, after, putEdit(e, nb, after, eq))
+}
+
+// putPrintsFrom writes the fingerprints of after from keep on.
+func putPrintsFrom(e *enc, after []Print, keep int) {
 	tail := after[keep:]
+	e.b = slices.Grow(e.b, len(tail)*9)
 	for i := 0; i < len(tail); {
 		j := i + 1
 		for j < len(tail) && tail[j].Origin == tail[i].Origin {

@@ -24,9 +24,11 @@ func benchEvents(sid string, i int) [2][]byte {
 // session every 20 events, as long as an AgentDojo episode) decided
 // by a server (warm: the pinned policy's engine loaded once) and by
 // hook.Run as a hook process runs it (cold: discovery, load, decide; in
-// one process, so without the process's start).
+// one process, so without the process's start). warm-long keeps one
+// session throughout, as examples/serve/python/bench.py does: the
+// session's record grows with every event.
 func BenchmarkDecide(b *testing.B) {
-	for _, mode := range []string{"warm", "cold"} {
+	for _, mode := range []string{"warm", "warm-long", "cold"} {
 		b.Run(mode, func(b *testing.B) {
 			home(b, agentdojoPolicy(b))
 			s, err := New(Config{})
@@ -36,7 +38,7 @@ func BenchmarkDecide(b *testing.B) {
 			defer s.Close()
 			prompt := []byte(`{"event":"prompt.submit","data":{"session":"bench","text":"Please email the notes to john.doe@clientcorp.com"}}`)
 			decide := func(line []byte) []byte {
-				if mode == "warm" {
+				if mode != "cold" {
 					return s.Handle(line)
 				}
 				return hook.Run(hook.Options{Adapter: hook.Adapters["generic"], Stdin: strings.NewReader(string(line))}).Stdout
@@ -44,7 +46,10 @@ func BenchmarkDecide(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				sid := fmt.Sprint("bench-", i/20)
-				if i%20 == 0 {
+				if mode == "warm-long" {
+					sid = "bench-long"
+				}
+				if i%20 == 0 && (mode != "warm-long" || i == 0) {
 					b.StopTimer()
 					decide([]byte(strings.Replace(string(prompt), `"bench"`, `"`+sid+`"`, 1)))
 					b.StartTimer()
