@@ -64,8 +64,13 @@ func DefaultTrustStore() (*TrustStore, error) {
 // does for every request.
 const maxHookFile = 64 << 20
 
+// readFiles reads those files: nil in a hook process, which reads each
+// once; a warm process's (NewWarm) serves them from memory while they
+// are unchanged (rawfile.Cache).
+var readFiles atomic.Pointer[rawfile.Cache]
+
 func (t *TrustStore) load() (map[string]Pin, error) {
-	b, err := rawfile.ReadFile(t.Path, maxHookFile)
+	b, _, err := readFiles.Load().ReadFile(t.Path, maxHookFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]Pin{}, nil
 	}
@@ -232,11 +237,11 @@ func (t *TrustStore) verify(file string, user, imports bool) (*Approved, error) 
 		}
 		return nil, fmt.Errorf("workspace policy %s is not approved, so every tool call is denied; review it, then approve it with: %s", file, approve)
 	}
-	src, err := rawfile.ReadFile(file, maxHookFile)
+	src, srcSum, err := readFiles.Load().ReadFile(file, maxHookFile)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: cannot read it (%v), so every tool call is denied", kind, file, err)
 	}
-	if sum(src) != old.SHA256 {
+	if hex.EncodeToString(srcSum[:]) != old.SHA256 {
 		return nil, &ChangedError{File: file, msg: fmt.Sprintf("%s %s changed since you approved it, so every tool call is denied; review the change, then approve it with: %s", kind, file, approve)}
 	}
 	for _, p := range sortedPins(old.Imports, nil) {
@@ -264,14 +269,14 @@ func pinOf(path, was string) string {
 			return l
 		}
 	}
-	b, err := rawfile.ReadFile(path, maxHookFile)
+	_, b, err := readFiles.Load().ReadFile(path, maxHookFile)
 	if err != nil {
 		if l, ok := listing(path); ok {
 			return l
 		}
 		return missing
 	}
-	return sum(b)
+	return hex.EncodeToString(b[:])
 }
 
 // listing pins a directory: the names of its entries, a directory's with

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/guardrun/guardrun/internal/rawfile"
 	"os"
 	"path/filepath"
 	"sort"
@@ -61,6 +62,7 @@ type warmEngine struct {
 // NewWarm opens the state directory's session store and decision log
 // (StateDir, LogPath), as every hook process does.
 func NewWarm() (*Warm, error) {
+	readFiles.CompareAndSwap(nil, new(rawfile.Cache))
 	state, err := StateDir()
 	if err != nil {
 		return nil, err
@@ -252,8 +254,8 @@ func modulesUnchanged(a *Approved) error {
 		if p == a.File || pin == missing || strings.HasPrefix(pin, dirPrefix) {
 			continue
 		}
-		b, err := os.ReadFile(p)
-		if err == nil && sum(b) == pin {
+		_, b, err := readFiles.Load().ReadFile(p, maxHookFile)
+		if err == nil && hex.EncodeToString(b[:]) == pin {
 			continue
 		}
 		return &ChangedError{File: p, msg: fmt.Sprintf("module %s imported by %s %s is new or changed since you approved it, so every tool call is denied; review the change, then approve it with: %s", p, what(a.User), a.File, approveCmd(a.File, a.User))}

@@ -10,8 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/guardrun/guardrun/internal/rawfile"
 )
 
 // Binding is the workspace a session is bound to, fixed at its first
@@ -135,7 +133,7 @@ func repoRoot(dir string) string {
 // an error naming it (fail closed: it says where the session's workspace
 // is).
 func readBinding(path string) (Binding, error) {
-	data, err := rawfile.ReadFile(path, maxHookFile)
+	data, _, err := readFiles.Load().ReadFile(path, maxHookFile)
 	if err != nil {
 		return Binding{}, err
 	}

@@ -127,17 +127,24 @@ func TestDecidesAsTheHook(t *testing.T) {
 
 // A changed policy is refused on the next request, as a hook process
 // refuses it, and decided with once approved again; the server loads a
-// second engine for it.
+// second engine for it. The policy and trust store are old enough to be
+// read from memory (rawfile.Cache) when the policy changes, to the same
+// size.
 func TestChangedPolicyRefused(t *testing.T) {
 	home(t, agentdojoPolicy(t))
 	s, err := New(Config{})
 	require.NoError(t, err)
 	defer s.Close()
 	req := session("bank-2")[0]
-	require.Equal(t, `{"continue":true}`+"\n", string(s.Handle([]byte(req))))
+	time.Sleep(200 * time.Millisecond)
+	for range 2 {
+		require.Equal(t, `{"continue":true}`+"\n", string(s.Handle([]byte(req))))
+	}
 	p, err := hook.UserPolicy()
 	require.NoError(t, err)
-	changed := agentdojoPolicy(t) + "\n\n"
+	orig := agentdojoPolicy(t)
+	require.True(t, strings.HasSuffix(orig, "\n"))
+	changed := orig[:len(orig)-1] + " "
 	require.NoError(t, os.WriteFile(p, []byte(changed), 0o600))
 	got := string(s.Handle([]byte(req)))
 	require.Contains(t, got, `"continue":false`)

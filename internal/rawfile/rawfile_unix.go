@@ -12,13 +12,19 @@ import (
 // (a *fs.PathError) when it cannot be opened or read, is not a regular
 // file, or holds more than max bytes.
 func ReadFile(name string, max int64) ([]byte, error) {
+	var st syscall.Stat_t
+	return readFile(name, max, &st)
+}
+
+// readFile is ReadFile that also returns, in st, the file's status as it
+// was opened, before it was read.
+func readFile(name string, max int64, st *syscall.Stat_t) ([]byte, error) {
 	fd, err := open(name, syscall.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := noEINTR(func() error { return syscall.Fstat(fd, &st) }); err != nil {
+	if err := noEINTR(func() error { return syscall.Fstat(fd, st) }); err != nil {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
