@@ -151,7 +151,7 @@ func (f *formatter) directive(d ast.Directive, orig string) {
 		comments, want, ok = leadingComments(d, orig, d.Position().Offset)
 	}
 	if ok {
-		if text, ok := printDirective(d, f.mode, comments, want); ok {
+		if text, ok := printDirective(d, f.mode, comments, want); ok && sameLineEnd(text, orig, f.mode) {
 			f.write(text)
 			return
 		}
@@ -161,6 +161,19 @@ func (f *formatter) directive(d ast.Directive, orig string) {
 		orig = strings.TrimRight(orig, " \t\r")
 	}
 	f.write(orig)
+}
+
+// sameLineEnd reports whether a directive printed as text ends its line
+// as it did written as orig: followed by a newline, each parses to as
+// many nodes (the printed form of a bare call, `/@show()`, leaves its
+// newline as prose where `/show()` takes it).
+func sameLineEnd(text, orig string, mode ast.Mode) bool {
+	a, err := grammar.Parse("", []byte(text+"\n"), mode)
+	if err != nil {
+		return false
+	}
+	b, err := grammar.Parse("", []byte(orig+"\n"), mode)
+	return err == nil && len(a.Body) == len(b.Body)
 }
 
 func (f *formatter) write(text string) {
