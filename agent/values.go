@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/guardrun/guardrun/interp/value"
 	"github.com/guardrun/guardrun/taint"
@@ -77,14 +78,38 @@ func tokensCase(text string) ([]string, []bool) {
 		// tokens as the characters they stand for would.
 		text = escapes.Replace(text)
 	}
-	for _, f := range strings.FieldsFunc(text, separator) {
+	add := func(f string) {
 		if t := trimToken(f); t != "" {
 			out = append(out, strings.ToLower(t))
 			caps = append(caps, t[0] >= 'A' && t[0] <= 'Z')
 		}
 	}
+	// The fields of strings.FieldsFunc(text, separator), without
+	// building them first.
+	start := -1
+	for i, r := range text {
+		if r < utf8.RuneSelf && asciiSeparator[r] || r >= utf8.RuneSelf && separator(r) {
+			if start >= 0 {
+				add(text[start:i])
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		add(text[start:])
+	}
 	return out, caps
 }
+
+// asciiSeparator is separator for the ASCII characters.
+var asciiSeparator = func() (t [utf8.RuneSelf]bool) {
+	for r := range t {
+		t[r] = separator(rune(r))
+	}
+	return t
+}()
 
 func valueHash(key string) uint64 { return fnvMix(fnvAdd(valueSeed, key)) }
 
