@@ -130,3 +130,70 @@ func TestNonDenialHasNoDenial(t *testing.T) {
 	require.Equal(t, guardrun.VariableErrorName, e.Name)
 	require.Nil(t, e.Denial)
 }
+
+// TestGoHookDecisionIsAValue: what an embedder's pre-hook decides reaches
+// a script's Denial and a Machine's Verdict as the same value: a deny is
+// final unless the hook says a changed operation may pass
+// (hooks.Decision.Retryable), a retry carries its hint, a failure is
+// class error; a Machine's verdict names the hook and its class (on main
+// a hook's deny came out of Machine.Before as class error, naming no
+// hook, and no hook could say a changed operation may pass).
+func TestGoHookDecisionIsAValue(t *testing.T) {
+	cases := []struct {
+		name      string
+		decide    func(*hooks.Call) (hooks.Decision, error)
+		action    guardrun.Action
+		class     guardrun.Class
+		retryable bool
+		hint      string
+	}{
+		{"deny", func(*hooks.Call) (hooks.Decision, error) {
+			return hooks.Decision{Action: hooks.Deny, Reason: "no"}, nil
+		}, guardrun.Deny, guardrun.ClassHook, false, ""},
+		{"deny, retryable", func(*hooks.Call) (hooks.Decision, error) {
+			return hooks.Decision{Action: hooks.Deny, Reason: "no", Retryable: true}, nil
+		}, guardrun.Deny, guardrun.ClassHook, true, ""},
+		{"retry", func(*hooks.Call) (hooks.Decision, error) {
+			return hooks.Decision{Action: hooks.Retry, Reason: "no", Hint: "smaller"}, nil
+		}, guardrun.Retry, guardrun.ClassHook, true, "smaller"},
+		{"failed, retryable asked", func(*hooks.Call) (hooks.Decision, error) {
+			return hooks.Decision{Action: hooks.Deny, Retryable: true}, errors.New("broken")
+		}, guardrun.Deny, guardrun.ClassError, false, ""},
+	}
+	src := "exe @post(d) = `sent @d`\nshow @post(\"x\")\n"
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			// The hook decides the call, not the exe's definition (a
+			// Machine's Load runs it before the hook is armed).
+			armed := true
+			register := guardrun.WithHooks(func(m *hooks.Manager) {
+				m.RegisterPre("h", func(call *hooks.Call) (hooks.Decision, error) {
+					if armed && call.Op.Type == "exe" && call.Op.Name == "post" && call.Op.Subtype == "" {
+						return c.decide(call)
+					}
+					return hooks.Decision{}, nil
+				})
+			})
+			e := runErr(t, src, register)
+			require.NotNil(t, e.Denial)
+			require.Equal(t, c.action, e.Denial.Action)
+			require.Equal(t, c.class, e.Denial.Class)
+			require.Equal(t, "h", e.Denial.Hook)
+			require.Equal(t, c.retryable, e.Denial.Retryable)
+
+			prg, err := guardrun.Compile("t.mld", []byte("exe @post(d) = `sent @d`\n"))
+			require.NoError(t, err)
+			armed = false
+			m, err := prg.Load(context.Background(), guardrun.WithDir(t.TempDir()), register)
+			require.NoError(t, err)
+			defer m.Close()
+			armed = true
+			v := m.Before(context.Background(), guardrun.Operation{Op: &hooks.OperationContext{Type: "exe", Name: "post"}})
+			require.Equal(t, string(c.action), v.Action.String())
+			require.Equal(t, c.class, v.Class)
+			require.Equal(t, "h", v.Hook)
+			require.Equal(t, c.retryable, v.Retryable)
+			require.Equal(t, c.hint, v.Hint)
+		})
+	}
+}

@@ -327,7 +327,7 @@ func newError(err error, s source) *Error {
 		e.Reason = hd.Reason
 		e.Decision = "deny"
 		e.Denial = &Denial{Action: Deny, Class: ClassHook, Hook: hd.Hook, Reason: hd.Reason, Hint: hd.Hint,
-			Labels: hd.Labels, Retryable: hd.Action == hooks.Retry}
+			Labels: hd.Labels, Retryable: hd.Action == hooks.Retry || hd.Retryable}
 		if hd.Action == hooks.Retry {
 			e.Denial.Action = Retry
 		}

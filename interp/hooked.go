@@ -112,6 +112,8 @@ type HookDenial struct {
 	Reason string
 	// Hint is a retry's hint.
 	Hint string
+	// Retryable is the hook's hooks.Decision.Retryable on a Deny.
+	Retryable bool
 	// Labels are the data labels of the operation's inputs.
 	Labels []string
 	// Err is the hook's own error behind an Abort.
@@ -148,7 +150,8 @@ func (in *interp) deniedError(node ast.Node, call *hooks.Call, d hooks.Decision)
 	if reason == "" {
 		reason = "denied by hook " + d.Hook
 	}
-	hd := &HookDenial{Hook: d.Hook, Action: d.Action, Reason: reason, Hint: d.Hint, Labels: unionLabels(call.Inputs), Err: d.Err}
+	hd := &HookDenial{Hook: d.Hook, Action: d.Action, Reason: reason, Hint: d.Hint, Retryable: d.Retryable && d.Action == hooks.Deny,
+		Labels: unionLabels(call.Inputs), Err: d.Err}
 	in.explainHook(call, hd)
 	hint := "the operation was refused by the embedder's hook " + d.Hook
 	if d.Action == hooks.Abort {

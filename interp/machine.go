@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -268,8 +269,14 @@ type Verdict struct {
 	Reason, Hint string
 	Class        Class
 	// Guard names the deciding guard ("@name" or its filter); Rule the
-	// deciding policy rule ("defaults.rules.no-secret-exfil").
-	Guard, Rule string
+	// deciding policy rule ("defaults.rules.no-secret-exfil"); Hook the
+	// deciding embedder's hook.
+	Guard, Rule, Hook string
+	// Retryable says whether a changed operation may pass, as
+	// guardrun.Denial.Retryable: a guard's denial and a retry are, a
+	// policy rule's, a failure's and a hook's deny are not (unless the
+	// hook says so: hooks.Decision.Retryable).
+	Retryable bool
 	// Label is the data label that made a policy rule fire.
 	Label string
 	// Inputs are the inputs as the guards left them (allow @value), nil
@@ -306,7 +313,7 @@ func (m *Machine) Before(ctx context.Context, o Operation) (v Verdict) {
 	in.mx.Op.Push(call.Op)
 	d := in.hooks.RunPre(call)
 	in.mx.Op.Pop()
-	v = verdictOf(d.Action == hooks.Continue, d.Err, d.Reason, gd)
+	v = preVerdict(d, gd)
 	if v.Action == guard.Allow || v.Action == guard.Ask {
 		v.Inputs = d.Inputs
 	}
@@ -430,6 +437,34 @@ func (m *Machine) end(in *interp, v *Verdict) {
 	m.evals.Put(in)
 }
 
+// preVerdict reads the pre-hooks' decision: the guards' (whose error
+// verdictOf reads), or an embedder's hook's, which is named, of class
+// hook (error when it failed), and final unless it says a changed
+// operation may pass (hooks.Decision.Retryable).
+func preVerdict(d hooks.Decision, gd guardNotes) Verdict {
+	var ge *guard.Error
+	var ie *Error
+	if d.Action == hooks.Continue || errors.As(d.Err, &ge) || errors.As(d.Err, &ie) {
+		return verdictOf(d.Action == hooks.Continue, d.Err, d.Reason, gd)
+	}
+	v := Verdict{Action: guard.Deny, Reason: d.Reason, Hook: d.Hook, Class: ClassHook, Notes: gd.notes, Warnings: gd.warnings}
+	switch d.Action {
+	case hooks.Deny:
+		v.Retryable = d.Retryable
+	case hooks.Retry:
+		v.Action, v.Hint, v.Retryable = guard.Retry, d.Hint, true
+	case hooks.Abort:
+		v.Class = ClassError
+		if v.Reason == "" && d.Err != nil {
+			v.Reason = d.Err.Error()
+		}
+	}
+	if v.Reason == "" {
+		v.Reason = "denied by hook " + d.Hook
+	}
+	return v
+}
+
 // verdictOf reads a phase's outcome: ok when nothing stopped it, else
 // the stopping error; gd is what the guards noted.
 func verdictOf(ok bool, err error, reason string, gd guardNotes) Verdict {
@@ -447,9 +482,9 @@ func verdictOf(ok bool, err error, reason string, gd guardNotes) Verdict {
 			pv.Notes, pv.Warnings = v.Notes, v.Warnings
 			return pv
 		}
-		v.Class = ClassGuard
+		v.Class, v.Retryable = ClassGuard, true
 		if e.Cause != nil {
-			v.Class = ClassError
+			v.Class, v.Retryable = ClassError, false
 		}
 		if e.Guard != nil {
 			v.Guard = e.Guard.Label()

@@ -44,6 +44,11 @@ type Decision struct {
 	Reason string
 	// Hint travels with a Retry.
 	Hint string
+	// Retryable, on a Deny, says that a changed operation may pass
+	// (guardrun.Denial.Retryable, Verdict.Retryable). It is false by
+	// default: a hook's refusal is final, as an agent hook's is
+	// (agent.HookResult.Retryable).
+	Retryable bool
 	// Inputs, when non-nil on Continue, replace the operation's inputs
 	// (a transform); the operation uses them instead of the originals.
 	Inputs []*value.Variable
