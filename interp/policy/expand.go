@@ -457,6 +457,9 @@ func (x *expander) word(w *syntax.Word) (out []string, err error) {
 	if x.emptyAt(w) {
 		return nil, nil
 	}
+	if lit, ok := plainLit(w); ok {
+		return []string{lit}, nil
+	}
 	cfg := x.wordConfig()
 	// Brace expansion comes first, and tilde expansion after it: bash
 	// expands ~{,} to two home directories, which the library would
@@ -500,6 +503,20 @@ func (x *expander) word(w *syntax.Word) (out []string, err error) {
 		out = x.ignore(out)
 	}
 	return out, nil
+}
+
+// plainLit returns a word that is one literal holding nothing bash
+// expands (no glob or extglob, brace, tilde, escape or dollar): its one
+// field is itself, as the library would find at more cost.
+func plainLit(w *syntax.Word) (string, bool) {
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok || strings.ContainsAny(l.Value, "*?[{~\\$(") {
+		return "", false
+	}
+	return l.Value, true
 }
 
 // joinLits merges the literal parts at the start of a word a brace
