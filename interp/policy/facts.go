@@ -267,9 +267,16 @@ func (fa *factsBuilder) command(c *simpleCmd, inv invocation) {
 				// NAME=file, as make and many tools take it.
 				fa.read(v)
 			}
-			if _, v, ok := strings.Cut(w, ":"); ok && prog == "git" {
-				// git show REV:path reads path from history.
+			if pre, v, ok := strings.Cut(w, ":"); ok && (prog == "git" || addressType(pre) && !strings.HasPrefix(v, "//")) {
+				// git show REV:path reads path from history; socat
+				// FILE:path, OPEN:path,rdonly and the like name a file
+				// after their address type, options after a comma.
 				fa.read(v)
+				if prog != "git" {
+					if p, _, ok := strings.Cut(v, ","); ok {
+						fa.read(p)
+					}
+				}
 			}
 		default:
 			if _, v, ok := strings.Cut(w, "="); ok {
@@ -289,6 +296,21 @@ func (fa *factsBuilder) command(c *simpleCmd, inv invocation) {
 	}
 	fa.writes(prog, fc.Sub, raw)
 	fa.net(prog, fc.Sub, raw)
+}
+
+// addressType reports a word's prefix before a colon that names the
+// kind of what follows (socat's FILE, OPEN, GOPEN, CREATE; a scheme):
+// two or more ASCII letters.
+func addressType(pre string) bool {
+	if len(pre) < 2 {
+		return false
+	}
+	for i := 0; i < len(pre); i++ {
+		if c := pre[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // operands are the words of args not starting with '-'.
