@@ -140,6 +140,20 @@ func genEffectLine(r *rand.Rand) (string, bool) {
 		}
 		return s.pre + wrap(cmd), true
 	case 2:
+		if r.Intn(4) == 0 {
+			// A disk handed to a program the table does not list.
+			disk := pick("/dev/sda", "/dev/nvme0n1", "/dev/sdb1", "/dev/mapper/vg-root", "/dev/disk/by-id/ata-X")
+			pre, w := "", disk
+			switch r.Intn(3) {
+			case 1:
+				pre, w = "d="+disk+"; ", "\"$d\""
+			case 2:
+				pre, w = "d=/dev; ", "$d"+strings.TrimPrefix(disk, "/dev")
+			}
+			cmd := pick("nvme format "+w, "badblocks -w "+w, "cryptsetup luksFormat "+w, "mdadm --zero-superblock "+w,
+				"hdparm --security-erase p "+w, "dcfldd if=/dev/zero of="+w, "sg_format --format "+w)
+			return pre + wrap(cmd), true
+		}
 		s := home[r.Intn(len(home))]
 		cmd := pick("rm -rf "+s.word, "rm -r -f "+s.word, "find "+s.word+" -delete", "rm -rf --no-preserve-root "+s.word)
 		return s.pre + wrap(cmd), true
@@ -157,6 +171,6 @@ func genEffectLine(r *rand.Rand) (string, bool) {
 		"cp README.md /tmp/readme.bak", "f=README.md; wc -l $f", "shopt -s dotglob; ls *", "ls ~", "echo $HOME",
 		"cat $(printf %s README.md)", "rm -rf build/*", "find . -name '*.pyc' -delete", "ls src/{a,b}.py",
 		"x=src; ls \"$x\"/*.py", "cat README.md | wc -l", "curl -s https://example.org/api", "git log --oneline -5",
-		"socat TCP-LISTEN:8080,fork TCP:localhost:3000", "git show HEAD:README.md")
+		"socat TCP-LISTEN:8080,fork TCP:localhost:3000", "git show HEAD:README.md", "lsblk /dev/sda", "blkid /dev/sda1", "df -h")
 	return wrap(line), false
 }

@@ -296,6 +296,34 @@ func (fa *factsBuilder) command(c *simpleCmd, inv invocation) {
 	}
 	fa.writes(prog, fc.Sub, raw)
 	fa.net(prog, fc.Sub, raw)
+	if !Is(prog, DeviceReader) && !Is(prog, Wrapper) {
+		// A disk handed to a program guardrun does not know to only
+		// read disks (`nvme format /dev/nvme0n1`, `badblocks -w`,
+		// `cryptsetup luksFormat`, dcfldd's of=) may be overwritten:
+		// it is deleted. A wrapper's command decides for itself.
+		for _, w := range raw {
+			if _, v, ok := strings.Cut(w, "="); ok && blockDevice(v) {
+				fa.del(v)
+			} else if blockDevice(w) {
+				fa.del(w)
+			}
+		}
+	}
+}
+
+// blockDevice reports a path naming a disk, a partition or a volume
+// (/dev/sda1, /dev/nvme0n1, /dev/mapper/…, /dev/disk/by-id/…).
+func blockDevice(p string) bool {
+	name, ok := strings.CutPrefix(p, "/dev/")
+	if !ok {
+		return false
+	}
+	for _, pre := range []string{"sd", "hd", "vd", "xvd", "nvme", "mmcblk", "md", "dm-", "loop", "sg", "sr", "mapper/", "disk/", "nbd", "rbd", "zd"} {
+		if strings.HasPrefix(name, pre) {
+			return true
+		}
+	}
+	return false
 }
 
 // addressType reports a word's prefix before a colon that names the

@@ -204,11 +204,15 @@ func wrappedOffsets(toks []string, dyn []bool) []int {
 		break
 	}
 	if i < len(toks) {
-		if ((toks[0] == "timeout" || toks[0] == "repeat") && toks[i] != "" && toks[i][0] >= '0' && toks[i][0] <= '9' || dyn[i]) && i+1 < len(toks) {
+		duration := (toks[0] == "timeout" || toks[0] == "repeat") && !dyn[i] && toks[i] != "" && toks[i][0] >= '0' && toks[i][0] <= '9'
+		if (duration || dyn[i]) && i+1 < len(toks) {
 			// timeout's duration, or a computed word that may be one.
 			offs = append(offs, i+1)
 		}
-		offs = append(offs, i)
+		if !duration || i+1 == len(toks) {
+			// A duration written out is not the command.
+			offs = append(offs, i)
+		}
 	}
 	return offs
 }

@@ -38,11 +38,15 @@ const (
 	// Remote: reaches the network when an operand names a remote host
 	// (`rsync a host:b`).
 	Remote
+	// DeviceReader: only reads or inspects the disks it is given
+	// (`lsblk /dev/sda`); any other program handed a disk may overwrite
+	// it (facts.go: blockDevice).
+	DeviceReader
 )
 
 // kindNames are the kinds as the effects table in docs/reference/tools.md
 // names them, in bit order.
-var kindNames = []string{"network", "local", "interpreter", "wrapper", "subcommand", "deletes", "reader", "env-file", "tree", "shell", "remote"}
+var kindNames = []string{"network", "local", "interpreter", "wrapper", "subcommand", "deletes", "reader", "env-file", "tree", "shell", "remote", "disk-reader"}
 
 // String is the kind's names, joined by "+".
 func (k Kind) String() string {
@@ -123,6 +127,18 @@ var programs = map[string]Kind{
 	"docker": Subcommand | EnvConsumer, "podman": Subcommand | EnvConsumer, "docker-compose": EnvConsumer,
 	"nerdctl": EnvConsumer, "kubectl": Subcommand, "pip": Subcommand, "pip3": Subcommand, "apt": Subcommand,
 	"apt-get": Subcommand, "brew": Subcommand, "openssl": Subcommand, "helm": Subcommand,
+}
+
+// deviceReaders only read or inspect the disks they are given: kind
+// DeviceReader, added to their entries above (or their own).
+var deviceReaders = []string{"lsblk", "blkid", "smartctl", "mount", "umount", "findmnt", "df", "udevadm", "lsof", "fuser",
+	"file", "stat", "ls", "cat", "head", "tail", "less", "more", "xxd", "od", "hexdump", "strings", "wc", "cmp",
+	"md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum"}
+
+func init() {
+	for _, p := range deviceReaders {
+		programs[p] |= DeviceReader
+	}
 }
 
 // Is reports whether program prog is of kind k. Interpreters are known
