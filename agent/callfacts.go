@@ -56,6 +56,11 @@ type callFacts struct {
 	// envDump: the line prints its environment (`env`, `printenv`,
 	// `export -p` …), where credentials often live.
 	envDump bool
+	// credPrint is a command that prints credentials by what it is
+	// asked for (`gcloud auth print-access-token`, `aws configure
+	// export-credentials`), as written, when another command of the
+	// line may send them; "" for none.
+	credPrint string
 	// opaqueWords are words of the line only known when it runs (as
 	// written), opaqueWhy why the first is.
 	opaqueWords []string
@@ -195,6 +200,10 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 				}
 			case "env", "printenv":
 				f.envDump = f.envDump || onlyOptions(c.Args)
+			default:
+				if f.credPrint == "" && othersSend(cf.Commands, c) {
+					f.credPrint = credentialCommand(c)
+				}
 			case "export", "declare", "typeset", "set":
 				f.envDump = f.envDump || len(c.Args) == 0 || slices.Contains(c.Args, "-p") || slices.Contains(c.Args, "-x")
 			}
@@ -353,6 +362,58 @@ var secretVarRE = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // codeSeparator splits inline code into the words a path may be.
+// othersSend reports whether a command of the line other than c may
+// send what it is handed: a program of the network, or one guardrun does
+// not know to be local. (`gcloud auth print-access-token` alone prints
+// the token to the agent; piped to `curl`, or a `$(…)` in its header,
+// it is sent.)
+func othersSend(cmds []policy.FactCommand, c policy.FactCommand) bool {
+	text := func(c policy.FactCommand) string { return strings.Join(append([]string{c.Program}, c.Args...), " ") }
+	self := text(c)
+	for _, o := range cmds {
+		if text(o) == self {
+			// c itself, or c's words read as one (`env -S 'gh auth token'`).
+			continue
+		}
+		if policy.Is(o.Program, policy.Network) || !localProgram(o) && !o.Runs {
+			return true
+		}
+	}
+	return false
+}
+
+// credentialNouns name what a command asked for them prints.
+var credentialNouns = map[string]bool{"token": true, "tokens": true, "credential": true, "credentials": true, "password": true,
+	"passwords": true, "passwd": true, "secret": true, "secrets": true, "apikey": true, "apikeys": true}
+
+// credentialCommand returns c as written when its program or one of its
+// first two operands, shaped as a subcommand, names a credential
+// (`gh auth token`, `az account get-access-token`, `kubectl get
+// secret`, `heroku auth:token`), else "".
+func credentialCommand(c policy.FactCommand) string {
+	words := []string{c.Program}
+	for _, a := range c.Args {
+		if len(words) == 3 {
+			break
+		}
+		if a == "" || strings.HasPrefix(a, "-") {
+			continue
+		}
+		words = append(words, a)
+	}
+	for _, w := range words {
+		if w == "" || strings.ContainsAny(w, " /\t\n=@") {
+			continue
+		}
+		for _, part := range strings.FieldsFunc(strings.ToLower(w), func(r rune) bool { return r == '-' || r == '_' || r == ':' || r == '.' }) {
+			if credentialNouns[part] {
+				return strings.TrimSpace(c.Program + " " + strings.Join(words[1:], " "))
+			}
+		}
+	}
+	return ""
+}
+
 // secretMentions are the secret paths text spells as tokens of code.
 func secretMentions(text string) []string {
 	var out []string
@@ -732,6 +793,10 @@ func (e *Engine) callLabels(s *Session, ev Event, fl *flow, facts callFacts, sen
 		if facts.envDump {
 			named = appendNew(named, "secret")
 			why = "prints the environment"
+		}
+		if facts.credPrint != "" {
+			named = appendNew(named, "secret")
+			why = "runs `" + facts.credPrint + "`, which prints credentials"
 		}
 	}
 	var added []string
