@@ -157,7 +157,9 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 				}
 				opaqueRead = true
 				for _, a := range c.Args {
-					if strings.ContainsAny(a, " \t\n;") {
+					// An interpreter's every argument may be code
+					// (`julia -e 'read(".env",String)'`).
+					if strings.ContainsAny(a, " \t\n;") || policy.Is(c.Program, policy.Interpreter) {
 						readWords = append(readWords, pathTokens(a)...)
 					}
 				}
