@@ -332,7 +332,16 @@ func (in *interp) execShow(e *env, d *ast.ShowDirective) (*value.Variable, error
 		c.interpolated = parts
 		ve = &c
 	}
-	v, err := in.evalExpr(ve, d.Value)
+	shownExpr := d.Value
+	if fl, ok := shownExpr.(*ast.FileLoad); ok && fl.As != nil && fl.Section == nil {
+		// mlld's show reads `<…> as "…"` as a section's new title
+		// (AsNewTitle): without a section it is ignored, and the files
+		// are shown as they are.
+		c := *fl
+		c.As = nil
+		shownExpr = &c
+	}
+	v, err := in.evalExpr(ve, shownExpr)
 	if err != nil {
 		return nil, atPos(err, KindUnexpected, d.Pos)
 	}

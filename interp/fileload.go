@@ -55,6 +55,13 @@ func (in *interp) loadFile(e *env, name string, x *ast.FileLoad) (*value.Variabl
 		}
 		return nil, err
 	}
+	if x.As != nil && x.Section == nil {
+		// mlld reads `as "…"` after one file as a section's new title
+		// (var-rhs asSection): with no section selected, the load fails.
+		// A glob's as template formats each file; show ignores it.
+		return nil, newError(KindFile, x.Pos, "select a section to rename (<file.md # Section> as \"## Title\"), or load a glob to format each file",
+			"Failed to load content: %s", name)
+	}
 	if err := in.shapeLoaded(e, v, string(b), abs, x); err != nil {
 		return nil, err
 	}
