@@ -21,10 +21,10 @@ func TestGateRefusesSwapAfterCheck(t *testing.T) {
 	dir := filepath.Join(ws, ".guardrun")
 	pol := filepath.Join(dir, "policy.guard")
 	mod := filepath.Join(dir, "mod.guard")
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, "team", "base"), 0o700))
-	require.NoError(t, os.WriteFile(pol, []byte("import guards from \"./mod.guard\"\nimport { @base } from \"./team\"\n"), 0o600))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "team", "core"), 0o700))
+	require.NoError(t, os.WriteFile(pol, []byte("import guards from \"./mod.guard\"\nimport { @core } from \"./team\"\n"), 0o600))
 	require.NoError(t, os.WriteFile(mod, []byte("var @m = 1\n"), 0o600))
-	base := filepath.Join(dir, "team", "base", "index.mld")
+	base := filepath.Join(dir, "team", "core", "index.mld")
 	require.NoError(t, os.WriteFile(base, []byte("var @x = 1\nexport { @x }\n"), 0o600))
 	extra := filepath.Join(dir, "team", "extra", "index.mld")
 	require.NoError(t, os.MkdirAll(filepath.Dir(extra), 0o700))
@@ -93,14 +93,14 @@ func TestGateRefusesSwapAfterCheck(t *testing.T) {
 func TestFingerprintPinsWhatTheEngineLoads(t *testing.T) {
 	dir := t.TempDir()
 	pol := filepath.Join(dir, "policy.guard")
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, "team", "base"), 0o700))
-	require.NoError(t, os.WriteFile(pol, []byte("import guards from '@team.guard'\nimport { @base } from \"./team\"\n"), 0o600))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "team", "core"), 0o700))
+	require.NoError(t, os.WriteFile(pol, []byte("import guards from '@team.guard'\nimport { @core } from \"./team\"\n"), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "@team.guard"), []byte("import guards from \"./nested.guard\"\n"), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "nested.guard"), []byte("var @n = 1\n"), 0o600))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "team", "base", "index.mld"), []byte("var @x = 1\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "team", "core", "index.mld"), []byte("var @x = 1\n"), 0o600))
 	pin, err := Fingerprint(pol)
 	require.NoError(t, err)
-	for _, p := range []string{"@team.guard", "nested.guard", "team/base/index.mld"} {
+	for _, p := range []string{"@team.guard", "nested.guard", "team/core/index.mld"} {
 		h := pin.Imports[filepath.Join(dir, filepath.FromSlash(p))]
 		require.Len(t, h, 64, "%s pinned as %q", p, h)
 	}

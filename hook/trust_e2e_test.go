@@ -59,8 +59,8 @@ func TestTrustedPolicyLoadsOnlyPinnedModules(t *testing.T) {
 		change string            // the module then rewritten
 	}{
 		{"at-import", map[string]string{"policy.guard": toolsDecl + "import guards from '@team.guard'\n", "@team.guard": denyDeploy}, "@team.guard"},
-		{"directory import", map[string]string{"policy.guard": toolsDecl + "import { @base } from \"./team\"\n" + denyDeploy, "team/base/index.mld": "var @x = 1\nexport { @x }\n"}, "team/base/index.mld"},
-		{"module added to a directory", map[string]string{"policy.guard": toolsDecl + "import { @base } from \"./team\"\n" + denyDeploy, "team/base/index.mld": "var @x = 1\nexport { @x }\n"}, "team/evil/index.mld"},
+		{"directory import", map[string]string{"policy.guard": toolsDecl + "import { @core } from \"./team\"\n" + denyDeploy, "team/core/index.mld": "var @x = 1\nexport { @x }\n"}, "team/core/index.mld"},
+		{"module added to a directory", map[string]string{"policy.guard": toolsDecl + "import { @core } from \"./team\"\n" + denyDeploy, "team/core/index.mld": "var @x = 1\nexport { @x }\n"}, "team/evil/index.mld"},
 		{"nested import", map[string]string{"policy.guard": toolsDecl + "import guards from \"./a.guard\"\n", "a.guard": "import guards from \"./b.guard\"\n", "b.guard": denyDeploy}, "b.guard"},
 	}
 	for _, c := range cases {

@@ -216,10 +216,9 @@ func redefinitionError(name string, pos ast.Pos) error {
 
 // resolverName reports whether mlld reserves name for one of its
 // built-in resolvers (Environment.registerBuiltinResolvers): a script
-// cannot declare a variable, exe or loop variable of that name, though a
-// parameter may have it. Imported names are not checked: guardrun's
-// directory imports bind a subdirectory's name (`import { @base } from
-// "./team"`), which mlld does not have.
+// cannot declare a variable, exe or loop variable of that name, nor
+// import one (`import { @base } from "./team"` included), though a
+// parameter may have it.
 func resolverName(name string) bool {
 	switch name {
 	case "input", "base", "root", "now", "debug", "keychain":

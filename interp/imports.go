@@ -152,6 +152,11 @@ func (in *interp) loadModule(e *env, d *ast.ImportDirective, file *openFile) (*m
 // defineImported binds an imported name and remembers that it was
 // imported, so that the importer does not pass it on implicitly.
 func (in *interp) defineImported(e *env, name string, v *value.Variable, pos ast.Pos) error {
+	if resolverName(name) {
+		// As in mlld, whatever binds it: a selected name or its alias, a
+		// namespace, a bare import's file name, a directory entry.
+		return reservedError(name, pos)
+	}
 	if err := in.define(e, name, v, pos); err != nil {
 		return err
 	}
