@@ -280,18 +280,17 @@ func (e *env) mxMember(key string) (*value.Variable, bool) {
 }
 
 // isFunctionSource reports whether a pipeline source is re-evaluated on
-// retry (an invocation or code) rather than replayed.
-func isFunctionSource(e *env, src ast.Expr) bool {
+// retry (an invocation with parentheses, or code) rather than replayed.
+// A bare reference to an exe (`@f | @check`) is invoked once and then
+// replayed, as mlld does: its pipes are a variable reference's, which
+// are not retryable (pipeline/detector.ts).
+func isFunctionSource(src ast.Expr) bool {
 	switch s := src.(type) {
 	case *ast.CodeExpr:
 		return true
 	case *ast.Ref:
 		if n := len(s.Path); n > 0 {
 			return s.Path[n-1].Kind == ast.AccessCall
-		}
-		if v, ok := e.lookup(s.Name); ok {
-			_, isExe := v.Data.(*exe)
-			return isExe
 		}
 	}
 	return false
@@ -368,7 +367,7 @@ func (in *interp) evalPipelineFrom(e *env, pe *ast.PipelineExpr, preset *value.V
 		return nil, err
 	}
 	n := len(stages)
-	isFunc := isFunctionSource(e, pe.Source)
+	isFunc := isFunctionSource(pe.Source)
 	st := &pipeState{outputs: make([]*value.Variable, n+1), invocationSource: isFunc}
 
 	evalSrc := func(try int, hint *value.Variable) (*value.Variable, error) {
