@@ -154,7 +154,7 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 	case *ast.AugmentStmt:
 		return undefined(), in.execAugment(e, d)
 	case *ast.ReturnStmt:
-		v, err := in.evalExpr(e, d.Value)
+		v, err := in.returnValue(e, d.Value)
 		if err != nil {
 			return nil, atPos(err, KindUnexpected, d.Pos)
 		}
@@ -174,6 +174,28 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 		return v, nil
 	}
 	return nil, newError(KindUnexpected, d.Position(), "", "unsupported directive %T", d)
+}
+
+// returnValue evaluates the value of `=> value`. mlld evaluates it as an
+// expression (exe-return.ts), where a reference to a variable that does
+// not exist, with fields or indexes but no call or pipe, is empty text:
+// `=> @result` at the top level ends the script showing nothing. Inside
+// guards, and under strict references, it stays an error.
+func (in *interp) returnValue(e *env, x ast.Expr) (*value.Variable, error) {
+	if r, ok := x.(*ast.Ref); ok && !e.strictRefs && !e.in.mx.InGuard() && !e.resolvable(r.Name) && !refCalls(r) {
+		return value.New(""), nil
+	}
+	return in.evalExpr(e, x)
+}
+
+// refCalls reports whether a reference invokes something on its path.
+func refCalls(r *ast.Ref) bool {
+	for _, a := range r.Path {
+		if a.Kind == ast.AccessCall {
+			return true
+		}
+	}
+	return false
 }
 
 // letMark prefixes the key under which a block scope records that it

@@ -247,7 +247,7 @@ func (in *interp) runBlock(e *env, b *ast.BlockExpr, stmt bool) (v *value.Variab
 		}
 		switch s := s.(type) {
 		case *ast.ReturnStmt:
-			v, err := in.evalExpr(be, s.Value)
+			v, err := in.returnValue(be, s.Value)
 			if err != nil {
 				return nil, false, atPos(err, KindUnexpected, s.Pos)
 			}
