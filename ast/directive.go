@@ -18,6 +18,9 @@ type VarDirective struct {
 	// returns }, … }` (AGENT.md §3): the agent engine reads the labels of
 	// the tools an agent calls from it.
 	Tools bool
+	// Optional is mlld's `var @x? = …`: accepted, and @x is bound as
+	// without the ? (mlld 2.0.5 binds it whatever the value).
+	Optional bool
 }
 
 // ShowDirective is `show value`. A with-clause is part of Value (a

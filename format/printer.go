@@ -59,7 +59,11 @@ func labels(ls []string) string {
 func (p *printer) directive(d ast.Directive) string {
 	switch d := d.(type) {
 	case *ast.VarDirective:
-		return "var " + labels(d.Labels) + "@" + d.Name + " = " + p.expr(d.Value)
+		opt := ""
+		if d.Optional {
+			opt = "?"
+		}
+		return "var " + labels(d.Labels) + "@" + d.Name + opt + " = " + p.expr(d.Value)
 	case *ast.ShowDirective:
 		return "show " + p.expr(d.Value)
 	case *ast.ExeDirective:

@@ -316,7 +316,7 @@ func (l *lowerer) varStmt(v *varStmt, p ast.Pos) *ast.VarDirective {
 	if len(labels) > 0 && string(labels[0].Name) == "tools" && labels[0].Sub == nil && !labels[0].Bang && !labels[0].Priv {
 		labels, tools = labels[1:], true
 	}
-	d := &ast.VarDirective{Pos: p, Labels: l.labels(labels, false), Name: v.Name[1:], Tools: tools}
+	d := &ast.VarDirective{Pos: p, Labels: l.labels(labels, false), Name: v.Name[1:], Tools: tools, Optional: v.Optional}
 	if v.Block == nil {
 		d.Value = l.expr(v.Value)
 		return d

@@ -61,8 +61,10 @@ type label struct {
 type varStmt struct {
 	Pos    lexer.Position
 	Labels []*label `parser:"( @@ ( ',' @@ )* )?"`
-	Name   string   `parser:"@AtIdent '='"`
-	Value  *expr    `parser:"( (?! '[' ) @@"`
+	Name   string   `parser:"@AtIdent"`
+	// Optional is mlld's `var @x? = …`, which binds @x as without the ?.
+	Optional bool  `parser:"@'?'? '='"`
+	Value    *expr `parser:"( (?! '[' ) @@"`
 	// Block is a `[ … ]` value: an array, or a statement block whose
 	// `=> value` is the variable's value (see lower_bracket.go).
 	Block *bracketExpr `parser:"| @@ )"`

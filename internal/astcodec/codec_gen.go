@@ -142,7 +142,7 @@ var slabMin = [nSlabs]uint64{
 	slabPtrTernaryExpr:     7,
 	slabPtrTextPart:        5,
 	slabPtrUnaryExpr:       6,
-	slabPtrVarDirective:    8,
+	slabPtrVarDirective:    9,
 	slabPtrWhenArm:         8,
 	slabPtrWhenDirective:   5,
 	slabPtrWhenExpr:        7,
@@ -1516,6 +1516,7 @@ func encVarDirective(e *encoder, v *ast.VarDirective) {
 	e.str(v.Name)
 	encExpr(e, v.Value)
 	e.bool(v.Tools)
+	e.bool(v.Optional)
 }
 
 func decVarDirective(d *decoder, v *ast.VarDirective) {
@@ -1524,6 +1525,7 @@ func decVarDirective(d *decoder, v *ast.VarDirective) {
 	v.Name = d.str()
 	v.Value = decExpr(d)
 	v.Tools = d.bool()
+	v.Optional = d.bool()
 }
 
 func encWhenArm(e *encoder, v *ast.WhenArm) {
