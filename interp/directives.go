@@ -182,7 +182,7 @@ func (in *interp) execStatement(e *env, d ast.Directive) (*value.Variable, error
 // `=> @result` at the top level ends the script showing nothing. Inside
 // guards, and under strict references, it stays an error.
 func (in *interp) returnValue(e *env, x ast.Expr) (*value.Variable, error) {
-	if r, ok := x.(*ast.Ref); ok && !e.strictRefs && !e.in.mx.InGuard() && !e.resolvable(r.Name) && !refCalls(r) {
+	if r, ok := x.(*ast.Ref); ok && !e.strictRefs && !e.in.mx.InGuard() && !refCalls(r) && e.unboundName(r.Name) {
 		return value.New(""), nil
 	}
 	return in.evalExpr(e, x)

@@ -208,7 +208,7 @@ func (in *interp) callExeIn(e *env, x *exe, args []*value.Variable, o callOpts, 
 			if i < len(args) {
 				v = args[i]
 			} else {
-				v = undefined()
+				v = missingArg()
 			}
 			sc.vars[p.Name] = v
 			if params != nil {

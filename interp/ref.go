@@ -377,7 +377,7 @@ func (in *interp) evalArgsInto(e *env, args []ast.Expr, fn string, out []*value.
 			if !indexesPipeline(e, r) {
 				root, found = e.lookup(r.Name)
 			}
-			if !found && !e.resolvable(r.Name) {
+			if !found && !e.resolvable(r.Name) || found && isMissingArg(root) {
 				return nil, newError(KindVariable, r.Pos, "define the variable before passing it",
 					"Undefined variable '@%s' passed to function @%s", r.Name, fn)
 			}

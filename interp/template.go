@@ -180,7 +180,7 @@ func (in *interp) interpolate(e *env, p *ast.InterpPart) (v *value.Variable, lit
 	if r, ok := p.Value.(*ast.Ref); ok && !indexesPipeline(e, r) {
 		// The common `@name…` interpolation: look the root up once, for
 		// the check below and the evaluation.
-		if root, found := e.lookup(r.Name); found {
+		if root, found := e.lookup(r.Name); found && !isMissingArg(root) {
 			v, err = in.evalRefRoot(e, r, root, true)
 			if err != nil {
 				return nil, "", err
@@ -188,7 +188,7 @@ func (in *interp) interpolate(e *env, p *ast.InterpPart) (v *value.Variable, lit
 			return in.interpolated(e, p, v)
 		}
 	}
-	if r := rootRef(p.Value); r != nil && !e.resolvable(r.Name) {
+	if r := rootRef(p.Value); r != nil && e.unboundName(r.Name) {
 		if p.Fallback != nil {
 			fb, err := in.evalExpr(e, p.Fallback)
 			return fb, "", err

@@ -18,6 +18,36 @@ type skipSignal struct{}
 
 func undefined() *value.Variable { return value.New(value.Undefined{}) }
 
+// missingArgSource marks the value of a parameter its call gave no
+// argument for (missingArg).
+const missingArgSource = "missing argument"
+
+// missingArg is the value of a parameter the call gave no argument for.
+// mlld leaves such a parameter unbound: a template shows it as written
+// (`@t`) and passing it on is "Undefined variable '@t' passed to function
+// @f". guardrun binds it to undefined, marked, and reads it that way in
+// those two places; it stays bound, so the name never reaches a module
+// variable of the same name (which a guard's helper exe must not see).
+func missingArg() *value.Variable {
+	v := undefined()
+	v.Source = missingArgSource
+	return v
+}
+
+// isMissingArg reports whether v is a parameter's missing argument.
+func isMissingArg(v *value.Variable) bool {
+	return v != nil && v.Source == missingArgSource && isUndefined(v)
+}
+
+// unboundName reports whether name reads as not defined in a template
+// or an argument list: not resolvable, or a parameter with no argument.
+func (e *env) unboundName(name string) bool {
+	if v, ok := e.lookup(name); ok {
+		return isMissingArg(v)
+	}
+	return !builtinNames(name)
+}
+
 func isUndefined(v *value.Variable) bool {
 	if v == nil {
 		return true
