@@ -239,8 +239,9 @@ func redefinitionError(name string, pos ast.Pos) error {
 // resolverName reports whether mlld reserves name for one of its
 // built-in resolvers (Environment.registerBuiltinResolvers): a script
 // cannot declare a variable, exe or loop variable of that name, nor
-// import one (`import { @base } from "./team"` included), though a
-// parameter may have it.
+// import one, though a parameter may have it. A directory's entry
+// selected by its own name (`import { @base } from "./team"`) is named
+// by the file system; mlld has no directory imports, and it is bound.
 func resolverName(name string) bool {
 	switch name {
 	case "input", "base", "root", "now", "debug", "keychain":

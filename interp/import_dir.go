@@ -111,7 +111,16 @@ func (in *interp) importDirectory(e *env, d *ast.ImportDirective) error {
 			if alias == "" {
 				alias = n.Name
 			}
-			if err := in.defineImported(e, alias, derived(v, res), n.Pos); err != nil {
+			// mlld has no directory imports: an entry selected by its
+			// own name is named by the file system, not the author, and
+			// is not refused for a name mlld reserves (`import { @base }
+			// from "./team"`, as workspace policies are written). An
+			// alias is the author's, and is.
+			define := in.defineImported
+			if n.Alias == "" {
+				define = in.defineImportedAs
+			}
+			if err := define(e, alias, derived(v, res), n.Pos); err != nil {
 				return err
 			}
 		}

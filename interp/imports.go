@@ -154,9 +154,15 @@ func (in *interp) loadModule(e *env, d *ast.ImportDirective, file *openFile) (*m
 func (in *interp) defineImported(e *env, name string, v *value.Variable, pos ast.Pos) error {
 	if resolverName(name) {
 		// As in mlld, whatever binds it: a selected name or its alias, a
-		// namespace, a bare import's file name, a directory entry.
+		// namespace, a bare import's file name.
 		return reservedError(name, pos)
 	}
+	return in.defineImportedAs(e, name, v, pos)
+}
+
+// defineImportedAs is defineImported without the reserved-name check,
+// for a directory's entry selected by its own name (importDirectory).
+func (in *interp) defineImportedAs(e *env, name string, v *value.Variable, pos ast.Pos) error {
 	if err := in.define(e, name, v, pos); err != nil {
 		return err
 	}
