@@ -203,8 +203,11 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 			case "env", "printenv":
 				f.envDump = f.envDump || onlyOptions(c.Args)
 			default:
-				if f.credPrint == "" && othersSend(cf.Commands, c) {
-					f.credPrint = credentialCommand(c)
+				if f.credPrint == "" {
+					// Names first: othersSend compares every command.
+					if w := credentialCommand(c); w != "" && othersSend(cf.Commands, c) {
+						f.credPrint = w
+					}
 				}
 			case "export", "declare", "typeset", "set":
 				f.envDump = f.envDump || len(c.Args) == 0 || slices.Contains(c.Args, "-p") || slices.Contains(c.Args, "-x")
