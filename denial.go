@@ -1,23 +1,30 @@
 package guardrun
 
-import "github.com/guardrun/guardrun/interp"
+import (
+	"github.com/guardrun/guardrun/interp"
+	"github.com/guardrun/guardrun/interp/action"
+)
 
 // Action is what a decider asked of an operation. It is the one
-// spelling of allow, deny, retry and ask: a script's denial
-// (Error.Denial), an agent's decision (agent.Outcome is this type) and an
-// agent hook's answer (agent.HookAction is this type too) all use it.
-type Action string
+// action enum (package interp/action): a script's denial
+// (Error.Denial), a Machine's Verdict, a guard's and an embedder hook's
+// decision, an agent's decision (agent.Outcome) and an agent hook's
+// answer (agent.HookAction) are all this type. Its text form ("allow",
+// "deny", "retry", "ask") is what JSON and the logs carry.
+type Action = action.Action
 
 // Actions.
 const (
 	// Allow lets the operation run.
-	Allow Action = "allow"
+	Allow = action.Allow
 	// Deny refuses it.
-	Deny Action = "deny"
+	Deny = action.Deny
 	// Retry refuses this attempt and asks for a changed one.
-	Retry Action = "retry"
+	Retry = action.Retry
 	// Ask needs a human's approval first.
-	Ask Action = "ask"
+	Ask = action.Ask
+	// Abort refuses it because the decider failed (fail closed).
+	Abort = action.Abort
 )
 
 // Class is the kind of decider behind a denial: one type with the

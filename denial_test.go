@@ -44,7 +44,7 @@ func TestGoHookDenialIsTyped(t *testing.T) {
 
 	require.Equal(t, guardrun.OperationDeniedName, e.Name)
 	require.Equal(t, "secret data may not reach the network", e.Reason)
-	require.Equal(t, "deny", e.Decision)
+	require.Equal(t, guardrun.Deny, e.Decision)
 	require.Equal(t, 3, e.Pos.Line)
 	require.NotNil(t, e.Denial)
 	require.Equal(t, guardrun.Deny, e.Denial.Action)
@@ -58,7 +58,7 @@ func TestGoHookDenialIsTyped(t *testing.T) {
 	require.Len(t, explained, 1, "the explain callback receives every denial, a Go hook's too")
 	x := explained[0]
 	require.Equal(t, "hook no-exfil", x.Decider)
-	require.Equal(t, "deny", x.Decision)
+	require.Equal(t, guardrun.Deny, x.Decision)
 	require.Equal(t, "secret data may not reach the network", x.Reason)
 	require.Contains(t, x.Labels, "secret")
 	require.Equal(t, 3, x.Pos.Line)
@@ -189,7 +189,7 @@ func TestGoHookDecisionIsAValue(t *testing.T) {
 			defer m.Close()
 			armed = true
 			v := m.Before(context.Background(), guardrun.Operation{Op: &hooks.OperationContext{Type: "exe", Name: "post"}})
-			require.Equal(t, string(c.action), v.Action.String())
+			require.Equal(t, c.action.String(), v.Action.String())
 			require.Equal(t, c.class, v.Class)
 			require.Equal(t, "h", v.Hook)
 			require.Equal(t, c.retryable, v.Retryable)

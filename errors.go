@@ -43,8 +43,11 @@ type Error struct {
 	OperationSubtype string
 	Timing           string
 	OutputPreview    string
-	Decision         string
-	RetryHint        string
+	// Decision is the refusal's action (Deny, Retry, Ask; Abort for a
+	// failed hook) when the error is one (Denial is set); Allow, the
+	// zero value, on every other error.
+	Decision  Action
+	RetryHint string
 
 	// Policy fields describe a policy denial: the policies responsible
 	// ("p", "p, base") and the rule that decided
@@ -299,7 +302,7 @@ func newError(err error, s source) *Error {
 		e.Reason = pd.Reason
 		e.Policy = strings.Join(pd.Policies, ", ")
 		e.Rule = pd.Rule
-		e.Decision = "deny"
+		e.Decision = Deny
 		if gerr != nil && gerr.Op != nil {
 			e.Operation = gerr.Op.Type
 			e.OperationSubtype = gerr.Op.Subtype
@@ -320,12 +323,12 @@ func newError(err error, s source) *Error {
 		}
 		e.Timing = gerr.Timing.String()
 		e.OutputPreview = gerr.OutputPreview
-		e.Decision = gerr.Decision.String()
+		e.Decision = gerr.Decision
 		e.RetryHint = gerr.RetryHint
 		e.Denial = guardDenial(gerr)
 	case hd != nil:
 		e.Reason = hd.Reason
-		e.Decision = "deny"
+		e.Decision = Deny
 		e.Denial = &Denial{Action: Deny, Class: ClassHook, Hook: hd.Hook, Reason: hd.Reason, Hint: hd.Hint,
 			Labels: hd.Labels, Retryable: hd.Action == hooks.Retry || hd.Retryable}
 		if hd.Action == hooks.Retry {

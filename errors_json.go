@@ -41,7 +41,7 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 		OperationSubtype: e.OperationSubtype,
 		Timing:           e.Timing,
 		OutputPreview:    e.OutputPreview,
-		Decision:         e.Decision,
+		Decision:         e.decisionWord(),
 		RetryHint:        e.RetryHint,
 		Policy:           e.Policy,
 		Rule:             e.Rule,
@@ -72,9 +72,18 @@ func (e *Error) Fields() map[string]string {
 	add("operationSubtype", e.OperationSubtype)
 	add("timing", e.Timing)
 	add("outputPreview", e.OutputPreview)
-	add("decision", e.Decision)
+	add("decision", e.decisionWord())
 	add("retryHint", e.RetryHint)
 	add("policy", e.Policy)
 	add("rule", e.Rule)
 	return m
+}
+
+// decisionWord is the refusal's action as JSON and Fields write it,
+// empty for an error that is no refusal.
+func (e *Error) decisionWord() string {
+	if e.Denial == nil {
+		return ""
+	}
+	return e.Decision.String()
 }

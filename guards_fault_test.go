@@ -203,7 +203,7 @@ func TestGuardFaultsFailClosed(t *testing.T) {
 					// A guard that breaks is not a guard that refused:
 					// its own name, class error, not retryable.
 					require.Equal(t, guardrun.GuardFailureName, ge.Name, "error: %s", ge.Render())
-					require.Equal(t, "deny", ge.Decision)
+					require.Equal(t, guardrun.Deny, ge.Decision)
 					require.Equal(t, "@g", ge.GuardName)
 					require.NotNil(t, ge.Denial)
 					require.Equal(t, guardrun.ClassError, ge.Denial.Class)
@@ -231,7 +231,7 @@ func TestUnnamedGuardFaultNamesFilter(t *testing.T) {
 		`guard before secret = when [ @check(@input) == "bad" => deny "bad input" * => allow ]`, faultOps[0])
 	ge := runFault(t, script).err
 	require.Equal(t, guardrun.GuardFailureName, ge.Name, "error: %s", ge.Render())
-	require.Equal(t, "deny", ge.Decision)
+	require.Equal(t, guardrun.Deny, ge.Decision)
 	require.Equal(t, "data:secret", ge.Filter)
 	require.Regexp(t, regexp.MustCompile(`^guard (data:)?secret failed: .*exit code 3`), ge.Reason)
 }

@@ -255,7 +255,7 @@ type lastDenial struct {
 // watch wraps explain to keep the denials it receives.
 func (l *lastDenial) watch(explain func(Explanation)) func(Explanation) {
 	return func(x Explanation) {
-		if x.Decision != "override" {
+		if !x.Overridden() {
 			l.mu.Lock()
 			l.last = &x
 			l.mu.Unlock()

@@ -188,7 +188,7 @@ func TestLogRecordsApprovals(t *testing.T) {
 		require.Equal(t, w.outcome, d.Outcome, cmds[i])
 		require.Equal(t, w.reason, d.Reason, cmds[i])
 		require.Equal(t, &Approval{Question: "Run git?", Answer: w.answer, Reused: w.reused}, d.Approval, cmds[i])
-		require.Equal(t, string(w.outcome), r["decision"], cmds[i])
+		require.Equal(t, w.outcome.String(), r["decision"], cmds[i])
 		require.Equal(t, string(ClassApproval), r["class"], cmds[i])
 		require.Equal(t, "@push", r["guard"], cmds[i])
 		require.Equal(t, []any{"untrusted", "src:network", "influenced"}, r["labels"], cmds[i])

@@ -875,7 +875,7 @@ func (e *Engine) decideIn(ctx context.Context, s *Session, ev Event) (d Decision
 		}
 		s.hashed, s.current = nil, nil
 	}()
-	if ev.Replay && ev.Logged != "" {
+	if ev.Replay && ev.Logged != nil {
 		return e.replayLogged(s, ev)
 	}
 	switch ev.Kind {
@@ -1173,7 +1173,7 @@ func (e *Engine) resolve(ctx context.Context, s *Session, ev Event, sh string, v
 
 // denial types a refusal.
 func (e *Engine) denial(v verdict, labels []string, origins []Origin) *Denial {
-	dn := &Denial{Denial: guardrun.Denial{Action: guardrun.Action(v.Action.String()), Guard: v.Guard, Rule: v.Rule,
+	dn := &Denial{Denial: guardrun.Denial{Action: v.Action, Guard: v.Guard, Rule: v.Rule,
 		Policy: v.policy, Reason: v.Reason, Hint: v.Hint}}
 	if h, ok := strings.CutPrefix(v.Guard, "hook:"); ok {
 		dn.Hook = h

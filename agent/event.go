@@ -62,8 +62,9 @@ type Event struct {
 	// Logged, on a replayed event, is the decision the log records for
 	// an event that cannot be decided again (its input masked in the
 	// log): the session advances over it as the hook's did, and nothing
-	// is decided (the decision returned is Logged).
-	Logged Outcome `json:"-"`
+	// is decided (the decision returned is Logged). Nil on every other
+	// event.
+	Logged *Outcome `json:"-"`
 	// Hashes, on a replayed event, are the file hashes the hook took
 	// for it (Record.Hashes): the engine reads them instead of the files,
 	// which have changed since. Nil hashes the files as they are now (a

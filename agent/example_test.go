@@ -129,7 +129,7 @@ func ExampleConfig_unknownTools() {
 		d := e.Decide(context.Background(), agent.Event{Kind: agent.ToolBefore, Session: "s1", Tool: "TodoWrite",
 			Input: map[string]any{"todos": []any{"write the docs"}}})
 		e.Close()
-		fmt.Println(strings.TrimSpace(string(d.Outcome) + " " + d.Reason))
+		fmt.Println(strings.TrimSpace(d.Outcome.String() + " " + d.Reason))
 	}
 	// Output:
 	// allow

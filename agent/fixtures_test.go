@@ -117,7 +117,7 @@ func goHook(h hookSpec) HookFunc {
 			time.Sleep(300 * time.Millisecond)
 			return HookResult{Action: Deny, Reason: "too late"}, nil
 		case "bad-action":
-			return HookResult{Action: "explode"}, nil
+			return HookResult{Action: HookAction(200)}, nil
 		}
 		return HookResult{}, nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/guardrun/guardrun"
+	"github.com/guardrun/guardrun/interp/action"
 )
 
 // HookAction is what a hook answers: a guardrun.Action (Deny, Ask,
@@ -19,16 +20,17 @@ import (
 // Continue, Modify and Skip.
 type HookAction = guardrun.Action
 
-// Hook actions (AGENT.md §8). The zero value continues; Deny, Ask and
-// Retry (agent's, which are guardrun's) refuse, ask and ask for a retry.
+// Hook actions (AGENT.md §8). The zero value continues (it is Allow);
+// Deny, Ask and Retry (agent's, which are guardrun's) refuse, ask and ask
+// for a retry.
 const (
-	Continue HookAction = ""
+	Continue = action.Allow
 	// Modify continues with a changed tool input (before) or output
 	// (after).
-	Modify HookAction = "modify"
+	Modify = action.Modify
 	// Skip ends hook processing: later hooks do not run. Guard scripts
 	// still run: a hook cannot switch the policy off.
-	Skip HookAction = "skip"
+	Skip = action.Skip
 
 	// Block denies the event; it is Deny.
 	//

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"time"
 	"unsafe"
+
+	"github.com/guardrun/guardrun/interp/action"
 )
 
 // The file store's journal: an 8-byte magic, then records, each a 4-byte
@@ -318,7 +320,7 @@ func (sp *spans) origin(i int, o *Origin) bool {
 // call reports whether c encodes as call i was encoded.
 func (sp *spans) call(i int, c *Call) bool {
 	d := dec{s: sp.text, i: int(sp.calls[i])}
-	return d.int() == c.Seq && d.str() == c.Name && d.str() == string(c.Decision) && d.sameTime(c.Time) &&
+	return d.int() == c.Seq && d.str() == c.Name && d.str() == c.Decision.String() && d.sameTime(c.Time) &&
 		d.str() == c.CallID && d.str() == c.Command && d.str() == c.Outcome && d.err == nil
 }
 
@@ -701,7 +703,7 @@ func (e *enc) modelUsage(u ModelUsage) {
 func (e *enc) call(c *Call) {
 	e.varint(int64(c.Seq))
 	e.str(c.Name)
-	e.str(string(c.Decision))
+	e.str(c.Decision.String())
 	e.time(c.Time)
 	e.str(c.CallID)
 	e.str(c.Command)
@@ -809,6 +811,17 @@ func (d *dec) str() string {
 	return s
 }
 
+// action reads an action's word; an unknown word fails the record
+// (a journal is read whole or refused).
+func (d *dec) action() Outcome {
+	s := d.str()
+	a, err := action.Parse(s)
+	if err != nil && d.err == nil {
+		d.fail("call decision: %v", err)
+	}
+	return a
+}
+
 func (d *dec) bool() bool {
 	switch d.byte() {
 	case 0:
@@ -907,7 +920,7 @@ func (d *dec) modelUsage() ModelUsage {
 }
 
 func (d *dec) call() Call {
-	return Call{Seq: d.int(), Name: d.str(), Decision: Outcome(d.str()), Time: d.time(),
+	return Call{Seq: d.int(), Name: d.str(), Decision: d.action(), Time: d.time(),
 		CallID: d.str(), Command: d.str(), Outcome: d.str()}
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/guardrun/guardrun/internal/rawfile"
+	"github.com/guardrun/guardrun/interp/action"
 )
 
 // Record is one decision-log line (AGENT.md §6).
@@ -343,4 +345,30 @@ func rotateLog(f *os.File, path string, st os.FileInfo) error {
 		return nil
 	}
 	return os.Rename(path, RotatedLogPath(path))
+}
+
+// UnmarshalJSON reads a decision-log line. A record written before
+// decisions were one enum logged events without a decision (lifecycle
+// events) as "decision":""; it reads as Allow, what those events got.
+// Any other unknown word is an error.
+func (r *Record) UnmarshalJSON(b []byte) error {
+	type plain Record
+	var p struct {
+		plain
+		Decision string `json:"decision"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*r = Record(p.plain)
+	if p.Decision == "" {
+		r.Decision = Allow
+		return nil
+	}
+	a, err := action.Parse(p.Decision)
+	if err != nil {
+		return fmt.Errorf("decision: %v", err)
+	}
+	r.Decision = a
+	return nil
 }

@@ -25,7 +25,7 @@ func (r *Record) AppendJSON(b []byte) []byte {
 	b = appendField(b, "call_id", r.CallID)
 	b = appendField(b, "cwd", r.Cwd)
 	b = append(b, `,"decision":`...)
-	b = appendString(b, string(r.Decision))
+	b = appendString(b, r.Decision.String())
 	b = appendField(b, "reason", r.Reason)
 	b = appendField(b, "rule", r.Rule)
 	b = appendField(b, "guard", r.Guard)

@@ -54,7 +54,7 @@ func TestLogRecordMatchesJSON(t *testing.T) {
 	}
 	for i := 0; i < 3000; i++ {
 		r := &Record{Time: time.Unix(rng.Int63n(4e9), rng.Int63n(1e9)).In(time.FixedZone("", 3600*(rng.Intn(5)-2))),
-			Session: str(), Event: Kind(str()), Tool: str(), CallID: str(), Decision: Outcome(str()), Reason: str(),
+			Session: str(), Event: Kind(str()), Tool: str(), CallID: str(), Decision: Outcome(rng.Intn(7)), Reason: str(),
 			Rule: str(), Guard: str(), Class: Class(str()), LatencyUS: rng.Int63n(1e7) - 10, PolicyHash: str()}
 		if rng.Intn(2) == 0 {
 			for n := rng.Intn(3); n >= 0; n-- {

@@ -10,7 +10,7 @@ package agent
 func (e *Engine) replayLogged(s *Session, ev Event) (Decision, Record) {
 	switch ev.Kind {
 	case ToolBefore:
-		s.addCall(Call{Seq: s.Seq, Name: ev.Tool, Decision: ev.Logged, Time: e.when(ev), CallID: ev.CallID}, e.cfg.Limits)
+		s.addCall(Call{Seq: s.Seq, Name: ev.Tool, Decision: *ev.Logged, Time: e.when(ev), CallID: ev.CallID}, e.cfg.Limits)
 	case ToolAfter:
 		s.setOutcome(ev)
 		e.restore(s, ev, ev.Brought)
@@ -18,6 +18,6 @@ func (e *Engine) replayLogged(s *Session, ev Event) (Decision, Record) {
 			e.recordLogged(s, ev)
 		}
 	}
-	d := Decision{Outcome: ev.Logged}
-	return d, Record{Session: ev.Session, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Cwd: ev.Cwd, Decision: ev.Logged}
+	d := Decision{Outcome: *ev.Logged}
+	return d, Record{Session: ev.Session, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Cwd: ev.Cwd, Decision: *ev.Logged}
 }

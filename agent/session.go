@@ -385,7 +385,7 @@ func callObject(c Call) *value.Object {
 	// Built in one piece (the map sized once): a call is added per event.
 	return &value.Object{
 		Keys: callKeys[:len(callKeys):len(callKeys)],
-		Values: map[string]any{"name": c.Name, "decision": string(c.Decision),
+		Values: map[string]any{"name": c.Name, "decision": c.Decision.String(),
 			"time": c.Time.Format(time.RFC3339), "seq": float64(c.Seq), "command": c.Command, "outcome": c.Outcome},
 	}
 }

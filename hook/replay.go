@@ -112,7 +112,8 @@ func Replay(ctx context.Context, records []agent.Record, policies []agent.Policy
 			// Not decided again, but the session goes on over it as the
 			// hook's did: the event's number, the call and its logged
 			// decision, what its output brought.
-			ev.Replay, ev.Logged, ev.Brought = true, r.Decision, r.Brought
+			logged := r.Decision
+			ev.Replay, ev.Logged, ev.Brought = true, &logged, r.Brought
 			e.Decide(ctx, ev)
 			if r.Event != agent.ToolAfter {
 				out = append(out, Change{Index: i, Record: r, Skipped: "input masked in the log"})

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/guardrun/guardrun/ast"
+	"github.com/guardrun/guardrun/interp/action"
 	"github.com/guardrun/guardrun/interp/guard"
 	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/policy"
@@ -21,9 +22,10 @@ type Explanation struct {
 	// (defaults.rules.no-secret-exfil)", "guard @g (for data:secret)",
 	// "hook no-exfil" (an embedder's pre-hook).
 	Decider string
-	// Decision is "deny", "retry", or "override" for a policy denial a
-	// privileged guard overrode.
-	Decision string
+	// Decision is the decider's action: Deny or Retry (Abort for a hook
+	// that failed), or Allow for a policy denial a privileged guard
+	// overrode (By names the guard; Overridden reports it).
+	Decision action.Action
 	Reason   string
 	// Labels are the input labels (and taint) the decision looked at;
 	// Targets what the operation flows into, for label-flow rules.
@@ -38,6 +40,10 @@ type Explanation struct {
 	Lineage []string
 }
 
+// Overridden reports whether x explains a policy denial a privileged
+// guard lifted (the operation ran).
+func (x Explanation) Overridden() bool { return x.By != "" }
+
 func (in *interp) explainOn() bool { return in.opts.Explain != nil }
 
 // explainPolicy records a policy denial of op.
@@ -46,7 +52,7 @@ func (in *interp) explainPolicy(op *hooks.OperationContext, d *policy.Denial, in
 		return
 	}
 	d = in.redactDenial(d)
-	x := Explanation{Operation: explainOp(op), Decider: "policy " + guard.PolicyLabel(d), Decision: "deny",
+	x := Explanation{Operation: explainOp(op), Decider: "policy " + guard.PolicyLabel(d), Decision: action.Deny,
 		Reason: d.Reason, Labels: d.Inputs, Targets: d.Targets}
 	if d.Capability && d.Command != "" {
 		x.Targets = []string{"command: " + d.Command}
@@ -67,7 +73,7 @@ func (in *interp) explainOverride(op *hooks.OperationContext, d *policy.Denial, 
 		return
 	}
 	x := Explanation{Pos: opPos(op, in.curPos), Operation: explainOp(op), Decider: "policy " + guard.PolicyLabel(d),
-		Decision: "override", Reason: d.Reason, Labels: d.Inputs, Targets: d.Targets, By: by}
+		Decision: action.Allow, Reason: d.Reason, Labels: d.Inputs, Targets: d.Targets, By: by}
 	if in.rec != nil {
 		x.Lineage = in.rec.chains(op, inputs, nil, x.Labels)
 	}
@@ -79,7 +85,7 @@ func (in *interp) explainGuard(c *hooks.Call, ge *guard.Error) {
 	if !in.explainOn() || ge == nil || ge.Policy != nil {
 		return
 	}
-	x := Explanation{Pos: opPos(c.Op, in.curPos), Operation: explainOp(c.Op), Decision: ge.Decision.String(), Reason: ge.Reason}
+	x := Explanation{Pos: opPos(c.Op, in.curPos), Operation: explainOp(c.Op), Decision: ge.Decision, Reason: ge.Reason}
 	if ge.Guard != nil {
 		x.Decider = "guard " + ge.Guard.Label()
 		if ge.Guard.Name != "" {
@@ -109,9 +115,9 @@ func (in *interp) explainHook(c *hooks.Call, d *HookDenial) {
 	if !in.explainOn() {
 		return
 	}
-	decision := "deny"
+	decision := action.Deny
 	if d.Action == hooks.Retry {
-		decision = "retry"
+		decision = action.Retry
 	}
 	x := Explanation{Pos: opPos(c.Op, in.curPos), Operation: explainOp(c.Op), Decider: "hook " + d.Hook,
 		Decision: decision, Reason: d.Reason, Labels: unionTaint(c.Inputs)}

@@ -277,8 +277,8 @@ func describe(e *guardrun.Error, name string, offset int, t *Test) string {
 // policy made, else allow.
 func (o observed) decision() (string, *guardrun.Explanation) {
 	for i, x := range o.decisions {
-		if x.Decision == "deny" || x.Decision == "retry" {
-			return x.Decision, &o.decisions[i]
+		if !x.Overridden() && (x.Decision == guardrun.Deny || x.Decision == guardrun.Retry) {
+			return x.Decision.String(), &o.decisions[i]
 		}
 	}
 	return "allow", nil

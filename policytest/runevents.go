@@ -111,7 +111,7 @@ func runEvents(ctx context.Context, f *File, t *Test, opts Options) Result {
 		}
 		d := e.Decide(ctx, ev)
 		res.Events = append(res.Events, EventResult{Line: st.Line, Event: string(ev.Kind), Tool: ev.Tool,
-			Outcome: string(d.Outcome), Reason: d.Reason, Decider: decider(&d)})
+			Outcome: d.Outcome.String(), Reason: d.Reason, Decider: decider(&d)})
 		for _, x := range st.Expects {
 			if msg := x.checkEvent(st, &d); msg != "" {
 				res.Pass = false
@@ -141,7 +141,7 @@ func decider(d *agent.Decision) string {
 
 // gotEvent describes a decision for a failure message.
 func gotEvent(d *agent.Decision) string {
-	out := string(d.Outcome)
+	out := d.Outcome.String()
 	if who := decider(d); who != "" {
 		out += " by " + who
 	}
@@ -170,7 +170,7 @@ func (e Expect) checkEvent(st *Step, d *agent.Decision) string {
 	}
 	switch e.What {
 	case "decision":
-		if string(d.Outcome) != e.Text {
+		if d.Outcome.String() != e.Text {
 			return mismatch(gotEvent(d))
 		}
 	case "reason":

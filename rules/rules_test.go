@@ -59,7 +59,7 @@ func TestRules(t *testing.T) {
 						ev.Session = "s-" + c.Name
 						d := e.Decide(context.Background(), ev)
 						want, label, _ := strings.Cut(c.Want[i], "+")
-						if string(d.Outcome) != want || (label != "" && !contains(d.Labels, label)) {
+						if d.Outcome.String() != want || (label != "" && !contains(d.Labels, label)) {
 							t.Fatalf("event %d (%s %s %v): got %s %q labels %v, want %s", i, ev.Kind, ev.Tool, ev.Input, d.Outcome, d.Reason, d.Labels, c.Want[i])
 						}
 						if (ev.Kind == agent.ToolBefore || ev.Kind == agent.AgentStop) && i == len(c.Events)-1 {

@@ -185,7 +185,7 @@ func runScript(file string, f scriptFlags, stdout, stderr io.Writer) int {
 		opts = append(opts, guardrun.WithExplain(func(x guardrun.Explanation) {
 			if f.json {
 				explained = append(explained, explainJSON{File: x.Pos.File, Line: x.Pos.Line, Column: x.Pos.Col,
-					Operation: x.Operation, Decider: x.Decider, Decision: x.Decision, Reason: x.Reason,
+					Operation: x.Operation, Decider: x.Decider, Decision: explainedDecision(x), Reason: x.Reason,
 					Labels: nonNil(x.Labels), Targets: x.Targets, By: x.By, Lineage: x.Lineage})
 				return
 			}
@@ -225,6 +225,16 @@ func runScript(file string, f scriptFlags, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// explainedDecision is an explanation's decision as --explain's JSON
+// writes it: the action's word, or "override" for a lifted policy
+// denial.
+func explainedDecision(x guardrun.Explanation) string {
+	if x.Overridden() {
+		return "override"
+	}
+	return x.Decision.String()
+}
+
 // renderExplanation is the --explain text of one decision.
 func renderExplanation(x guardrun.Explanation) string {
 	var b strings.Builder
@@ -233,10 +243,10 @@ func renderExplanation(x guardrun.Explanation) string {
 		b.WriteString(x.Pos.String() + " ")
 	}
 	b.WriteString(x.Operation)
-	switch x.Decision {
-	case "override":
+	switch {
+	case x.Overridden():
 		b.WriteString(": " + x.Decider + " overridden by privileged guard " + x.By + "\n")
-	case "retry":
+	case x.Decision == guardrun.Retry:
 		b.WriteString(": retry requested by " + x.Decider + "\n")
 	default:
 		b.WriteString(": denied by " + x.Decider + "\n")

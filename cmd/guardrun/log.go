@@ -170,7 +170,7 @@ func readLogFile(path string) ([]agent.Record, error) {
 func formatRecord(r agent.Record) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s  %s  %-16s %-12s %-5s", r.Time.Local().Format("2006-01-02 15:04:05"), printable(short(r.Session)),
-		printable(string(r.Event)), printable(r.Tool), printable(string(r.Decision)))
+		printable(string(r.Event)), printable(r.Tool), printable(r.Decision.String()))
 	if r.Reason != "" {
 		b.WriteString("  " + printable(r.Reason))
 	}
@@ -275,7 +275,7 @@ func replayLog(path string, files []string, stdout, stderr io.Writer) int {
 			why = c.New.Question
 		}
 		fmt.Fprintf(stdout, "changed  #%d %s %s %s: %s → %s", c.Index+1, printable(short(r.Session)), printable(string(r.Event)), printable(r.Tool),
-			printable(string(recorded)), c.New.Outcome)
+			printable(recorded.String()), c.New.Outcome)
 		if why != "" {
 			fmt.Fprintf(stdout, " (%s)", printable(why))
 		}

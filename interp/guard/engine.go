@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"github.com/guardrun/guardrun/interp/action"
 	"slices"
 
 	"github.com/guardrun/guardrun/interp/hooks"
@@ -25,30 +26,18 @@ func (s Scope) String() string {
 	return "perInput"
 }
 
-// Action is a guard decision.
-type Action int
+// Action is a guard decision: the one action enum (package action).
+type Action = action.Action
 
 // Decisions.
 const (
-	Allow Action = iota
-	Deny
-	Retry
+	Allow = action.Allow
+	Deny  = action.Deny
+	Retry = action.Retry
 	// Ask needs a human's approval (AGENT.md §5). It ranks between retry
 	// and allow: deny > retry > ask > allow @value > allow.
-	Ask
+	Ask = action.Ask
 )
-
-func (a Action) String() string {
-	switch a {
-	case Deny:
-		return "deny"
-	case Retry:
-		return "retry"
-	case Ask:
-		return "ask"
-	}
-	return "allow"
-}
 
 // MaxTries is the retry budget of an operation outside pipelines.
 const MaxTries = 3

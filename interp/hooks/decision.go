@@ -1,39 +1,28 @@
 package hooks
 
-import "github.com/guardrun/guardrun/interp/value"
+import (
+	"github.com/guardrun/guardrun/interp/action"
+	"github.com/guardrun/guardrun/interp/value"
+)
 
-// Action is what a pre-hook asks of the operation.
-type Action int
+// Action is what a pre-hook asks of the operation: the one action enum
+// (package action).
+type Action = action.Action
 
 // Actions. Continue lets the operation run (the chain goes on to the next
 // pre-hook); every other action stops the chain.
 const (
-	// Continue: no objection.
-	Continue Action = iota
+	// Continue: no objection (action.Allow).
+	Continue = action.Allow
 	// Deny: the operation must not run; Reason says why.
-	Deny
+	Deny = action.Deny
 	// Retry: the operation should be re-run (where the context allows);
 	// Hint is passed to the next attempt.
-	Retry
+	Retry = action.Retry
 	// Abort: the operation cannot proceed because the hook itself failed;
 	// it is handled like Deny (fail closed).
-	Abort
+	Abort = action.Abort
 )
-
-// String names the action as scripts and errors show it.
-func (a Action) String() string {
-	switch a {
-	case Continue:
-		return "continue"
-	case Deny:
-		return "deny"
-	case Retry:
-		return "retry"
-	case Abort:
-		return "abort"
-	}
-	return "unknown"
-}
 
 // Decision is a pre-hook's verdict on an operation.
 type Decision struct {
