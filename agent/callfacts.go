@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"github.com/guardrun/guardrun"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,9 +13,6 @@ import (
 
 	"github.com/guardrun/guardrun/internal/credscan"
 	"github.com/guardrun/guardrun/internal/protect"
-	"github.com/guardrun/guardrun/interp"
-	"github.com/guardrun/guardrun/interp/guard"
-	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/policy"
 	"github.com/guardrun/guardrun/interp/value"
 	"github.com/guardrun/guardrun/taint"
@@ -836,7 +834,7 @@ func (e *Engine) callLabels(s *Session, ev Event, fl *flow, facts callFacts, sen
 // mark gives a call's operation the labels its facts imply: `net:w`
 // when it reaches the network, `cmd:opaque` when it runs code guardrun
 // cannot see into.
-func (f callFacts) mark(op *hooks.OperationContext) {
+func (f callFacts) mark(op *guardrun.OperationContext) {
 	op.Effects = f.effects
 	secretEnv := f.secretVar
 	for _, p := range f.sourced {
@@ -953,24 +951,24 @@ func (e *Engine) shellWrites(ctx context.Context, s *Session, ev Event, facts ca
 			continue
 		}
 		if n++; n > maxShellWrites {
-			return verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
+			return verdict{Verdict: guardrun.Verdict{Action: guardrun.Deny, Class: guardrun.ClassError,
 				Reason: fmt.Sprintf("the call writes more than %d files; split it so each write can be checked", maxShellWrites)}}, true
 		}
 		in := map[string]any{"file_path": p}
 		vars, params, _, _ := e.inputs(s, in)
-		opFor := func([]*value.Variable) *hooks.OperationContext {
-			return interp.ToolCall{Name: ev.Tool, Labels: []string{"fs:w"}, Params: params}.Operation()
+		opFor := func([]*value.Variable) *guardrun.OperationContext {
+			return guardrun.ToolCall{Name: ev.Tool, Labels: []string{"fs:w"}, Params: params}.Operation()
 		}
 		v, _, _ := e.run(ctx, opFor, vars, nil, try, func() *value.Object { return e.toolsObject(s) }, func() *value.Variable { return e.sessionValue(s, ev) }, e.workspaceOf(ev))
 		if rankOf(v.Action) > rankOf(best.Action) {
 			v.Reason = "the call writes " + p + ": " + v.Reason
 			best = v
 		}
-		if v.Action == guard.Deny {
+		if v.Action == guardrun.Deny {
 			break
 		}
 	}
-	return best, best.Action != guard.Allow
+	return best, best.Action != guardrun.Allow
 }
 
 // recordShellReads keeps, after a shell command that printed files

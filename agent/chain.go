@@ -2,11 +2,9 @@ package agent
 
 import (
 	"context"
+	"github.com/guardrun/guardrun"
 	"time"
 
-	"github.com/guardrun/guardrun/interp"
-	"github.com/guardrun/guardrun/interp/guard"
-	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
 )
 
@@ -26,16 +24,16 @@ type flow struct {
 }
 
 // hookVerdict turns a hook's refusal into a chain verdict.
-func hookVerdict(h *Hook, a guard.Action, reason string) verdict {
-	return verdict{Verdict: interp.Verdict{Action: a, Reason: reason, Class: interp.ClassHook, Guard: "hook:" + h.Name}}
+func hookVerdict(h *Hook, a guardrun.Action, reason string) verdict {
+	return verdict{Verdict: guardrun.Verdict{Action: a, Reason: reason, Class: guardrun.ClassHook, Guard: "hook:" + h.Name}}
 }
 
 // chain runs an event through the hooks and the guard scripts in priority
 // order. The strongest verdict wins (deny > retry > ask > allow); a deny
 // ends the chain. op builds the operation for the current data.
-func (e *Engine) chain(ctx context.Context, s *Session, ev Event, f *flow, op func(*flow) *hooks.OperationContext, try int) verdict {
+func (e *Engine) chain(ctx context.Context, s *Session, ev Event, f *flow, op func(*flow) *guardrun.OperationContext, try int) verdict {
 	var best verdict
-	var notes []guard.Note
+	var notes []guardrun.Note
 	var warnings []string
 	skip := false
 	consider := func(v verdict) {
@@ -49,7 +47,7 @@ func (e *Engine) chain(ctx context.Context, s *Session, ev Event, f *flow, op fu
 	rewrittenBy := ""
 	runScripts := func() {
 		scriptsRan = true
-		opFor := func(in []*value.Variable) *hooks.OperationContext {
+		opFor := func(in []*value.Variable) *guardrun.OperationContext {
 			if in == nil || sameData(in, f.vars) {
 				return op(f)
 			}
@@ -69,12 +67,12 @@ func (e *Engine) chain(ctx context.Context, s *Session, ev Event, f *flow, op fu
 		consider(v)
 	}
 	for _, h := range e.hooks {
-		if !scriptsRan && h.Priority >= e.cfg.ScriptPriority && best.Action != guard.Deny {
+		if !scriptsRan && h.Priority >= e.cfg.ScriptPriority && best.Action != guardrun.Deny {
 			runScripts()
 		}
 		// After a deny only observers still see the event: they cannot
 		// change it, and an audit trail wants the refusals too.
-		if (best.Action == guard.Deny && !h.Async) || skip || !h.matches(ev, f.input) {
+		if (best.Action == guardrun.Deny && !h.Async) || skip || !h.matches(ev, f.input) {
 			continue
 		}
 		in := HookInput{Event: ev, Labels: f.labels}
@@ -88,8 +86,8 @@ func (e *Engine) chain(ctx context.Context, s *Session, ev Event, f *flow, op fu
 		}
 		r, err := runHook(ctx, h, in)
 		if err != nil {
-			v := hookVerdict(h, guard.Deny, "hook "+h.Name+" failed: "+err.Error())
-			v.Class = interp.ClassError
+			v := hookVerdict(h, guardrun.Deny, "hook "+h.Name+" failed: "+err.Error())
+			v.Class = guardrun.ClassError
 			consider(v)
 			continue
 		}
@@ -101,19 +99,19 @@ func (e *Engine) chain(ctx context.Context, s *Session, ev Event, f *flow, op fu
 				c.Data = value.FromGo(r.Output)
 				f.out = &c
 			} else if r.Input == nil {
-				v = hookVerdict(h, guard.Deny, "hook "+h.Name+" modified the input to nothing")
-				v.Class = interp.ClassError
+				v = hookVerdict(h, guardrun.Deny, "hook "+h.Name+" modified the input to nothing")
+				v.Class = guardrun.ClassError
 			} else {
 				f.input, f.inputChanged = r.Input, true
 				f.vars, f.params, f.labels, f.origins = e.inputs(s, r.Input)
 			}
 		case Deny:
-			v = hookVerdict(h, guard.Deny, r.Reason)
+			v = hookVerdict(h, guardrun.Deny, r.Reason)
 			v.retryable = r.Retryable
 		case Ask:
-			v = hookVerdict(h, guard.Ask, r.Reason)
+			v = hookVerdict(h, guardrun.Ask, r.Reason)
 		case Retry:
-			v = hookVerdict(h, guard.Retry, "")
+			v = hookVerdict(h, guardrun.Retry, "")
 			v.Hint = r.Reason
 			if r.RetryDelay > f.retryDelay {
 				f.retryDelay = r.RetryDelay
@@ -122,11 +120,11 @@ func (e *Engine) chain(ctx context.Context, s *Session, ev Event, f *flow, op fu
 			skip = true
 		}
 		if r.Context != "" || r.Message != "" {
-			v.Notes = []guard.Note{{Guard: "hook:" + h.Name, Context: r.Context, Message: r.Message}}
+			v.Notes = []guardrun.Note{{Guard: "hook:" + h.Name, Context: r.Context, Message: r.Message}}
 		}
 		consider(v)
 	}
-	if !scriptsRan && best.Action != guard.Deny {
+	if !scriptsRan && best.Action != guardrun.Deny {
 		runScripts()
 	}
 	best.Notes, best.Warnings = notes, warnings

@@ -5,9 +5,13 @@
 // It owns the normalized events, tool collections and the mapping of an
 // event to a guarded operation, the session store (context taint, content
 // fingerprints, tool calls, approvals, retry counts), approvals, and the
-// decision log. It builds on the facade (guardrun.Program.Load gives a
-// Machine whose top level ran once) and interp's Machine types; neither
-// imports this package. It must not import the JavaScript engine (js) or
+// decision log. It decides through the facade, as an embedder would:
+// guardrun.Program.Load gives a Machine whose top level ran once, and an
+// operation and its verdict are the facade's Operation, OperationContext,
+// ToolCall, Verdict and Action. It must not import interp, interp/guard
+// or interp/hooks (TestDecidesThroughTheFacade); it builds the values it
+// hands guards (@mx.session, tool inputs) with interp/value and analyses
+// command lines with interp/policy. Neither imports this package. It must not import the JavaScript engine (js) or
 // the tokenizer (tokens): guardrun-hook links agent and stays without
 // them; programs that want them import them (New then reports a policy
 // needing a missing one with guardrun.ErrNotLinked).

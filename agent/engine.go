@@ -22,9 +22,6 @@ import (
 	"github.com/guardrun/guardrun"
 	"github.com/guardrun/guardrun/ast"
 	"github.com/guardrun/guardrun/internal/credscan"
-	"github.com/guardrun/guardrun/interp"
-	"github.com/guardrun/guardrun/interp/guard"
-	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/value"
 	"github.com/guardrun/guardrun/taint"
 )
@@ -250,7 +247,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		e.cfg.MaxEventBytes = 1 << 20
 	}
 	if e.cfg.MaxRetries <= 0 {
-		e.cfg.MaxRetries = guard.MaxTries
+		e.cfg.MaxRetries = guardrun.MaxTries
 	}
 	if e.cfg.Deadline <= 0 {
 		e.cfg.Deadline = 5 * time.Second
@@ -686,7 +683,7 @@ func sizeOf(v any, max int) int {
 
 // verdict is the combined verdict of the policy chain.
 type verdict struct {
-	interp.Verdict
+	guardrun.Verdict
 	policy string
 	// rewrittenBy names the restricting (non-first) policy that rewrote
 	// the call, "" when none did.
@@ -696,13 +693,13 @@ type verdict struct {
 	retryable bool
 }
 
-func rankOf(a guard.Action) int {
+func rankOf(a guardrun.Action) int {
 	switch a {
-	case guard.Deny:
+	case guardrun.Deny:
 		return 3
-	case guard.Retry:
+	case guardrun.Retry:
 		return 2
-	case guard.Ask:
+	case guardrun.Ask:
 		return 1
 	}
 	return 0
@@ -719,24 +716,24 @@ func rankOf(a guard.Action) int {
 // rewrite cannot turn a call they allowed into one they deny. Such a
 // rewrite is reported in verdict.rewrittenBy: the host is asked, never
 // told the call is allowed.
-func (e *Engine) run(ctx context.Context, opFor func([]*value.Variable) *hooks.OperationContext, inputs []*value.Variable, output *value.Variable, try int, tools func() *value.Object, session func() *value.Variable, ws string) (verdict, []*value.Variable, *value.Variable) {
+func (e *Engine) run(ctx context.Context, opFor func([]*value.Variable) *guardrun.OperationContext, inputs []*value.Variable, output *value.Variable, try int, tools func() *value.Object, session func() *value.Variable, ws string) (verdict, []*value.Variable, *value.Variable) {
 	var best verdict
-	var notes []guard.Note
+	var notes []guardrun.Note
 	var warnings []string
 	rewritten := false
-	consider := func(v interp.Verdict, name string) {
+	consider := func(v guardrun.Verdict, name string) {
 		notes = append(notes, v.Notes...)
 		warnings = append(warnings, v.Warnings...)
-		if rankOf(v.Action) > rankOf(best.Action) || best.policy == "" && v.Action != guard.Allow {
+		if rankOf(v.Action) > rankOf(best.Action) || best.policy == "" && v.Action != guardrun.Allow {
 			rb := best.rewrittenBy
 			best = verdict{Verdict: v, policy: name, rewrittenBy: rb}
 		}
 	}
 	op := opFor(inputs)
 	for i, l := range e.layers {
-		v := l.decide(ctx, interp.Operation{Op: op, Inputs: inputs, Try: try, Tools: tools, Session: session, Workspace: ws}, output)
+		v := l.decide(ctx, guardrun.Operation{Op: op, Inputs: inputs, Try: try, Tools: tools, Session: session, Workspace: ws}, output)
 		consider(v, l.name)
-		if v.Action == guard.Deny {
+		if v.Action == guardrun.Deny {
 			break
 		}
 		if v.Inputs != nil {
@@ -748,18 +745,18 @@ func (e *Engine) run(ctx context.Context, opFor func([]*value.Variable) *hooks.O
 					// policies decide the new call as they would have.
 					op = opFor(next)
 					for _, prev := range e.layers[:i] {
-						pv := prev.decide(ctx, interp.Operation{Op: op, Inputs: next, Try: try, Tools: tools, Session: session, Workspace: ws}, output)
+						pv := prev.decide(ctx, guardrun.Operation{Op: op, Inputs: next, Try: try, Tools: tools, Session: session, Workspace: ws}, output)
 						if pv.Inputs != nil && !sameData(labelOnly(next, pv.Inputs), next) {
-							pv.Action, pv.Class = guard.Deny, interp.ClassError
+							pv.Action, pv.Class = guardrun.Deny, guardrun.ClassError
 							pv.Reason = "policy " + prev.name + " rewrote the call policy " + l.name + " rewrote: the rewrites do not settle"
 						}
 						consider(pv, prev.name)
-						if pv.Action == guard.Deny {
+						if pv.Action == guardrun.Deny {
 							break
 						}
 					}
 					best.rewrittenBy = l.name
-					if best.Action == guard.Deny {
+					if best.Action == guardrun.Deny {
 						break
 					}
 				}
@@ -785,7 +782,7 @@ func (e *Engine) run(ctx context.Context, opFor func([]*value.Variable) *hooks.O
 // decide runs one policy's guards on an operation (After when output is
 // set). Decisions of different sessions run at once: each runs in its own
 // evaluation of the layer's prepared program.
-func (l *layer) decide(ctx context.Context, o interp.Operation, output *value.Variable) interp.Verdict {
+func (l *layer) decide(ctx context.Context, o guardrun.Operation, output *value.Variable) guardrun.Verdict {
 	if output == nil {
 		return l.m.Before(ctx, o)
 	}
@@ -960,10 +957,10 @@ func mergeOrigins(list []Origin, more []Origin) []Origin {
 }
 
 // toolOp is the operation of a call of tool t with the given parameters,
-// as the interpreter describes a tool call (interp.ToolCall).
-func toolOp(t toolDef, name string, params []string, input map[string]any, facts callFacts) *hooks.OperationContext {
+// as the interpreter describes a tool call (guardrun.ToolCall).
+func toolOp(t toolDef, name string, params []string, input map[string]any, facts callFacts) *guardrun.OperationContext {
 	cmd, _ := input["command"].(string)
-	tc := interp.ToolCall{Name: name, Labels: t.labels, Params: params, Command: cmd}
+	tc := guardrun.ToolCall{Name: name, Labels: t.labels, Params: params, Command: cmd}
 	if facts.ops != nil && cmd == facts.line {
 		// One parse per decision: the facts' parse gave the labels.
 		tc.Parsed = facts.ops
@@ -1005,19 +1002,19 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 	protectedLater := protected != "" && facts.deletesOutside != ""
 	switch {
 	case !cmdOK:
-		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
+		v = verdict{Verdict: guardrun.Verdict{Action: guardrun.Deny, Class: guardrun.ClassError,
 			Reason: "command tool " + ev.Tool + " called without a command the policy can read (no string or argv field " + strings.Join(cmdFields, ", ") + ")"}}
 	case protected != "" && !protectedLater:
-		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassProtected,
+		v = verdict{Verdict: guardrun.Verdict{Action: guardrun.Deny, Class: guardrun.ClassProtected,
 			Reason: "guardrun protects its own files and the agents' hook settings: " + protected + "; edit them yourself, outside the agent"}}
 	case !t.declared && e.cfg.UnknownTools == DenyUnknownTools:
-		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassPolicy, Rule: "unknown-tools",
+		v = verdict{Verdict: guardrun.Verdict{Action: guardrun.Deny, Class: guardrun.ClassPolicy, Rule: "unknown-tools",
 			Reason: fmt.Sprintf("tool %q is not declared in any policy's tool collection, and unknown tools are denied (Config.UnknownTools); declare it with its labels, e.g. var tools @mine = { %q: { labels: [] } }", ev.Tool, ev.Tool)}}
 	case facts.unchecked != "":
-		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
+		v = verdict{Verdict: guardrun.Verdict{Action: guardrun.Deny, Class: guardrun.ClassError,
 			Reason: "the command cannot be checked: " + facts.unchecked}}
 	default:
-		v = e.chain(ctx, s, ev, f, func(f *flow) *hooks.OperationContext {
+		v = e.chain(ctx, s, ev, f, func(f *flow) *guardrun.OperationContext {
 			op := toolOp(t, ev.Tool, f.params, f.input, facts)
 			if op.Unchecked {
 				tooDeep = true
@@ -1030,7 +1027,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 			}
 			return op
 		}, try)
-		if f.inputChanged && !sameInput(f.input, in) && v.Action != guard.Deny {
+		if f.inputChanged && !sameInput(f.input, in) && v.Action != guardrun.Deny {
 			// The call runs as rewritten: what it writes and whether it
 			// can be checked are decided again on its final form.
 			l, _, _ := commandOf(f.input)
@@ -1038,48 +1035,48 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 			facts = fx
 			if why, key := e.protectedWrite(ev, fx, l); why != "" {
 				protectedKey = key
-				v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassProtected,
+				v = verdict{Verdict: guardrun.Verdict{Action: guardrun.Deny, Class: guardrun.ClassProtected,
 					Reason: "guardrun protects its own files and the agents' hook settings: the rewritten call: " + why}}
 			} else if fx.unchecked != "" {
-				v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
+				v = verdict{Verdict: guardrun.Verdict{Action: guardrun.Deny, Class: guardrun.ClassError,
 					Reason: "the rewritten command cannot be checked: " + fx.unchecked}}
 			}
 		}
-		if facts.expanded != "" && v.Action != guard.Deny && sameInput(f.input, in) && cmdField != "" {
+		if facts.expanded != "" && v.Action != guardrun.Deny && sameInput(f.input, in) && cmdField != "" {
 			// Guards that read the command's text read it as bash will run
 			// it too (braces, variables, globs expanded, aliases followed).
 			if w := e.expandedVerdict(ctx, s, ev, t, in, cmdField, facts, try); rankOf(w.Action) > rankOf(v.Action) {
 				v = w
 			}
 		}
-		if !contains(t.labels, "cmd") && !isPatchTool(f.input) || v.Action == guard.Deny {
+		if !contains(t.labels, "cmd") && !isPatchTool(f.input) || v.Action == guardrun.Deny {
 			// A command line's writes, and a patch's files (no file_path
 			// field), are decided one by one as writes below.
 			break
 		}
-		if w, ok := e.shellWrites(ctx, s, ev, facts, try); ok && v.Action != guard.Deny && rankOf(w.Action) > rankOf(v.Action) {
+		if w, ok := e.shellWrites(ctx, s, ev, facts, try); ok && v.Action != guardrun.Deny && rankOf(w.Action) > rankOf(v.Action) {
 			w.Notes, w.Warnings = append(v.Notes, w.Notes...), append(v.Warnings, w.Warnings...)
 			v = w
 		}
 	}
-	if protectedLater && v.Action != guard.Deny {
-		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassProtected,
+	if protectedLater && v.Action != guardrun.Deny {
+		v = verdict{Verdict: guardrun.Verdict{Action: guardrun.Deny, Class: guardrun.ClassProtected,
 			Reason: "guardrun protects its own files and the agents' hook settings: " + protected + "; edit them yourself, outside the agent"}}
 	}
 	if tooDeep {
 		// Guards saw incomplete command labels: whatever they said, the
 		// call is refused.
-		v = verdict{Verdict: interp.Verdict{Action: guard.Deny, Class: interp.ClassError,
+		v = verdict{Verdict: guardrun.Verdict{Action: guardrun.Deny, Class: guardrun.ClassError,
 			Reason: "the command cannot be checked: not every command it runs could be read (a construct bash runs that the analysis does not model, or nesting too deep)"}}
 	}
-	if v.rewrittenBy != "" && v.Action == guard.Allow {
+	if v.rewrittenBy != "" && v.Action == guardrun.Allow {
 		// A restricting policy's rewrite is never the host's explicit
 		// allow: the human sees the new call.
-		v.Action = guard.Ask
+		v.Action = guardrun.Ask
 		v.Reason = "policy " + v.rewrittenBy + " rewrote this call (a workspace policy can restrict, not approve); run the rewritten call?"
 		v.Guard, v.policy = "", v.rewrittenBy
 	}
-	if sh == "" && (v.Action == guard.Retry || v.Action == guard.Ask) {
+	if sh == "" && (v.Action == guardrun.Retry || v.Action == guardrun.Ask) {
 		sh = shape(ev.Tool, ev.Input)
 	}
 	d := e.resolve(ctx, s, ev, sh, v, f.labels, f.origins)
@@ -1130,10 +1127,10 @@ func (e *Engine) resolve(ctx context.Context, s *Session, ev Event, sh string, v
 		}
 	}
 	switch v.Action {
-	case guard.Deny:
+	case guardrun.Deny:
 		d.Outcome, d.Reason = Deny, v.Reason
 		d.Denial = e.denial(v, labels, origins)
-	case guard.Retry:
+	case guardrun.Retry:
 		if s.Retries == nil {
 			s.Retries = map[string]int{}
 		}
@@ -1149,7 +1146,7 @@ func (e *Engine) resolve(ctx context.Context, s *Session, ev Event, sh string, v
 			d.Denial = e.denial(v, labels, origins)
 			d.Denial.Reason, d.Denial.Retryable = v.Hint, true
 		}
-	case guard.Ask:
+	case guardrun.Ask:
 		d.Question, d.Asker = v.Reason, v.Guard
 		d.asked = e.denial(v, labels, origins)
 		d.asked.Class, d.asked.Reason, d.asked.Hint, d.asked.Retryable = ClassApproval, v.Reason, "", false
@@ -1315,7 +1312,7 @@ func (e *Engine) toolAfterIn(ctx context.Context, s *Session, ev Event) (Decisio
 	file := e.fileRead(t, ev, facts, why, vars)
 	out := &value.Variable{Data: data, Security: descriptor(outLabels), Source: "tool:" + ev.Tool}
 	f := &flow{input: in, vars: vars, params: params, labels: labels, origins: origins, out: out}
-	v := e.chain(ctx, s, ev, f, func(*flow) *hooks.OperationContext { return op }, 1)
+	v := e.chain(ctx, s, ev, f, func(*flow) *guardrun.OperationContext { return op }, 1)
 	final := f.out
 	d := e.resolve(ctx, s, ev, shape(ev.Tool, ev.Input), v, labels, origins)
 	if d.Outcome == Deny {
@@ -1481,18 +1478,18 @@ func (e *Engine) lifecycle(ctx context.Context, s *Session, ev Event) (Decision,
 	f := &flow{input: in}
 	f.vars, f.params, f.labels, f.origins = e.inputs(s, in)
 	vars, params := f.vars, f.params
-	v := e.chain(ctx, s, ev, f, func(f *flow) *hooks.OperationContext {
-		return &hooks.OperationContext{Type: ev.Kind.opType(), Subtype: string(ev.Kind), Name: string(ev.Kind),
+	v := e.chain(ctx, s, ev, f, func(f *flow) *guardrun.OperationContext {
+		return &guardrun.OperationContext{Type: ev.Kind.opType(), Subtype: string(ev.Kind), Name: string(ev.Kind),
 			Params: f.params}
 	}, 1)
 	var rewritten []*value.Variable
 	if f.inputChanged {
 		rewritten = f.vars
 	}
-	if ev.Kind == AgentStop && ev.StopActive && v.Action == guard.Retry {
+	if ev.Kind == AgentStop && ev.StopActive && v.Action == guardrun.Retry {
 		// A stop hook already kept the agent working once: another retry
 		// could loop forever, so the agent may stop.
-		v.Action = guard.Allow
+		v.Action = guardrun.Allow
 	}
 	d := e.resolve(ctx, s, ev, shape(string(ev.Kind), in), v, f.labels, f.origins)
 	e.explain(&d, v, callPart{}, "")
@@ -1657,12 +1654,12 @@ func (e *Engine) expandedVerdict(ctx context.Context, s *Session, ev Event, t to
 	in2[cmdField] = facts.expanded
 	f2 := &flow{input: in2}
 	f2.vars, f2.params, f2.labels, f2.origins = e.inputs(s, in2)
-	v := e.chain(ctx, s, ev, f2, func(f *flow) *hooks.OperationContext {
+	v := e.chain(ctx, s, ev, f2, func(f *flow) *guardrun.OperationContext {
 		op := toolOp(t, ev.Tool, f.params, f.input, facts)
 		facts.mark(op)
 		return op
 	}, try)
-	if v.Action != guard.Allow {
+	if v.Action != guardrun.Allow {
 		v.Reason = "as bash runs it (" + facts.expanded + "): " + v.Reason
 	}
 	return v

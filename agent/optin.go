@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/guardrun/guardrun"
-	"github.com/guardrun/guardrun/interp"
-	"github.com/guardrun/guardrun/interp/hooks"
 	"github.com/guardrun/guardrun/interp/policy"
 )
 
@@ -88,7 +86,7 @@ const maxPartQuote = 80
 // for a command tool) that a denial quotes.
 func partOf(t toolDef, ev Event, in map[string]any, line string, facts callFacts) callPart {
 	p := callPart{tool: ev.Tool}
-	op := &hooks.OperationContext{Labels: t.labels}
+	op := &guardrun.OperationContext{Labels: t.labels}
 	facts.mark(op)
 	p.labels = append([]string{"op:exe"}, op.Labels...)
 	if contains(t.labels, "cmd") {
@@ -247,7 +245,7 @@ func protectedExcepts(i int, p Policy, m *guardrun.Machine) ([]string, error) {
 		return nil, nil
 	}
 	if i > 0 || p.Workspace {
-		return nil, &guardrun.Error{Name: string(interp.KindPolicyConfig), Pos: ex[0].Pos,
+		return nil, &guardrun.Error{Name: guardrun.PolicyConfigErrorName, Pos: ex[0].Pos,
 			Message: "invalid protected.except: only your own policy may let the agent write what guardrun protects; a workspace policy can restrict, never lift",
 			Hint:    "move it to your own policy (~/.config/guardrun/policy.guard), or remove it"}
 	}
