@@ -76,6 +76,9 @@ type callFacts struct {
 	expanded string
 	// gitUnknown: a git subcommand neither git's own nor a readable alias.
 	gitUnknown string
+	// confined: the host runs the line under the kernel floor
+	// (Event.Confined), which contains the code it cannot see into.
+	confined bool
 	// opaqueTakes: some command guardrun cannot see into may send what
 	// it is handed (not a container runtime given an env file).
 	opaqueTakes bool
@@ -113,7 +116,7 @@ func commandDir(in map[string]any, cwd string) string {
 // factsOf analyses a call of tool t with the input guards see (line is
 // a command tool's command line).
 func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) callFacts {
-	var f callFacts
+	f := callFacts{confined: ev.Confined}
 	home := homeDir()
 	ws := e.workspaceOf(ev)
 	var readWords, writeWords, deleteWords []string
@@ -845,7 +848,14 @@ func (f callFacts) mark(op *guardrun.OperationContext) {
 	for _, p := range f.reads {
 		secretRead = secretRead || IsSecretPath(p)
 	}
-	if !f.net && !f.opaque && !secretEnv && !f.inline && f.gitUnknown == "" && f.deletesOutside == "" && !secretRead && f.writesOutside == "" && len(f.deletes) == 0 {
+	// Code the line runs that guardrun cannot see into is contained
+	// when the host runs the line under the kernel floor (offline,
+	// without secrets or guardrun's files): it alone is then no
+	// consequential effect. Inline code is, confined or not: it may be
+	// the fetched content itself.
+	opaqueUncontained := f.opaque && !f.confined
+	consequential := f.net || opaqueUncontained || secretEnv || f.inline || f.gitUnknown != "" || f.deletesOutside != "" || secretRead || f.writesOutside != "" || len(f.deletes) > 0
+	if !consequential && !f.opaque {
 		return
 	}
 	labels := append([]string(nil), op.Labels...)
@@ -870,8 +880,10 @@ func (f callFacts) mark(op *guardrun.OperationContext) {
 	if f.deletesOutside != "" {
 		labels = append(labels, "cmd:delete-outside")
 	}
-	// Effects that matter when what runs may have been steered.
-	labels = append(labels, "cmd:consequential")
+	if consequential {
+		// Effects that matter when what runs may have been steered.
+		labels = append(labels, "cmd:consequential")
+	}
 	op.Labels = labels
 }
 

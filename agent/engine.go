@@ -1539,7 +1539,7 @@ func (e *Engine) record(ev Event, d *Decision, vars []*value.Variable, params []
 	if e.log == nil {
 		return Record{}
 	}
-	r := Record{Session: ev.Session, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Cwd: ev.Cwd, Decision: d.Outcome,
+	r := Record{Session: ev.Session, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Cwd: ev.Cwd, Confined: ev.Confined, Decision: d.Outcome,
 		Reason: d.Reason, Labels: d.Labels}
 	r.decidedBy(d)
 	if len(vars) > 0 {
@@ -1614,7 +1614,7 @@ func (e *Engine) logDecision(ev Event, d *Decision, r Record) {
 		// The event failed before it was decided: log what is safe to.
 		// Which of its values carry a label is not known, so the
 		// reason may quote none of them.
-		r = Record{Session: ev.Session, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Cwd: ev.Cwd, Decision: d.Outcome, Reason: d.Reason, Class: ClassError}
+		r = Record{Session: ev.Session, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Cwd: ev.Cwd, Confined: ev.Confined, Decision: d.Outcome, Reason: d.Reason, Class: ClassError}
 		r.masks = appendTexts(appendTexts(nil, ev.Text), ev.Input)
 	}
 	r.Time = e.when(ev)

@@ -70,6 +70,17 @@ type Event struct {
 	// which have changed since. Nil hashes the files as they are now (a
 	// log written before records had them).
 	Hashes map[string]string `json:"-"`
+	// Confined says that the host will run this shell call, if it is
+	// allowed, under `guardrun exec` with the session's kernel profile
+	// (the hook sets it where it can: a host that takes a rewritten
+	// command, confinement on, a kernel with Landlock). Code the line
+	// runs that guardrun cannot see into (a workspace script, a test
+	// runner, a build) is then contained by the kernel: after untrusted
+	// content it runs offline, without the secrets and guardrun's own
+	// files, so it alone does not make the call consequential
+	// (`cmd:consequential`). The decision log records it (Record.Confined)
+	// and a replay decides with it.
+	Confined bool `json:"-"`
 }
 
 // opType is the operation type guards see for an event that is not a

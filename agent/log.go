@@ -29,7 +29,10 @@ type Record struct {
 	CallID  string    `json:"call_id,omitempty"`
 	// Cwd is the event's working directory (replay decides the event
 	// in it again).
-	Cwd      string   `json:"cwd,omitempty"`
+	Cwd string `json:"cwd,omitempty"`
+	// Confined is Event.Confined: the call was decided as one the host
+	// runs under the kernel floor.
+	Confined bool     `json:"confined,omitempty"`
 	Decision Outcome  `json:"decision"`
 	Reason   string   `json:"reason,omitempty"`
 	Rule     string   `json:"rule,omitempty"`

@@ -24,6 +24,9 @@ func (r *Record) AppendJSON(b []byte) []byte {
 	b = appendField(b, "tool", r.Tool)
 	b = appendField(b, "call_id", r.CallID)
 	b = appendField(b, "cwd", r.Cwd)
+	if r.Confined {
+		b = append(b, `,"confined":true`...)
+	}
 	b = append(b, `,"decision":`...)
 	b = appendString(b, r.Decision.String())
 	b = appendField(b, "reason", r.Reason)

@@ -25,23 +25,58 @@ const ConfineEnv = "GUARDRUN_CONFINE"
 // rewritten command.
 var confineHosts = map[string]string{"claude": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
 
+// confinable says why the hook cannot run call's shell line under the
+// kernel floor, "" when it can: a host that takes a rewritten command
+// for this event, confinement on, one tool.before with a command line,
+// a kernel with Landlock and this program's path. The engine decides a
+// confinable call as one whose unseen code is contained
+// (agent.Event.Confined).
+func confinable(hostName string, call *Call, c agent.Confinement) string {
+	if c.Off {
+		return "confinement is off"
+	}
+	if confineHosts[hostName] == "" || call.Native != confineHosts[hostName] || len(call.Events) != 1 {
+		return "the host does not run a rewritten command for this event"
+	}
+	ev := call.Events[0]
+	if _, ok := ev.Input["command"].(string); ev.Kind != agent.ToolBefore || !ok {
+		return "not a shell call"
+	}
+	if _, err := sandbox.ABI(); err != nil {
+		return "guardrun exec: " + err.Error()
+	}
+	if _, err := guardrunBinary(); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
 // confine is the hook's answer for a shell call that the policy
 // allowed and that guardrun cannot see into, or that comes after
 // untrusted content: the same line, run by bash under `guardrun exec`
 // with the session's profile (starter, plus offline once the session
-// holds a secret) and the policy's @confine choices (ports kept, secrets
-// revealed to named commands, writes). It changes nothing for another
-// call, a decision that is not a plain allow, a host that cannot take a
-// rewritten input, or a policy that turned confinement off. Where the
-// kernel cannot confine, the decision stays as it is and says
-// "unconfined" (a warning, logged): the policy's decision without the
-// floor, never a silent weakening.
+// holds a secret or has read untrusted content) and the policy's
+// @confine choices (ports kept, secrets revealed to named commands,
+// writes). It changes nothing for another call, a decision that is not a
+// plain allow, a host that cannot take a rewritten input, or a policy
+// that turned confinement off. Where the kernel cannot confine, the
+// decision stays as it is and says "unconfined" (a warning, logged): the
+// policy's decision without the floor, never a silent weakening; but a
+// call the engine decided as confined (agent.Event.Confined) asks
+// instead, since its allow counted on the floor. A policy's rewrite of
+// the command is confined as the command it is.
 func confine(ctx context.Context, hostName string, call *Call, d agent.Decision, store agent.Store, workspace string, c agent.Confinement) agent.Decision {
-	if c.Off || confineHosts[hostName] == "" || call.Native != confineHosts[hostName] || len(call.Events) != 1 || d.Outcome != agent.Allow || d.Input != nil {
+	if c.Off || confineHosts[hostName] == "" || call.Native != confineHosts[hostName] || len(call.Events) != 1 || d.Outcome != agent.Allow {
 		return d
 	}
 	ev := call.Events[0]
-	line, ok := ev.Input["command"].(string)
+	// A policy's rewrite (allow @value) is the command that runs: it is
+	// the one confined.
+	src := ev.Input
+	if d.Input != nil {
+		src = d.Input
+	}
+	line, ok := src["command"].(string)
 	if ev.Kind != agent.ToolBefore || !ok {
 		return d
 	}
@@ -53,8 +88,11 @@ func confine(ctx context.Context, hostName string, call *Call, d agent.Decision,
 	if !untrusted && !opaqueLine(f, line) {
 		return d
 	}
-	if _, err := sandbox.ABI(); err != nil {
-		d.Warnings = append(d.Warnings, "unconfined: guardrun exec: "+err.Error())
+	if why := confinable(hostName, call, c); why != "" {
+		if ev.Confined {
+			return askUnconfined(d, why)
+		}
+		d.Warnings = append(d.Warnings, "unconfined: "+why)
 		return d
 	}
 	exe, err := guardrunBinary()
@@ -67,7 +105,9 @@ func confine(ctx context.Context, hostName string, call *Call, d agent.Decision,
 		profile += ",writes"
 	}
 	words := []string{shellQuote(exe), "exec", "--profile", profile}
-	if secret {
+	if secret || untrusted {
+		// Offline: a secret must not leave, and code steered by
+		// untrusted content must not send the workspace out.
 		words = append(words, "--secret")
 		for _, p := range c.Ports {
 			words = append(words, "--allow-port", strconv.Itoa(p))
@@ -83,12 +123,21 @@ func confine(ctx context.Context, hostName string, call *Call, d agent.Decision,
 		words = append(words, "--reveal", shellQuote(p))
 	}
 	words = append(words, "--", "bash", "-c", shellQuote(line))
-	in := make(map[string]any, len(ev.Input))
-	for k, v := range ev.Input {
+	in := make(map[string]any, len(src))
+	for k, v := range src {
 		in[k] = v
 	}
 	in["command"] = strings.Join(words, " ")
 	d.Input = in
+	return d
+}
+
+// askUnconfined turns an allow that counted on the kernel floor into an
+// ask, saying why the floor could not be had.
+func askUnconfined(d agent.Decision, why string) agent.Decision {
+	d.Outcome = agent.Ask
+	d.Input = nil
+	d.Reason = "this command runs code guardrun cannot see into, and it cannot run confined (" + why + "); run it unconfined?"
 	return d
 }
 
@@ -183,8 +232,11 @@ func logConfinement(logPath string, call *Call, d agent.Decision) error {
 		return nil
 	}
 	ev := call.Events[0]
-	reason := ""
+	reason, outcome := "", agent.Allow
 	switch {
+	case d.Outcome == agent.Ask && ev.Confined:
+		// askUnconfined: the allow counted on a floor it could not have.
+		reason, outcome = d.Reason, agent.Ask
 	case d.Input != nil && strings.Contains(fmt.Sprint(d.Input["command"]), " exec --profile "):
 		reason = "confined: " + fmt.Sprint(d.Input["command"])
 	default:
@@ -197,5 +249,5 @@ func logConfinement(logPath string, call *Call, d agent.Decision) error {
 	if reason == "" {
 		return nil
 	}
-	return appendLog(logPath, agent.Record{Time: time.Now().UTC(), Session: ev.Session, Event: agent.Kind("host:confine"), Tool: ev.Tool, Decision: agent.Allow, Reason: reason})
+	return appendLog(logPath, agent.Record{Time: time.Now().UTC(), Session: ev.Session, Event: agent.Kind("host:confine"), Tool: ev.Tool, Decision: outcome, Reason: reason})
 }

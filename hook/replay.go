@@ -106,7 +106,7 @@ func Replay(ctx context.Context, records []agent.Record, policies []agent.Policy
 		if err != nil {
 			return nil, err
 		}
-		ev := agent.Event{Kind: r.Event, Session: r.Session, Time: r.Time, Tool: r.Tool, CallID: r.CallID, Cwd: r.Cwd, Hashes: r.Hashes}
+		ev := agent.Event{Kind: r.Event, Session: r.Session, Time: r.Time, Tool: r.Tool, CallID: r.CallID, Cwd: r.Cwd, Hashes: r.Hashes, Confined: r.Confined}
 		clock = r.Time
 		if masked(r.Input) {
 			// Not decided again, but the session goes on over it as the

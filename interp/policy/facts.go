@@ -547,7 +547,48 @@ func (fa *factsBuilder) net(prog, sub string, args []string) {
 		fa.network(prog + " " + sub)
 	case (prog == "docker" || prog == "podman") && (sub == "push" || sub == "login"):
 		fa.network(prog + " " + sub)
+	case fetchesPackages(prog, sub):
+		fa.network(prog + " " + sub + " downloads packages")
 	}
+}
+
+// packageFetches are the subcommands with which a package manager
+// downloads packages (and often runs their install scripts): they reach
+// the network whatever they are asked to install.
+var packageFetches = map[string][]string{
+	"npm":      {"install", "i", "ci", "add", "update", "up", "upgrade", "exec", "x", "create", "init"},
+	"yarn":     {"install", "add", "upgrade", "up", "dlx", "create"},
+	"pnpm":     {"install", "i", "add", "update", "up", "dlx", "create"},
+	"bun":      {"install", "i", "add", "update", "create", "x"},
+	"pip":      {"install", "download"},
+	"pip3":     {"install", "download"},
+	"pipx":     {"install", "run"},
+	"uv":       {"add", "sync", "lock"},
+	"poetry":   {"add", "install", "update", "lock"},
+	"cargo":    {"install", "add", "fetch", "update"},
+	"go":       {"get", "install"},
+	"gem":      {"install", "update"},
+	"bundle":   {"install", "update", "add"},
+	"composer": {"install", "require", "update", "create-project"},
+	"apt":      {"install", "update", "upgrade"},
+	"apt-get":  {"install", "update", "upgrade", "dist-upgrade"},
+	"brew":     {"install", "update", "upgrade", "tap"},
+	"dnf":      {"install", "update", "upgrade"},
+	"yum":      {"install", "update"},
+	"apk":      {"add", "update", "upgrade"},
+	"conda":    {"install", "update", "create"},
+	"docker":   {"pull"},
+	"podman":   {"pull"},
+}
+
+// fetchesPackages reports whether prog sub downloads packages.
+func fetchesPackages(prog, sub string) bool {
+	for _, s := range packageFetches[prog] {
+		if s == sub {
+			return true
+		}
+	}
+	return false
 }
 
 // deviceSink reports a device file writing to which destroys nothing.

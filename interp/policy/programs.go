@@ -127,6 +127,9 @@ var programs = map[string]Kind{
 	"docker": Subcommand | EnvConsumer, "podman": Subcommand | EnvConsumer, "docker-compose": EnvConsumer,
 	"nerdctl": EnvConsumer, "kubectl": Subcommand, "pip": Subcommand, "pip3": Subcommand, "apt": Subcommand,
 	"apt-get": Subcommand, "brew": Subcommand, "openssl": Subcommand, "helm": Subcommand,
+	// Package managers (packageFetches: the subcommands that download).
+	"gem": Subcommand, "bundle": Subcommand, "composer": Subcommand, "uv": Subcommand, "poetry": Subcommand,
+	"pipx": Subcommand, "conda": Subcommand, "dnf": Subcommand, "yum": Subcommand, "apk": Subcommand,
 }
 
 // deviceReaders only read or inspect the disks they are given: kind
