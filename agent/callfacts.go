@@ -151,8 +151,14 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 				// may read what the script names: its path-like tokens
 				// are read, as a path operand is; so are those spelt in
 				// a word known only when the line runs.
-				for _, w := range cf.OpaqueWords {
-					if !opaqueRead {
+				if !opaqueRead {
+					for _, w := range cf.OpaqueWords {
+						readWords = append(readWords, pathTokens(w)...)
+					}
+					// What the line writes to its standard input may be
+					// such a script too (`sftp host <<< 'put .env'`,
+					// `tclsh <<EOF`).
+					for _, w := range cf.Stdin {
 						readWords = append(readWords, pathTokens(w)...)
 					}
 				}
@@ -200,6 +206,20 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 				search := c.Program == "rg" || c.Program == "ag" || (c.Program == "grep" || c.Program == "egrep") && recursive(c.Args)
 				if search && len(operandsOf(c.Args)) <= 1 && base != "" {
 					f.trees = append(f.trees, base)
+				}
+			case "docker", "podman", "nerdctl":
+				// A container runs outside any sandbox of this line's
+				// (its runtime's daemon starts it) and reads the host
+				// directories mounted into it: each is a tree read, and
+				// unless it has no network it may send what it reads.
+				if c.Sub == "run" || c.Sub == "create" {
+					srcs := mountSources(c.Args)
+					for _, src := range srcs {
+						f.trees = append(f.trees, expandPath(src, base, ws, home)...)
+					}
+					if len(srcs) > 0 && !noNetwork(c.Args) {
+						f.opaqueTakes = true
+					}
 				}
 			case "env", "printenv":
 				f.envDump = f.envDump || onlyOptions(c.Args)
@@ -444,8 +464,66 @@ func pathTokens(text string) []string {
 	return out
 }
 
+// mountSources are the host directories a container command's options
+// mount (`-v SRC:DST`, `--volume=SRC:DST`, `--mount
+// type=bind,source=SRC,…`); named volumes (no slash, ~ or .) are not
+// host paths.
+func mountSources(args []string) []string {
+	var out []string
+	host := func(src string) {
+		if strings.HasPrefix(src, "/") || strings.HasPrefix(src, ".") || strings.HasPrefix(src, "~") || strings.HasPrefix(src, "$") {
+			out = append(out, src)
+		}
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		var v string
+		switch {
+		case a == "-v" || a == "--volume" || a == "--mount":
+			if i+1 < len(args) {
+				v = args[i+1]
+				i++
+			}
+		case strings.HasPrefix(a, "--volume="), strings.HasPrefix(a, "--mount="):
+			_, v, _ = strings.Cut(a, "=")
+		case strings.HasPrefix(a, "-v") && len(a) > 2:
+			v = a[2:]
+		default:
+			continue
+		}
+		if a == "--mount" || strings.HasPrefix(a, "--mount=") {
+			for _, kv := range strings.Split(v, ",") {
+				k, val, _ := strings.Cut(kv, "=")
+				if k == "source" || k == "src" {
+					host(val)
+				}
+			}
+			continue
+		}
+		src, _, _ := strings.Cut(v, ":")
+		host(src)
+	}
+	return out
+}
+
+// noNetwork reports a container command given no network
+// (`--network none`, `--net=none`).
+func noNetwork(args []string) bool {
+	for i, a := range args {
+		switch {
+		case a == "--network=none" || a == "--net=none":
+			return true
+		case (a == "--network" || a == "--net") && i+1 < len(args) && args[i+1] == "none":
+			return true
+		}
+	}
+	return false
+}
+
+// codeSeparator ends a path-like token in code: spaces, quotes,
+// brackets and the shell's and curl's file markers (`@.env`, `<.env`).
 func codeSeparator(r rune) bool {
-	return strings.ContainsRune(" \t\n'\"()[]{},;=+`", r)
+	return strings.ContainsRune(" \t\n'\"()[]{},;=+`@<>|&", r)
 }
 
 // onlyOptions reports whether args hold no operand (a program to run).

@@ -64,6 +64,11 @@ type CommandFacts struct {
 	// of git's own nor an alias guardrun could read: an alias set after
 	// the check, or a git-<name> program, runs code guardrun cannot see.
 	GitUnknown string
+	// Stdin are the texts the line writes into a command's standard
+	// input (here-strings, here-documents), as written: a script for an
+	// interpreter or a client that reads one (`tclsh <<< '…'`, `sftp
+	// host <<< 'put .env'`).
+	Stdin []string
 }
 
 // FactCommand is one simple command: Program is the program word's base
@@ -96,7 +101,7 @@ func CommandLineFacts(line string) CommandFacts {
 func CommandLineFactsIn(line string, env *ShellEnv) CommandFacts {
 	sl := parseShellLineIn(line, env)
 	var f CommandFacts
-	f.OpaqueWords, f.OpaqueWhy, f.GitUnknown = sl.opaqueWords, sl.opaqueWhy, sl.gitUnknown
+	f.OpaqueWords, f.OpaqueWhy, f.GitUnknown, f.Stdin = sl.opaqueWords, sl.opaqueWhy, sl.gitUnknown, sl.stdin
 	if sl.exp != nil {
 		f.EnvVars = sl.exp.envRead
 		f.Expanded = sl.expandedLine()

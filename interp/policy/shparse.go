@@ -45,6 +45,9 @@ type shellLine struct {
 	// gitUnknown is a git subcommand that is neither git's own nor an
 	// alias guardrun can read (an alias set earlier, a git-x program).
 	gitUnknown string
+	// stdin are the texts the line hands a command on its standard
+	// input: here-strings and here-documents, as written.
+	stdin []string
 }
 
 // expandedLine is the line as bash will run it, each simple command's
@@ -211,6 +214,10 @@ func (w *shellWalker) redirect(r *syntax.Redirect) {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
 			// The delimiter names no file.
+		case syntax.WordHdoc:
+			// A here-string is text on standard input, no file.
+			w.sl.stdin = append(w.sl.stdin, text)
+			w.sl.words = append(w.sl.words, text)
 		default:
 			w.sl.redirs = append(w.sl.redirs, shellRedirect{op: r.Op, word: text})
 			w.sl.words = append(w.sl.words, text)
@@ -218,7 +225,8 @@ func (w *shellWalker) redirect(r *syntax.Redirect) {
 	}
 	if r.Hdoc != nil {
 		// An unquoted here-document's substitutions run.
-		w.word(r.Hdoc)
+		body, _ := w.word(r.Hdoc)
+		w.sl.stdin = append(w.sl.stdin, body)
 	}
 }
 
