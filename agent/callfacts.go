@@ -464,6 +464,53 @@ func pathTokens(text string) []string {
 	return out
 }
 
+// intoDirs are the destinations of the line's moves and copies (mv, cp,
+// install, ln) that are existing directories, each with the entries the
+// command adds to it (the destination joined with each source's name,
+// or the destination itself for a directory's contents): each is
+// checked as what it is or holds.
+func intoDirs(cmds []policy.FactCommand, cwd, ws string) map[string][]string {
+	var out map[string][]string
+	for _, c := range cmds {
+		switch c.Program {
+		case "mv", "cp", "install", "ln":
+		default:
+			continue
+		}
+		ops := operandsOf(c.Args)
+		if len(ops) < 2 || slices.ContainsFunc(c.Args, func(a string) bool {
+			return a == "-t" || a == "-T" || strings.HasPrefix(a, "--target-directory") || a == "--no-target-directory"
+		}) {
+			continue
+		}
+		dests := expandPath(ops[len(ops)-1], cwd, ws, homeDir())
+		if len(dests) != 1 {
+			continue
+		}
+		dest := dests[0]
+		if fi, err := os.Stat(dest); err != nil || !fi.IsDir() {
+			continue
+		}
+		var entries []string
+		for _, src := range ops[:len(ops)-1] {
+			for _, p := range expandPath(src, cwd, ws, homeDir()) {
+				if b := filepath.Base(p); b == "." || b == ".." || b == "/" || strings.HasSuffix(src, "/.") || strings.HasSuffix(src, "/") {
+					// A directory's contents (`cp -r dir/. dest`): what
+					// it writes into dest is not known by name.
+					entries = append(entries, dest)
+					continue
+				}
+				entries = append(entries, filepath.Join(dest, filepath.Base(p)))
+			}
+		}
+		if out == nil {
+			out = map[string][]string{}
+		}
+		out[dest] = append(out[dest], entries...)
+	}
+	return out
+}
+
 // mountSources are the host directories a container command's options
 // mount (`-v SRC:DST`, `--volume=SRC:DST`, `--mount
 // type=bind,source=SRC,…`); named volumes (no slash, ~ or .) are not
@@ -828,7 +875,18 @@ func (e *Engine) protectedWrite(ev Event, f callFacts, line string) (why, key st
 			covers = set.Covers
 		}
 	}
+	into := intoDirs(f.cmds, firstNonEmpty(ev.Cwd, e.workspaceOf(ev)), e.workspaceOf(ev))
 	for _, p := range f.writes {
+		if entries, ok := into[p]; ok {
+			// A move or copy into a directory writes the entries it
+			// adds, not the directory (`mv ~/Downloads/a.txt .`).
+			for _, q := range entries {
+				if root, ok := set.Covers(q, ev.Cwd); ok {
+					return "it would write " + q + ", which is or holds " + root, root
+				}
+			}
+			continue
+		}
 		if root, ok := covers(p, ev.Cwd); ok {
 			return "it would write or delete " + p + ", which is or holds " + root, root
 		}

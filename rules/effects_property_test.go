@@ -191,7 +191,8 @@ func genEffectLine(r *rand.Rand) (string, bool) {
 		return s.pre + wrap(cmd), true
 	case 3:
 		s := self[r.Intn(len(self))]
-		cmd := pick("cp /dev/null "+s.word, "truncate -s0 "+s.word, "tee "+s.word+" < /dev/null", "ln "+s.word+" notes.txt", "sed -i d "+s.word)
+		cmd := pick("cp /dev/null "+s.word, "truncate -s0 "+s.word, "tee "+s.word+" < /dev/null", "ln "+s.word+" notes.txt", "sed -i d "+s.word,
+			"tar -cf "+s.word+" /dev/null")
 		if !strings.Contains(s.word, "{") {
 			cmd = pick(cmd, "echo > "+s.word, ": > "+s.word)
 		}
@@ -207,6 +208,7 @@ func genEffectLine(r *rand.Rand) (string, bool) {
 		"gcloud auth print-access-token", "gh auth token", "git commit -qm 'rotate the token' README.md",
 		"awk '{print $1}' README.md", "sqlite3 db.sqlite 'select 1'", "docker run -v data:/var/lib/data postgres",
 		"docker run --rm -v \"$PWD/src\":/src alpine ls /src", "docker run --network none -v \"$PWD\":/w alpine ls /w",
-		"python3 - <<'EOF'\nprint(1)\nEOF", "cat <<< 'hello'")
+		"python3 - <<'EOF'\nprint(1)\nEOF", "cat <<< 'hello'", "mv ~/notes.txt .", "cp /tmp/notes.txt ./", "tar -czf out.tgz src",
+		"tar -czvf /tmp/src.tgz src")
 	return wrap(line), false
 }

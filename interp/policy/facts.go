@@ -498,6 +498,20 @@ func (fa *factsBuilder) writes(prog, sub string, args []string) {
 			all(dirs)
 		case hasFlag(args, 'c', "--create") || hasFlag(args, 'r', "--append") || hasFlag(args, 'u', "--update") || strings.ContainsAny(mode, "cru"):
 			all(optValue(args, "-f", "--file"))
+			for i, a := range args {
+				// -f in a cluster (`tar -czf out.tgz dir`): the archive is
+				// the rest of the cluster, or the next word.
+				if a == "--" {
+					break
+				}
+				if len(a) > 2 && a[0] == '-' && a[1] != '-' && a[1] != 'f' {
+					if j := strings.IndexByte(a, 'f'); j == len(a)-1 && i+1 < len(args) {
+						fa.write(args[i+1])
+					} else if j > 0 {
+						fa.write(a[j+1:])
+					}
+				}
+			}
 			if mode != "" && strings.Contains(mode, "f") && len(args) > 1 {
 				fa.write(args[1])
 			}

@@ -190,7 +190,11 @@ func wrappedOffsets(toks []string, dyn []bool) []int {
 		}
 		if strings.HasPrefix(t, "-") {
 			if wrapperFlagsWithArg(t) && i+1 < len(toks) {
-				offs = append(offs, i+1)
+				if !(toks[0] == "env" && (t == "-s" || t == "--split-string")) {
+					// env -S's value is always its split string, a
+					// script of its own (scriptWord), never the program.
+					offs = append(offs, i+1)
+				}
 				i += 2
 			} else {
 				i++
