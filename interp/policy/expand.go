@@ -372,7 +372,10 @@ func (x *expander) lookPath(args []string) (string, bool) {
 // Each result is one argv; a word only known when the line runs is kept
 // as written and marked opaque in dyn, with why.
 func (x *expander) fields(words []*syntax.Word, src string) (argvs [][]shellWord, why string) {
-	x.pick = map[string]int{}
+	// No picks for the first expansion (a nil map reads as empty): the
+	// map is made only for a command whose words read a variable of
+	// several values.
+	x.pick = nil
 	x.touched = nil
 	first, why := x.fieldsOnce(words, src)
 	argvs = append(argvs, first)
@@ -380,6 +383,7 @@ func (x *expander) fields(words []*syntax.Word, src string) (argvs [][]shellWord
 	if len(touched) == 0 {
 		return argvs, why
 	}
+	x.pick = make(map[string]int, len(touched))
 	// Every combination of the touched variables' values, odometer order.
 	idx := make([]int, len(touched))
 	for {
@@ -424,7 +428,13 @@ func (x *expander) opaqueWords(words []*syntax.Word, src string) []shellWord {
 
 // fieldsOnce expands words with the current picks.
 func (x *expander) fieldsOnce(words []*syntax.Word, src string) (argv []shellWord, why string) {
+	argv = make([]shellWord, 0, len(words))
 	for _, w := range words {
+		if lit, ok := x.plainWord(w); ok {
+			// x.word's one field, without its list.
+			argv = append(argv, shellWord{text: lit})
+			continue
+		}
 		fs, err := x.word(w)
 		if err != nil {
 			if why == "" {
@@ -441,6 +451,22 @@ func (x *expander) fieldsOnce(words []*syntax.Word, src string) (argv []shellWor
 		}
 	}
 	return argv, why
+}
+
+// plainWord is x.word for a word that is one plain literal (plainLit)
+// within the word budget: it counts the word and returns its one field.
+// ok is false, and nothing is counted, for any other word.
+func (x *expander) plainWord(w *syntax.Word) (string, bool) {
+	if x.words+1 > maxExpandWords || x.emptyAt(w) {
+		return "", false
+	}
+	lit, ok := plainLit(w)
+	if !ok {
+		return "", false
+	}
+	x.words++
+	x.hit = ""
+	return lit, true
 }
 
 // word expands one word to its fields, or fails with why it is opaque.
@@ -460,6 +486,14 @@ func (x *expander) word(w *syntax.Word) (out []string, err error) {
 	if lit, ok := plainLit(w); ok {
 		return []string{lit}, nil
 	}
+	return x.expandWord(w)
+}
+
+// expandWord is x.word's expansion by the library, for a word that is
+// not one plain literal. It is a function of its own so that x.word's
+// results, which x.word's recover sets, do not move to the heap for
+// the closures of the loops over the library's sequences.
+func (x *expander) expandWord(w *syntax.Word) (out []string, err error) {
 	cfg := x.wordConfig()
 	// Brace expansion comes first, and tilde expansion after it: bash
 	// expands ~{,} to two home directories, which the library would

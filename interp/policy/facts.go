@@ -197,6 +197,10 @@ type factsBuilder struct {
 
 func (fa *factsBuilder) read(w string) {
 	if w != "" && w != "-" && !slices.Contains(fa.f.Reads, w) {
+		if fa.f.Reads == nil {
+			// Most lines read a few words: one allocation for them.
+			fa.f.Reads = make([]string, 0, 4)
+		}
 		fa.f.Reads = append(fa.f.Reads, w)
 	}
 }

@@ -29,7 +29,8 @@ func CommandOpLabels(parts []CommandPart) [][]string {
 }
 
 func simpleOpLabels(c *simpleCmd, inv invocation) []string {
-	labels := []string{"op:cmd"}
+	// At most three labels: op:cmd, the program's, its first argument's.
+	labels := append(make([]string, 0, 3), "op:cmd")
 	if inv.start >= inv.end || c.val[inv.start] || c.dyn[inv.start] {
 		return labels
 	}
@@ -79,7 +80,14 @@ type OpLabels struct {
 
 // opLabelsOf is CommandLineOpLabels of a parsed line.
 func opLabelsOf(sl *shellLine) (union []string, perCmd [][]string, ok bool) {
-	union = []string{"op:cmd"}
+	n := 0
+	for i := range sl.cmds {
+		n += len(sl.cmds[i].invs)
+	}
+	union = append(make([]string, 0, 1+2*n), "op:cmd")
+	if n > 0 {
+		perCmd = make([][]string, 0, n)
+	}
 	for i := range sl.cmds {
 		c := &sl.cmds[i]
 		for _, inv := range c.invs {

@@ -576,7 +576,12 @@ func (w *shellWalker) emit(words []shellWord) {
 		// zsh runs `=curl` as the path of curl (EQUALS expansion).
 		words = append([]shellWord{{text: words[0].text[1:]}}, words[1:]...)
 	}
-	c := simpleCmd{}
+	// One backing array for raw and tokens and one for dyn and val, each
+	// list capped at its own part: the lists are built here and only
+	// read after.
+	n := len(words)
+	strs, flags := make([]string, 2*n), make([]bool, 2*n)
+	c := simpleCmd{raw: strs[:0:n], tokens: strs[n : n : 2*n], dyn: flags[:0:n], val: flags[n : n : 2*n]}
 	for _, sw := range words {
 		w.sl.words = append(w.sl.words, sw.text)
 		if t := normalizeToken(sw.text); t != "" {
