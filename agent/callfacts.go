@@ -975,6 +975,13 @@ func (e *Engine) callLabels(s *Session, ev Event, fl *flow, facts callFacts, sen
 // cannot see into.
 func (f callFacts) mark(op *guardrun.OperationContext) {
 	op.Effects = f.effects
+	op.Labels = f.markLabels(op.Labels)
+}
+
+// markLabels are labels with the marks of the call's facts (mark)
+// appended: labels itself when there are none, else a new list (labels
+// may be shared).
+func (f *callFacts) markLabels(labels []string) []string {
 	secretEnv := f.secretVar
 	for _, p := range f.sourced {
 		secretEnv = secretEnv || IsSecretPath(p)
@@ -992,9 +999,10 @@ func (f callFacts) mark(op *guardrun.OperationContext) {
 	opaqueUncontained := f.opaque && !f.confined
 	consequential := f.net || opaqueUncontained || secretEnv || f.inline || f.gitUnknown != "" || f.deletesOutside != "" || secretRead || f.writesOutside != "" || len(f.deletes) > 0
 	if !consequential && !f.opaque {
-		return
+		return labels
 	}
-	labels := append([]string(nil), op.Labels...)
+	// Room for every mark below: one allocation.
+	labels = append(make([]string, 0, len(labels)+8), labels...)
 	if secretEnv {
 		labels = append(labels, "cmd:secret-env")
 	}
@@ -1020,7 +1028,7 @@ func (f callFacts) mark(op *guardrun.OperationContext) {
 		// Effects that matter when what runs may have been steered.
 		labels = append(labels, "cmd:consequential")
 	}
-	op.Labels = labels
+	return labels
 }
 
 // effects is the call's `@mx.op.effects`: what it will read, write and

@@ -1,8 +1,8 @@
 package agent
 
 import (
-	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/guardrun/guardrun"
@@ -52,16 +52,19 @@ func (dn *Denial) Source() string {
 		if o.Tool != "" {
 			what = o.Tool
 		}
+		// Each source is one concatenation.
+		seq := strconv.Itoa(o.Seq)
+		why := ""
+		if o.Why != "" {
+			why = ": " + o.Why
+		}
 		switch {
 		case o.Event == ToolBefore:
-			from = append(from, fmt.Sprintf("%s's input (event %d)", what, o.Seq))
+			from = append(from, what+"'s input (event "+seq+")"+why)
 		case o.File != "":
-			from = append(from, fmt.Sprintf("%s (%s, event %d)", o.File, what, o.Seq))
+			from = append(from, o.File+" ("+what+", event "+seq+")"+why)
 		default:
-			from = append(from, fmt.Sprintf("%s (event %d)", what, o.Seq))
-		}
-		if o.Why != "" {
-			from[len(from)-1] += ": " + o.Why
+			from = append(from, what+" (event "+seq+")"+why)
 		}
 	}
 	return strings.Join(dn.Labels, ", ") + " from " + strings.Join(from, ", ")
@@ -76,7 +79,22 @@ type callPart struct {
 	// labels the operation's own labels (the tool's and the engine's
 	// marks, not the risk classes they fall in).
 	command, tool string
-	labels        []string
+	// toolLabels and facts give the operation's own labels (opLabels),
+	// made only for the denial of a label rule, the one that needs them;
+	// call is false for a part of no tool call. facts is a copy, not a
+	// pointer: a pointer would move the caller's facts to the heap.
+	call       bool
+	toolLabels []string
+	facts      callFacts
+}
+
+// opLabels are the operation's own labels: op:exe, the tool's, and the
+// engine's marks (callFacts.mark) of the call's facts.
+func (p *callPart) opLabels() []string {
+	if !p.call {
+		return nil
+	}
+	return p.facts.markLabels(append([]string{"op:exe"}, p.toolLabels...))
 }
 
 // maxPartQuote bounds the command line a denial quotes.
@@ -85,10 +103,7 @@ const maxPartQuote = 80
 // partOf is the part of tool call ev (command line, as the guards saw it,
 // for a command tool) that a denial quotes.
 func partOf(t toolDef, ev Event, in map[string]any, line string, facts callFacts) callPart {
-	p := callPart{tool: ev.Tool}
-	op := &guardrun.OperationContext{Labels: t.labels}
-	facts.mark(op)
-	p.labels = append([]string{"op:exe"}, op.Labels...)
+	p := callPart{tool: ev.Tool, call: true, toolLabels: t.labels, facts: facts}
 	if contains(t.labels, "cmd") {
 		p.command = line
 		q := line
@@ -166,9 +181,11 @@ func (e *Engine) explain(d *Decision, v verdict, part callPart, protectedKey str
 	case dn.Rule != "":
 		who = append(who, "rule "+dn.Rule)
 	}
-	if src := dn.Source(); src != "" && dn.Class == ClassPolicy {
-		// A label rule's denial says where the label came from.
-		who = append(who, src)
+	if dn.Class == ClassPolicy {
+		if src := dn.Source(); src != "" {
+			// A label rule's denial says where the label came from.
+			who = append(who, src)
+		}
 	}
 	reason = strings.TrimRight(reason, " .;")
 	if len(who) > 0 {
@@ -213,7 +230,7 @@ func (l *layer) guardOptIn(guard string) string {
 // flowOptIn is the layer's opt-in of label-flow rule rule (Denial.Rule)
 // for part (policy.Set.FlowOptIn).
 func (l *layer) flowOptIn(rule string, part callPart) (string, []string) {
-	return l.m.Policy().FlowOptIn(rule, part.command, part.tool, part.labels)
+	return l.m.Policy().FlowOptIn(rule, part.command, part.tool, part.opLabels())
 }
 
 // layerNamed is the loaded policy called name, nil when none is.
