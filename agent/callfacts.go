@@ -283,14 +283,18 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 			}
 		}
 	}
+	if f.reads == nil && len(readWords) > 0 {
+		// A word is most often one path: one allocation for them.
+		f.reads = make([]string, 0, len(readWords))
+	}
 	for _, w := range readWords {
-		f.reads = append(f.reads, expandFrom(w, bases, ws, home)...)
+		f.reads = appendExpandFrom(f.reads, w, bases, ws, home)
 	}
 	for _, w := range writeWords {
-		f.writes = append(f.writes, expandFrom(w, bases, ws, home)...)
+		f.writes = appendExpandFrom(f.writes, w, bases, ws, home)
 	}
 	for _, w := range deleteWords {
-		f.deletes = append(f.deletes, expandFrom(w, bases, ws, home)...)
+		f.deletes = appendExpandFrom(f.deletes, w, bases, ws, home)
 	}
 	f.deletesOutside = outsideWorkspace(f.deletes, ws, base)
 	var written []string
@@ -367,17 +371,19 @@ func outsideWorkspace(ps []string, ws, cwd string) string {
 	return ""
 }
 
-// expandFrom is expandPath from each of several working directories
-// (once for a path that does not depend on one).
-func expandFrom(w string, bases []string, ws, home string) []string {
-	out := expandPath(w, bases[0], ws, home)
-	if len(out) == 0 || filepath.IsAbs(strings.TrimSpace(w)) || strings.HasPrefix(w, "~") || strings.HasPrefix(w, "$") {
-		return out
+// appendExpandFrom appends to dst the paths of w expanded (expandPath)
+// from each of several working directories (once for a path that does
+// not depend on one).
+func appendExpandFrom(dst []string, w string, bases []string, ws, home string) []string {
+	start := len(dst)
+	dst = appendExpandPath(dst, w, bases[0], ws, home)
+	if len(dst) == start || filepath.IsAbs(strings.TrimSpace(w)) || strings.HasPrefix(w, "~") || strings.HasPrefix(w, "$") {
+		return dst
 	}
 	for _, b := range bases[1:] {
-		out = append(out, expandPath(w, b, ws, home)...)
+		dst = appendExpandPath(dst, w, b, ws, home)
 	}
-	return out
+	return dst
 }
 
 // secretVarRE matches a reference to an environment variable whose name

@@ -103,6 +103,12 @@ func patchPaths(patch string) []string {
 // maxGlobMatches. A word that stays relative (no cwd and no ws) is
 // returned cleaned but relative, for name-based checks.
 func expandPath(word, cwd, ws, home string) []string {
+	return appendExpandPath(nil, word, cwd, ws, home)
+}
+
+// appendExpandPath appends expandPath(word, cwd, ws, home) to dst: the
+// paths of a call's words go straight into its lists.
+func appendExpandPath(dst []string, word, cwd, ws, home string) []string {
 	p := word
 	switch {
 	case p == "~" || p == "$HOME" || p == "${HOME}":
@@ -115,7 +121,7 @@ func expandPath(word, cwd, ws, home string) []string {
 		p = filepath.Join(home, p[8:])
 	}
 	if p == "" {
-		return nil
+		return dst
 	}
 	if !filepath.IsAbs(p) {
 		if base := firstNonEmpty(cwd, ws); base != "" {
@@ -124,24 +130,25 @@ func expandPath(word, cwd, ws, home string) []string {
 	}
 	p = filepath.Clean(p)
 	if !strings.ContainsAny(p, "*?[") || !filepath.IsAbs(p) {
-		return []string{p}
+		return append(dst, p)
 	}
 	matches, err := filepath.Glob(p)
 	if err != nil || len(matches) == 0 {
-		return []string{p}
+		return append(dst, p)
 	}
-	out := []string{p}
+	start := len(dst)
+	dst = append(dst, p)
 	pat := strings.Split(p, string(filepath.Separator))
 	for _, m := range matches {
-		if len(out) > maxGlobMatches {
+		if len(dst)-start > maxGlobMatches {
 			break
 		}
 		if hiddenByGlob(pat, strings.Split(m, string(filepath.Separator))) {
 			continue
 		}
-		out = append(out, m)
+		dst = append(dst, m)
 	}
-	return out
+	return dst
 }
 
 // hiddenByGlob reports whether bash would not match path m with pattern

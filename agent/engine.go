@@ -12,6 +12,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -930,6 +931,10 @@ func (e *Engine) inputs(s *Session, in map[string]any) ([]*value.Variable, []str
 	ctx, ctxOrigins := e.sessionLabels(s, "")
 	for i, k := range names {
 		v, p := e.argVar(s, ctx, ctxOrigins, value.FromGo(in[k]), 0)
+		if all == nil && len(p.labels) > 0 {
+			// Most calls have one field: its labels, in one allocation.
+			all = make([]string, 0, len(p.labels))
+		}
 		all = appendNew(all, p.labels...)
 		origins = mergeOrigins(origins, p.origins)
 		vars[i] = v
@@ -944,16 +949,39 @@ func mergeOrigins(list []Origin, more []Origin) []Origin {
 	for _, o := range more {
 		dup := false
 		for _, x := range list {
-			if x.Seq == o.Seq && strings.Join(x.Labels, ",") == strings.Join(o.Labels, ",") {
+			if x.Seq == o.Seq && sameJoined(x.Labels, o.Labels) {
 				dup = true
 				break
 			}
 		}
 		if !dup {
+			if list == nil {
+				list = make([]Origin, 0, len(more))
+			}
 			list = append(list, o)
 		}
 	}
 	return list
+}
+
+// sameJoined reports whether strings.Join(a, ",") == strings.Join(b,
+// ","), building them only when neither equal lists nor different
+// lengths tell (a label holding a comma).
+func sameJoined(a, b []string) bool {
+	if slices.Equal(a, b) {
+		return true
+	}
+	joinedLen := func(l []string) int {
+		n := max(len(l)-1, 0)
+		for _, s := range l {
+			n += len(s)
+		}
+		return n
+	}
+	if joinedLen(a) != joinedLen(b) {
+		return false
+	}
+	return strings.Join(a, ",") == strings.Join(b, ",")
 }
 
 // toolOp is the operation of a call of tool t with the given parameters,
@@ -1188,11 +1216,26 @@ func (e *Engine) denial(v verdict, labels []string, origins []Origin) *Denial {
 		trig = []string{v.Label}
 	}
 	dn.Labels = trig
-	for _, o := range origins {
+	traced := func(o Origin) bool {
 		for _, l := range trig {
 			if contains(o.Labels, l) || (l == "influenced" && contains(o.Labels, "untrusted")) {
+				return true
+			}
+		}
+		return false
+	}
+	n := 0
+	for _, o := range origins {
+		if traced(o) {
+			n++
+		}
+	}
+	if n > 0 {
+		// Counted first: one allocation, and none for no lineage.
+		dn.Lineage = make([]Origin, 0, n)
+		for _, o := range origins {
+			if traced(o) {
 				dn.Lineage = append(dn.Lineage, o)
-				break
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/guardrun/guardrun/interp/value"
+	"github.com/guardrun/guardrun/taint"
 	"sort"
 	"strings"
 	"sync"
@@ -165,10 +166,17 @@ func (s *Session) contextLabels() ([]string, []Origin) {
 		if i < 0 || i >= len(s.Origins) {
 			continue
 		}
+		if origins == nil {
+			origins = make([]Origin, 0, len(s.Context))
+		}
 		origins = append(origins, s.Origins[i])
 		// A trust label is never context-wide: it is on a value only
 		// when the value was seen in what had it.
-		labels = appendNew(labels, withoutTrust(s.Origins[i].Labels)...)
+		for _, l := range s.Origins[i].Labels {
+			if !taint.IsTrust(l) {
+				labels = appendNew(labels, l)
+			}
+		}
 	}
 	return labels, origins
 }
