@@ -423,7 +423,8 @@ var credentialNouns = map[string]bool{"token": true, "tokens": true, "credential
 // (`gh auth token`, `az account get-access-token`, `kubectl get
 // secret`, `heroku auth:token`), else "".
 func credentialCommand(c policy.FactCommand) string {
-	words := []string{c.Program}
+	var buf [3]string
+	words := append(buf[:0], c.Program)
 	for _, a := range c.Args {
 		if len(words) == 3 {
 			break

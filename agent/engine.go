@@ -900,6 +900,11 @@ func (e *Engine) sessionLabels(s *Session, text string) ([]string, []Origin) {
 // descriptor makes a value descriptor of labels: `src:` labels are
 // source taint, the rest data labels.
 func descriptor(labels []string) taint.Descriptor {
+	if !slices.ContainsFunc(labels, taint.IsSource) {
+		// Data labels only (the common case): no lists to split them
+		// into; taint.New copies what it keeps.
+		return taint.New(labels...)
+	}
 	var data, src []string
 	for _, l := range labels {
 		if taint.IsSource(l) {
