@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -582,6 +583,7 @@ func (w *shellWalker) emit(words []shellWord) {
 	n := len(words)
 	strs, flags := make([]string, 2*n), make([]bool, 2*n)
 	c := simpleCmd{raw: strs[:0:n], tokens: strs[n : n : 2*n], dyn: flags[:0:n], val: flags[n : n : 2*n]}
+	w.sl.words = slices.Grow(w.sl.words, n)
 	for _, sw := range words {
 		w.sl.words = append(w.sl.words, sw.text)
 		if t := normalizeToken(sw.text); t != "" {
