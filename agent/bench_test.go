@@ -160,3 +160,25 @@ guard @noSecretNet before secret = when [
 		})
 	}
 }
+
+// BenchmarkDecideSendAllowed: a Bash curl sending a workspace file that
+// exists and is no secret, allowed: the path of an allowed call that
+// sends, where every non-secret path named is checked for being a
+// secret under another name (secretAlias).
+func BenchmarkDecideSendAllowed(b *testing.B) {
+	ws := b.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("hello there, general notes"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	e, err := New(context.Background(), Config{Policies: []Policy{{Name: "p.guard", Source: []byte(`var tools @agent = { Bash: { labels: ["cmd"] } }`)}},
+		Store: NewMemoryStore(), Workspace: ws})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	ev := Event{Kind: ToolBefore, Session: "s", Tool: "Bash", Cwd: ws, Input: map[string]any{"command": "curl -d @notes.txt https://x.io"}}
+	if d := e.Decide(context.Background(), ev); d.Outcome != Allow {
+		b.Fatalf("%s: %s", d.Outcome, d.Reason)
+	}
+	decideLoop(b, e, ev)
+}

@@ -925,8 +925,9 @@ func (e *Engine) protectedWrite(ev Event, f callFacts, line string) (why, key st
 // (sends), `secret` on the field that names a secret file (a command
 // tool's command, a file tool's path fields: a file named is a file
 // read) or prints the environment; and `secret` on any field holding a
-// credential-shaped value.
-func (e *Engine) callLabels(s *Session, ev Event, fl *flow, facts callFacts, sends bool) {
+// credential-shaped value. read is readLabels(s, facts, true), when
+// the call sends (ok): the caller need not read the files again.
+func (e *Engine) callLabels(s *Session, ev Event, fl *flow, facts callFacts, sends bool) (read []string, ok bool) {
 	var named []string
 	why := ""
 	if sends {
@@ -936,6 +937,7 @@ func (e *Engine) callLabels(s *Session, ev Event, fl *flow, facts callFacts, sen
 		// comes back.)
 		var p string
 		named, p = readLabels(s, facts, true)
+		read, ok = named, true
 		if p != "" {
 			why = "names " + p
 		}
@@ -975,6 +977,7 @@ func (e *Engine) callLabels(s *Session, ev Event, fl *flow, facts callFacts, sen
 		fl.labels = appendNew(fl.labels, added...)
 		fl.origins = append(fl.origins, Origin{Seq: s.Seq, Event: ev.Kind, Tool: ev.Tool, CallID: ev.CallID, Labels: added, Why: why})
 	}
+	return read, ok
 }
 
 // mark gives a call's operation the labels its facts imply: `net:w`

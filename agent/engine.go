@@ -1026,7 +1026,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 	s.current = e.currentObject(s, ev, t)
 	// A file named is a file read, and a call that can send what it
 	// reads sends it; code guardrun cannot see into may send anything.
-	e.callLabels(s, ev, f, facts, facts.net || facts.inline || facts.opaqueTakes || hasPrefixIn(t.labels, "net:") || contains(t.labels, "tool:w"))
+	readNamed, readDone := e.callLabels(s, ev, f, facts, facts.net || facts.inline || facts.opaqueTakes || hasPrefixIn(t.labels, "net:") || contains(t.labels, "tool:w"))
 	vars = f.vars
 	protected, protectedKey := e.protectedWrite(ev, facts, line)
 	// A delete outside the workspace is decided by the policy's guards
@@ -1066,6 +1066,7 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 			l, _, _ := commandOf(f.input)
 			fx := e.factsOf(t, ev, f.input, l)
 			facts = fx
+			readDone = false
 			if why, key := e.protectedWrite(ev, fx, l); why != "" {
 				protectedKey = key
 				v = verdict{Verdict: guardrun.Verdict{Action: guardrun.Deny, Class: guardrun.ClassProtected,
@@ -1128,7 +1129,12 @@ func (e *Engine) toolBefore(ctx context.Context, s *Session, ev Event) (Decision
 	if d.Outcome != Deny {
 		// What a call writes holds what it read, trees included (an
 		// archive of a directory holding .env).
-		named, _ := readLabels(s, facts, true)
+		named := readNamed
+		if !readDone {
+			// Not read yet for these facts (the call does not send, or
+			// was rewritten): the files are read once per decision.
+			named, _ = readLabels(s, facts, true)
+		}
 		e.rememberWrites(s, ev, facts, withoutTrust(appendNew(append([]string(nil), f.labels...), named...)))
 	}
 	c := Call{Seq: s.Seq, Name: ev.Tool, Decision: d.Outcome, Time: e.when(ev), CallID: ev.CallID}
