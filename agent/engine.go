@@ -450,7 +450,12 @@ func (e *Engine) Decide(ctx context.Context, ev Event) Decision {
 		d = failed("the decision missed its deadline: " + ctx.Err().Error())
 	}
 	if d.pending != nil {
-		e.askApprover(parent, ev, &d)
+		// askApprover keeps its decision's address: a copy on the heap
+		// for this path alone keeps d itself on the stack of every other
+		// decision.
+		asked := d
+		e.askApprover(parent, ev, &asked)
+		d = asked
 	}
 	d.PolicyHash = e.hash
 	d.Latency = e.now().Sub(start)
