@@ -127,9 +127,11 @@ func (sl *shellLine) parse(src string, depth int) {
 		sl.setUnchecked("Command nesting too deep for policy check")
 		return
 	}
-	parser := bashParsers.Get().(*syntax.Parser)
-	f, err := parser.Parse(strings.NewReader(src), "")
-	bashParsers.Put(parser)
+	bp := bashParsers.Get().(*bashParser)
+	bp.r.Reset(src)
+	f, err := bp.p.Parse(&bp.r, "")
+	bp.r.Reset("")
+	bashParsers.Put(bp)
 	if err != nil {
 		sl.setUnchecked("bash cannot parse it: " + err.Error())
 		return
@@ -140,7 +142,15 @@ func (sl *shellLine) parse(src string, depth int) {
 
 // bashParsers are bash parsers for reuse: a Parser can be reused once
 // it is done, and allocating one was a tenth of a decision's memory.
-var bashParsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+var bashParsers = sync.Pool{New: func() any { return &bashParser{p: syntax.NewParser(syntax.Variant(syntax.LangBash))} }}
+
+// bashParser is a pooled parser with the reader it reads from, reset to
+// each source text (a new reader per parse was an allocation of its
+// own); the reader is emptied before it goes back to the pool.
+type bashParser struct {
+	p *syntax.Parser
+	r strings.Reader
+}
 
 // bracketDepth is an upper bound of the nesting of ( { and ` in s,
 // quotes ignored.
