@@ -189,11 +189,29 @@ func TestGoHookDecisionIsAValue(t *testing.T) {
 			defer m.Close()
 			armed = true
 			v := m.Before(context.Background(), guardrun.Operation{Op: &hooks.OperationContext{Type: "exe", Name: "post"}})
-			require.Equal(t, c.action.String(), v.Action.String())
+			require.Equal(t, c.action, v.Action)
 			require.Equal(t, c.class, v.Class)
 			require.Equal(t, "h", v.Hook)
 			require.Equal(t, c.retryable, v.Retryable)
 			require.Equal(t, c.hint, v.Hint)
+			// Eval is the same decision as a value, phase given.
+			require.Equal(t, v, m.Eval(context.Background(), guardrun.BeforePhase, guardrun.Operation{Op: &guardrun.OperationContext{Type: "exe", Name: "post"}}, nil))
 		})
 	}
+}
+
+// TestEvalUnknownPhaseDenies: Machine.Eval fails closed on a phase it
+// does not know.
+func TestEvalUnknownPhaseDenies(t *testing.T) {
+	prg, err := guardrun.Compile("t.mld", []byte("exe @post(d) = `sent @d`\n"))
+	require.NoError(t, err)
+	m, err := prg.Load(context.Background(), guardrun.WithDir(t.TempDir()))
+	require.NoError(t, err)
+	defer m.Close()
+	op := guardrun.Operation{Op: &guardrun.OperationContext{Type: "exe", Name: "post"}}
+	require.Equal(t, guardrun.Allow, m.Eval(context.Background(), guardrun.BeforePhase, op, nil).Action)
+	v := m.Eval(context.Background(), guardrun.Phase(7), op, nil)
+	require.Equal(t, guardrun.Deny, v.Action)
+	require.Equal(t, guardrun.ClassError, v.Class)
+	require.Contains(t, v.Reason, "unknown decision phase 7")
 }

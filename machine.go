@@ -44,3 +44,14 @@ type Operation = interp.Operation
 
 // Verdict is a Machine's decision on one operation phase.
 type Verdict = interp.Verdict
+
+// Phase is the side of an operation Machine.Eval decides.
+type Phase = interp.Phase
+
+// Phases.
+const (
+	// BeforePhase: the operation has not run yet.
+	BeforePhase = interp.BeforePhase
+	// AfterPhase: it ran, and its output is decided.
+	AfterPhase = interp.AfterPhase
+)

@@ -289,6 +289,32 @@ type Verdict struct {
 	Warnings []string
 }
 
+// Phase is the side of an operation a Machine decides.
+type Phase int
+
+// Phases.
+const (
+	// BeforePhase: the operation has not run yet (Machine.Before).
+	BeforePhase Phase = iota
+	// AfterPhase: it ran, and its output is decided (Machine.After).
+	AfterPhase
+)
+
+// Eval decides one phase of an operation and returns the decision as a
+// value, as cel's Program.Eval does: BeforePhase is Before(ctx, o),
+// AfterPhase is After(ctx, o, output). An ask, a retry and a failure are
+// Verdicts (Action Ask or Retry; Deny with ClassError for a failure),
+// never Go errors. Any other phase is denied, class error.
+func (m *Machine) Eval(ctx context.Context, phase Phase, o Operation, output *value.Variable) Verdict {
+	switch phase {
+	case BeforePhase:
+		return m.Before(ctx, o)
+	case AfterPhase:
+		return m.After(ctx, o, output)
+	}
+	return Verdict{Action: guard.Deny, Class: ClassError, Reason: fmt.Sprintf("unknown decision phase %d", int(phase))}
+}
+
 // Before decides an operation before it runs: policy (capabilities and
 // label flow) and the before-guards, as for a script's exe call.
 func (m *Machine) Before(ctx context.Context, o Operation) (v Verdict) {
