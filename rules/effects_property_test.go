@@ -186,6 +186,11 @@ func genEffectLine(r *rand.Rand) (string, bool) {
 				"hdparm --security-erase p "+w, "dcfldd if=/dev/zero of="+w, "sg_format --format "+w)
 			return pre + wrap(cmd), true
 		}
+		if r.Intn(5) == 0 {
+			// A line of redirections only empties what it names.
+			f := pick("~/.bash_history", "\"$HOME\"/.zsh_history", "$HOME/notes.txt", "~/.config/app.toml")
+			return pick("> ", ": > ", "true > ", ": >| ") + f, true
+		}
 		s := home[r.Intn(len(home))]
 		cmd := pick("rm -rf "+s.word, "rm -r -f "+s.word, "find "+s.word+" -delete", "rm -rf --no-preserve-root "+s.word)
 		return s.pre + wrap(cmd), true
@@ -209,6 +214,6 @@ func genEffectLine(r *rand.Rand) (string, bool) {
 		"awk '{print $1}' README.md", "sqlite3 db.sqlite 'select 1'", "docker run -v data:/var/lib/data postgres",
 		"docker run --rm -v \"$PWD/src\":/src alpine ls /src", "docker run --network none -v \"$PWD\":/w alpine ls /w",
 		"python3 - <<'EOF'\nprint(1)\nEOF", "cat <<< 'hello'", "mv ~/notes.txt .", "cp /tmp/notes.txt ./", "tar -czf out.tgz src",
-		"tar -czvf /tmp/src.tgz src")
+		"tar -czvf /tmp/src.tgz src", "> build/out.log", ": > /tmp/run.log", "echo done > build/status.txt")
 	return wrap(line), false
 }

@@ -146,7 +146,22 @@ func CommandLineFactsIn(line string, env *ShellEnv) CommandFacts {
 			}
 		}
 	}
+	// A line that runs nothing but redirections (`> file`, `: > file`,
+	// `true > ~/.bash_history`) only empties what it truncates: a
+	// delete, as `truncate -s0` is.
+	onlyTruncates := true
+	for _, c := range sl.cmds {
+		if len(c.tokens) > 0 && c.tokens[0] != ":" && c.tokens[0] != "true" {
+			onlyTruncates = false
+		}
+	}
 	for _, r := range sl.redirs {
+		switch r.op {
+		case syntax.RdrOut, syntax.RdrClob, syntax.RdrAll, syntax.RdrAllClob:
+			if onlyTruncates && !deviceSink(r.word) && !devNet(r.word) {
+				fa.del(r.word)
+			}
+		}
 		switch r.op {
 		case syntax.RdrIn:
 			fa.read(r.word)
