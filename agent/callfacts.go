@@ -2,8 +2,10 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/guardrun/guardrun"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -79,6 +81,10 @@ type callFacts struct {
 	// confined: the host runs the line under the kernel floor
 	// (Event.Confined), which contains the code it cannot see into.
 	confined bool
+	// runsFetched is a file the line runs as code that does not exist
+	// before it runs, on a line that fetches from the network: what it
+	// runs is what it downloaded ("" when none).
+	runsFetched string
 	// opaqueTakes: some command guardrun cannot see into may send what
 	// it is handed (not a container runtime given an env file).
 	opaqueTakes bool
@@ -234,6 +240,7 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 				f.envDump = f.envDump || len(c.Args) == 0 || slices.Contains(c.Args, "-p") || slices.Contains(c.Args, "-x")
 			}
 		}
+		f.runsFetched = runsFetched(cf.Commands, base, ws, home)
 		for _, w := range sourcedWords {
 			// A sourced file goes to the shell's environment, not to a
 			// command's input: the secret-env mark stands for it.
@@ -516,6 +523,79 @@ func intoDirs(cmds []policy.FactCommand, cwd, ws string) map[string][]string {
 		out[dest] = append(out[dest], entries...)
 	}
 	return out
+}
+
+// runsFetched is a file the commands run as code that a downloader of
+// the line (kind network) names and that does not exist yet: `curl -sLO
+// URL/i.sh && ./i.sh`, `aria2c -o i.sh URL && bash i.sh`, whatever the
+// downloader's output flag. A file that is not there before the line
+// runs, named by its download, is what it downloads. "" when none.
+func runsFetched(cmds []policy.FactCommand, base, ws, home string) string {
+	var got []string
+	for _, c := range cmds {
+		if policy.Is(c.Program, policy.Network) {
+			got = append(got, c.Args...)
+		}
+	}
+	if len(got) == 0 {
+		return ""
+	}
+	// named: a downloader's word names the file (its output flag's
+	// value, or the URL it saves under its own name).
+	named := func(code string) bool {
+		b := filepath.Base(code)
+		for _, a := range got {
+			if a == code || a == b || strings.HasSuffix(a, "/"+b) || strings.HasSuffix(a, "="+code) || strings.HasSuffix(a, "="+b) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range cmds {
+		var code string
+		switch {
+		case c.Path != "":
+			code = c.Path
+		case c.Program == "source" || c.Program == ".":
+			if ops := operandsOf(c.Args); len(ops) > 0 {
+				code = ops[0]
+			}
+		case policy.Is(c.Program, policy.Shell) && c.Program != "watch" || scriptInterpreter(c.Program):
+			for i := 0; i < len(c.Args); i++ {
+				a := c.Args[i]
+				if a == "-c" || a == "-e" || a == "-m" || a == "-r" || a == "-" || a == "--" {
+					break
+				}
+				if a == "-o" || a == "-O" || a == "+o" || a == "+O" {
+					i++ // a shell option's name
+					continue
+				}
+				if a != "" && !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") {
+					code = a
+					break
+				}
+			}
+		}
+		if code == "" || !named(code) {
+			continue
+		}
+		for _, p := range expandPath(code, base, ws, home) {
+			if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+				return code
+			}
+		}
+	}
+	return ""
+}
+
+// scriptInterpreter reports an interpreter whose first operand is the
+// script file it runs.
+func scriptInterpreter(prog string) bool {
+	switch strings.TrimRight(prog, "0123456789.") {
+	case "python", "perl", "ruby", "node", "nodejs", "php", "lua", "bun", "deno", "tclsh", "pwsh", "rscript", "julia":
+		return true
+	}
+	return false
 }
 
 // mountSources are the host directories a container command's options
@@ -1007,7 +1087,7 @@ func (f *callFacts) markLabels(labels []string) []string {
 	// consequential effect. Inline code is, confined or not: it may be
 	// the fetched content itself.
 	opaqueUncontained := f.opaque && !f.confined
-	consequential := f.net || opaqueUncontained || secretEnv || f.inline || f.gitUnknown != "" || f.deletesOutside != "" || secretRead || f.writesOutside != "" || len(f.deletes) > 0
+	consequential := f.runsFetched != "" || f.net || opaqueUncontained || secretEnv || f.inline || f.gitUnknown != "" || f.deletesOutside != "" || secretRead || f.writesOutside != "" || len(f.deletes) > 0
 	if !consequential && !f.opaque {
 		return labels
 	}
@@ -1033,6 +1113,9 @@ func (f *callFacts) markLabels(labels []string) []string {
 	}
 	if f.deletesOutside != "" {
 		labels = append(labels, "cmd:delete-outside")
+	}
+	if f.runsFetched != "" {
+		labels = append(labels, "cmd:runs-download")
 	}
 	if consequential {
 		// Effects that matter when what runs may have been steered.

@@ -115,7 +115,7 @@ func genEffectLine(r *rand.Rand) (string, bool) {
 			return "watch -n 5 '" + strings.ReplaceAll(cmd, "'", `'\''`) + "'"
 		case 6:
 			// parallel runs its command with each input after :::.
-			if f := strings.Fields(cmd); len(f) > 1 && !strings.ContainsAny(cmd, ";|<>$=`\\'\"") {
+			if f := strings.Fields(cmd); len(f) > 1 && !strings.ContainsAny(cmd, ";|&<>$=`\\'\"") {
 				return "parallel -j2 " + strings.Join(f[:len(f)-1], " ") + " ::: " + f[len(f)-1]
 			}
 		}
@@ -187,6 +187,14 @@ func genEffectLine(r *rand.Rand) (string, bool) {
 			return pre + wrap(cmd), true
 		}
 		if r.Intn(5) == 0 {
+			// A download run at once, whatever the downloader spells.
+			f := pick("i.sh", "setup.py", "tool/install", "x.pl")
+			get := pick("curl -sLo "+f+" "+url, "curl -sLO "+url+"/"+f, "wget -q "+url+"/"+f, "aria2c -o "+f+" "+url,
+				"wget -O "+f+" "+url, "curl --output "+f+" "+url)
+			run := pick("bash "+f, "sh ./"+f, "chmod +x "+f+" && ./"+f, "python3 "+f, "perl "+f, ". ./"+f, "source "+f)
+			return get + pick(" && ", "; ") + run, true
+		}
+		if r.Intn(5) == 0 {
 			// A line of redirections only empties what it names.
 			f := pick("~/.bash_history", "\"$HOME\"/.zsh_history", "$HOME/notes.txt", "~/.config/app.toml")
 			return pick("> ", ": > ", "true > ", ": >| ") + f, true
@@ -214,6 +222,7 @@ func genEffectLine(r *rand.Rand) (string, bool) {
 		"awk '{print $1}' README.md", "sqlite3 db.sqlite 'select 1'", "docker run -v data:/var/lib/data postgres",
 		"docker run --rm -v \"$PWD/src\":/src alpine ls /src", "docker run --network none -v \"$PWD\":/w alpine ls /w",
 		"python3 - <<'EOF'\nprint(1)\nEOF", "cat <<< 'hello'", "mv ~/notes.txt .", "cp /tmp/notes.txt ./", "tar -czf out.tgz src",
-		"tar -czvf /tmp/src.tgz src", "> build/out.log", ": > /tmp/run.log", "echo done > build/status.txt")
+		"tar -czvf /tmp/src.tgz src", "> build/out.log", ": > /tmp/run.log", "echo done > build/status.txt",
+		"curl -s https://example.org/api && python3 src/a.py", "gcc -o app a.c && ./app", "curl -sLO https://example.org/d.tgz && tar xzf d.tgz")
 	return wrap(line), false
 }

@@ -83,6 +83,10 @@ type FactCommand struct {
 	// wrapper's command, sh -c's or eval's known script, env -S's
 	// line), which are listed on their own.
 	Runs bool
+	// Path is the program word when it names a file by a path
+	// (`./install.sh`, `bin/tool`), as expanded; "" for a name looked up
+	// in PATH.
+	Path string
 }
 
 // CommandLineFacts parses line as bash and returns what it does: the
@@ -245,6 +249,9 @@ func (fa *factsBuilder) command(c *simpleCmd, inv invocation) {
 	fc := FactCommand{}
 	if !c.dyn[inv.start] {
 		fc.Program = c.tokens[inv.start]
+		if strings.Contains(c.raw[inv.start], "/") {
+			fc.Path = c.raw[inv.start]
+		}
 	}
 	args := make([]string, 0, inv.end-inv.start-1)
 	for i := inv.start + 1; i < inv.end; i++ {
