@@ -9,7 +9,7 @@
 // guardrun.Program.Load gives a Machine whose top level ran once, and an
 // operation and its verdict are the facade's Operation, OperationContext,
 // ToolCall, Verdict and Action. It must not import interp, interp/guard
-// or interp/hooks (TestDecidesThroughTheFacade); it builds the values it
+// or interp/hooks (TestClientsUseOnlyTheFacade); it builds the values it
 // hands guards (@mx.session, tool inputs) with interp/value and analyses
 // command lines with interp/policy. Neither imports this package. It must not import the JavaScript engine (js) or
 // the tokenizer (tokens): guardrun-hook links agent and stays without

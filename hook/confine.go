@@ -25,30 +25,31 @@ const ConfineEnv = "GUARDRUN_CONFINE"
 // rewritten command.
 var confineHosts = map[string]string{"claude": "PreToolUse", "codex": "PreToolUse", "gemini": "BeforeTool"}
 
-// confinable says why the hook cannot run call's shell line under the
-// kernel floor, "" when it can: a host that takes a rewritten command
-// for this event, confinement on, one tool.before with a command line,
-// a kernel with Landlock and this program's path. The engine decides a
-// confinable call as one whose unseen code is contained
-// (agent.Event.Confined).
-func confinable(hostName string, call *Call, c agent.Confinement) string {
+// confinable returns the program that runs call's shell line under the
+// kernel floor (this one: guardrun and guardrun-hook both have exec), or
+// why the hook cannot: a host that takes no rewritten command for this
+// event, confinement off, not one tool.before with a command line, a
+// kernel without Landlock. The engine decides a confinable call as one
+// whose unseen code is contained (agent.Event.Confined).
+func confinable(hostName string, call *Call, c agent.Confinement) (exe, why string) {
 	if c.Off {
-		return "confinement is off"
+		return "", "confinement is off"
 	}
 	if confineHosts[hostName] == "" || call.Native != confineHosts[hostName] || len(call.Events) != 1 {
-		return "the host does not run a rewritten command for this event"
+		return "", "the host does not run a rewritten command for this event"
 	}
 	ev := call.Events[0]
 	if _, ok := ev.Input["command"].(string); ev.Kind != agent.ToolBefore || !ok {
-		return "not a shell call"
+		return "", "not a shell call"
 	}
 	if _, err := sandbox.ABI(); err != nil {
-		return "guardrun exec: " + err.Error()
+		return "", "guardrun exec: " + err.Error()
 	}
-	if _, err := guardrunBinary(); err != nil {
-		return err.Error()
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err.Error()
 	}
-	return ""
+	return exe, ""
 }
 
 // confine is the hook's answer for a shell call that the policy
@@ -88,16 +89,12 @@ func confine(ctx context.Context, hostName string, call *Call, d agent.Decision,
 	if !untrusted && !opaqueLine(f, line) {
 		return d
 	}
-	if why := confinable(hostName, call, c); why != "" {
+	exe, why := confinable(hostName, call, c)
+	if why != "" {
 		if ev.Confined {
 			return askUnconfined(d, why)
 		}
 		d.Warnings = append(d.Warnings, "unconfined: "+why)
-		return d
-	}
-	exe, err := guardrunBinary()
-	if err != nil {
-		d.Warnings = append(d.Warnings, "unconfined: "+err.Error())
 		return d
 	}
 	profile := sandbox.Starter
@@ -206,12 +203,6 @@ func sessionHolds(ctx context.Context, store agent.Store, session string) (secre
 		return true, true
 	}
 	return secret, untrusted
-}
-
-// guardrunBinary is this program: guardrun and guardrun-hook both have
-// the exec command (guardrun-hook starts faster).
-func guardrunBinary() (string, error) {
-	return os.Executable()
 }
 
 // shellQuote quotes s for bash as one word.

@@ -221,10 +221,12 @@ func run(o Options, callc chan<- *Call) Answer {
 // A hook process and a Warm one decide through it alike.
 func decideCall(ctx context.Context, o Options, call *Call, eng *agent.Engine, store agent.Store, pol Policies, logPath string) Answer {
 	a := o.Adapter
-	if o.Confine && confinable(a.Name(), call, eng.Confinement()) == "" {
-		// Decided as run under the kernel floor: confine below wraps
-		// it, or asks.
-		call.Events[0].Confined = true
+	if o.Confine {
+		if _, why := confinable(a.Name(), call, eng.Confinement()); why == "" {
+			// Decided as run under the kernel floor: confine below
+			// wraps it, or asks.
+			call.Events[0].Confined = true
+		}
 	}
 	var first agent.Decision
 	for i, ev := range call.Events {

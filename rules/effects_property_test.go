@@ -25,16 +25,9 @@ func TestEffectsProperty(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	cfg := filepath.Join(home, ".config", "guardrun")
-	for _, f := range []string{filepath.Join(ws, ".git", "HEAD"), filepath.Join(ws, ".env"), filepath.Join(ws, "README.md"),
+	writeFiles(t, filepath.Join(ws, ".git", "HEAD"), filepath.Join(ws, ".env"), filepath.Join(ws, "README.md"),
 		filepath.Join(ws, "src", "a.py"), filepath.Join(ws, "src", "b.py"), filepath.Join(ws, "build", "out.o"),
-		filepath.Join(cfg, "exfil.guard"), filepath.Join(cfg, "policy.guard")} {
-		if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(f, []byte("content of "+filepath.Base(f)+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+		filepath.Join(cfg, "exfil.guard"), filepath.Join(cfg, "policy.guard"))
 	if err := os.Symlink("../.env", filepath.Join(ws, "src", "sample.conf")); err != nil {
 		t.Fatal(err)
 	}

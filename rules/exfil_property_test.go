@@ -29,6 +29,20 @@ func starter(t *testing.T, ws string) *agent.Engine {
 	return e
 }
 
+// writeFiles makes each file (absolute), with its directories, holding
+// "content of NAME".
+func writeFiles(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("content of "+filepath.Base(p)+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 var plainWords = []string{"release", "notes", "build", "status", "deploy", "main", "report", "weekly", "summary", "draft", "update", "health", "metrics", "green"}
 
 const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"

@@ -29,13 +29,7 @@ func TestUntrustedAsksOnEffects(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	for _, f := range []string{".git/HEAD", ".env", "README.md", "src/a.py", "src/b.py", "Makefile", "package.json"} {
-		p := filepath.Join(ws, f)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("content of "+f+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeFiles(t, filepath.Join(ws, f))
 	}
 	seed := int64(11)
 	if s := os.Getenv("GUARDRUN_UNTRUSTED_SEED"); s != "" {
