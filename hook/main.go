@@ -78,6 +78,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// never reuse is wasted start-up time. The soft limit keeps a large
 	// event or policy from growing the heap unbounded.
 	debug.SetGCPercent(-1)
+	hugeHeap()
 	debug.SetMemoryLimit(memoryLimit)
 	// The policy's memory budget counts the whole heap of this
 	// one-decision process, not its growth: the same limit, without a
