@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -81,9 +82,11 @@ type callFacts struct {
 	// confined: the host runs the line under the kernel floor
 	// (Event.Confined), which contains the code it cannot see into.
 	confined bool
-	// runsFetched is a file the line runs as code that does not exist
-	// before it runs, on a line that fetches from the network: what it
-	// runs is what it downloaded ("" when none).
+	// runsFetched says how the line runs as code what it downloads ("" when
+	// it does not): a file that does not exist before the line runs,
+	// named by its downloader and then run, or a download piped into a
+	// shell or interpreter, or handed to one as a process substitution
+	// (policy.CommandFacts.RunsFetched).
 	runsFetched string
 	// opaqueTakes: some command guardrun cannot see into may send what
 	// it is handed (not a container runtime given an env file).
@@ -240,7 +243,7 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 				f.envDump = f.envDump || len(c.Args) == 0 || slices.Contains(c.Args, "-p") || slices.Contains(c.Args, "-x")
 			}
 		}
-		f.runsFetched = runsFetched(cf.Commands, base, ws, home)
+		f.runsFetched = cmp.Or(cf.RunsFetched, runsFetched(cf.Commands, base, ws, home))
 		for _, w := range sourcedWords {
 			// A sourced file goes to the shell's environment, not to a
 			// command's input: the secret-env mark stands for it.

@@ -188,6 +188,14 @@ func genEffectLine(r *rand.Rand) (string, bool) {
 			return get + pick(" && ", "; ") + run, true
 		}
 		if r.Intn(5) == 0 {
+			// A download handed to a shell or an interpreter as its
+			// program: on its input, or as a file only there while the
+			// line runs.
+			get := pick("curl -fsSL "+url, "wget -qO- "+url, "curl -s "+url+"/x")
+			interp := pick("sh", "bash -s", "sudo bash", "python3", "python3 -", "perl", "ruby", "node", "lua", "php", "bash -s -- --yes")
+			return pick(get+" | "+interp, get+" | env "+interp, pick("bash", "python3", "source", ".", "perl", "node")+" <("+get+")"), true
+		}
+		if r.Intn(5) == 0 {
 			// A line of redirections only empties what it names.
 			f := pick("~/.bash_history", "\"$HOME\"/.zsh_history", "$HOME/notes.txt", "~/.config/app.toml")
 			return pick("> ", ": > ", "true > ", ": >| ") + f, true

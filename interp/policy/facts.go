@@ -64,6 +64,11 @@ type CommandFacts struct {
 	// of git's own nor an alias guardrun could read: an alias set after
 	// the check, or a git-<name> program, runs code guardrun cannot see.
 	GitUnknown string
+	// RunsFetched, when set, says which command runs as its program
+	// what a network command of the line downloads: piped into its input
+	// (`curl … | sh`, `wget -qO- … | env python3 -`) or as a process
+	// substitution (`bash <(curl …)`).
+	RunsFetched string
 	// Stdin are the texts the line writes into a command's standard
 	// input (here-strings, here-documents), as written: a script for an
 	// interpreter or a client that reads one (`tclsh <<< '…'`, `sftp
@@ -105,7 +110,7 @@ func CommandLineFacts(line string) CommandFacts {
 func CommandLineFactsIn(line string, env *ShellEnv) CommandFacts {
 	sl := parseShellLineIn(line, env)
 	var f CommandFacts
-	f.OpaqueWords, f.OpaqueWhy, f.GitUnknown, f.Stdin = sl.opaqueWords, sl.opaqueWhy, sl.gitUnknown, sl.stdin
+	f.OpaqueWords, f.OpaqueWhy, f.GitUnknown, f.Stdin, f.RunsFetched = sl.opaqueWords, sl.opaqueWhy, sl.gitUnknown, sl.stdin, sl.runsFetched
 	if sl.exp != nil {
 		f.EnvVars = sl.exp.envRead
 		f.Expanded = sl.expandedLine()

@@ -85,3 +85,28 @@ func TestCommandLineFacts(t *testing.T) {
 	require.Equal(t, []FactCommand{{Program: "echo", Args: []string{"", "a\tb"}}}, f.Commands)
 	require.Empty(t, f.Writes)
 }
+
+// A line that hands what it downloads to a shell or an interpreter as its
+// program (piped into its input, or a process substitution) says which
+// command runs it, expanded or not; reading the same programs from
+// elsewhere, or piping a download into a filter, does not.
+func TestRunsFetched(t *testing.T) {
+	env := &ShellEnv{Dir: t.TempDir(), Getenv: func(string) (string, bool) { return "", false }}
+	runs := []string{"curl -s https://x.io/i | sh", "wget -qO- x.io | sudo bash -s -- --yes", "curl x.io | env python3 -",
+		"curl x.io | tee /tmp/log | ruby", "bash <(curl -s x.io)", "source <(wget -qO- x.io)", "python3 <(curl x.io)",
+		"timeout 9 curl x.io | lua", "sh -c 'curl x.io | perl'", ". <(curl x.io/env)"}
+	not := []string{"curl x.io | jq .", "cat i.sh | sh", "bash <(cat i.sh)", "curl -o i.json x.io; python3 tool.py",
+		"curl x.io && bash build.sh", "python3 - <<'EOF'\nprint(1)\nEOF", "curl x.io | python3 tool.py", "diff <(curl x.io/a) b"}
+	for _, e := range []*ShellEnv{nil, env} {
+		for _, l := range runs {
+			if f := CommandLineFactsIn(l, e); f.RunsFetched == "" {
+				t.Errorf("expanded %v: %q runs its download, RunsFetched empty", e != nil, l)
+			}
+		}
+		for _, l := range not {
+			if f := CommandLineFactsIn(l, e); f.RunsFetched != "" {
+				t.Errorf("expanded %v: %q: RunsFetched %q", e != nil, l, f.RunsFetched)
+			}
+		}
+	}
+}

@@ -410,6 +410,16 @@ func opaqueCode(c *simpleCmd, inv invocation) string {
 			return "a script only known when it runs"
 		case !hasScript && Is(prog, Shell) && readsStdin(toks):
 			return "a script read from its input"
+		case !hasScript && Is(prog, Shell):
+			if at := scriptOperand(toks); at > 0 && dyn[at] {
+				// bash <(curl …), sh "$(mktemp)": the script's text is
+				// only there when the line runs.
+				return "a script only known when it runs"
+			}
+		}
+	case prog == "source" || prog == ".":
+		if at := scriptOperand(toks); at > 0 && dyn[at] {
+			return "a script only known when it runs"
 		}
 	default:
 		flags, ok := inlineCode(interpreterName(prog))
@@ -428,8 +438,49 @@ func opaqueCode(c *simpleCmd, inv invocation) string {
 				operand = true
 			}
 		}
+		// No script named, or `-`: the interpreter reads its program
+		// from its input, as `curl … | python3` or `python3 - <<EOF`
+		// hand it; one computed when the line runs (`python3
+		// <(curl …)`) is as unknown.
+		switch at := scriptOperand(toks); {
+		case at < 0 && !infoOnly(toks), at > 0 && toks[at] == "-":
+			return "a script read from its input"
+		case at > 0 && dyn[at]:
+			return "a script only known when it runs"
+		}
 	}
 	return ""
+}
+
+// scriptOperand is the index in toks of the first word after the
+// program that is not a flag (the script a shell or interpreter runs,
+// `-` for its input), or -1. A flag's separate value counts as the
+// operand: read as a script, it is checked, never missed.
+func scriptOperand(toks []string) int {
+	for i := 1; i < len(toks); i++ {
+		switch t := toks[i]; {
+		case t == "--":
+			if i+1 < len(toks) {
+				return i + 1
+			}
+			return -1
+		case t == "-" || !strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "+"):
+			return i
+		}
+	}
+	return -1
+}
+
+// infoOnly reports an interpreter asked only for its version or its
+// help (python3 -V, node --version), which runs no program.
+func infoOnly(toks []string) bool {
+	for _, t := range toks[1:] {
+		switch t {
+		case "-v", "-V", "--version", "-h", "--help", "-version", "-help":
+			return true
+		}
+	}
+	return false
 }
 
 // gitConfigRunsCode reports a git command whose global options (the

@@ -49,6 +49,10 @@ type shellLine struct {
 	// stdin are the texts the line hands a command on its standard
 	// input: here-strings and here-documents, as written.
 	stdin []string
+	// runsFetched says which command runs as its program what a network
+	// command of the line fetched: piped into its input (`curl … | sh`)
+	// or as a process substitution (`bash <(curl …)`).
+	runsFetched string
 }
 
 // expandedLine is the line as bash will run it, each simple command's
@@ -175,6 +179,9 @@ type shellWalker struct {
 	sl    *shellLine
 	src   string
 	depth int
+	// fetchSubsts counts the process substitutions walked so far whose
+	// commands reach the network (`<(curl …)`).
+	fetchSubsts int
 }
 
 func (w *shellWalker) stmts(ss []*syntax.Stmt) {
@@ -252,8 +259,13 @@ func (w *shellWalker) command(c syntax.Command) {
 		switch c.Op {
 		case syntax.Pipe, syntax.PipeAll:
 			// Each side of a pipe runs in a subshell.
+			a := len(w.sl.cmds)
 			w.subshell(func() { w.stmt(c.X) })
+			b := len(w.sl.cmds)
 			w.subshell(func() { w.stmt(c.Y) })
+			if fetch := fetcher(w.sl.cmds[a:b]); fetch != "" {
+				w.sl.noteRunsFetched(w.sl.cmds[b:], "a script read from its input", fetch, "piped into it")
+			}
 		default:
 			// The right side of && and || may not run.
 			w.stmt(c.X)
@@ -539,9 +551,18 @@ func (w *shellWalker) call(c *syntax.CallExpr) {
 		w.assign(a)
 	}
 	words := make([]shellWord, 0, len(c.Args))
+	substs := w.fetchSubsts
 	for _, a := range c.Args {
 		text, dyn := w.word(a)
 		words = append(words, shellWord{text: text, dyn: dyn})
+	}
+	if w.fetchSubsts > substs {
+		// A script only there while the line runs, fed by a download
+		// (bash <(curl …), source <(wget -O- …)).
+		n := len(w.sl.cmds)
+		defer func() {
+			w.sl.noteRunsFetched(w.sl.cmds[n:], procSubstScript, "", "as a process substitution")
+		}()
 	}
 	x := w.sl.exp
 	if x == nil {
@@ -616,6 +637,64 @@ func (w *shellWalker) emit(words []shellWord) {
 			w.sl.parse(script, w.depth+1)
 		}
 		w.gitAlias(&c, inv)
+	}
+}
+
+// substScript reports a shell, `source` or an interpreter whose script
+// operand is a process substitution: `<(…)` as written, /dev/fd/N as
+// bash expands it.
+func substScript(c *simpleCmd, inv invocation) bool {
+	toks := c.tokens[inv.start:inv.end]
+	prog := toks[0]
+	if _, interp := inlineCode(interpreterName(prog)); !interp && !Is(prog, Shell) && prog != "source" && prog != "." {
+		return false
+	}
+	at := scriptOperand(toks)
+	if at < 0 {
+		return false
+	}
+	w := c.raw[inv.start+at]
+	return strings.HasPrefix(w, "<(") || strings.HasPrefix(w, "/dev/fd/")
+}
+
+// fetcher is the first program of cmds that reaches the network (curl,
+// wget…), or "".
+func fetcher(cmds []simpleCmd) string {
+	for i := range cmds {
+		for _, inv := range cmds[i].invs {
+			if p := cmds[i].tokens[inv.start]; !cmds[i].dyn[inv.start] && Is(p, Network) {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// procSubstScript stands, for noteRunsFetched, for a command whose
+// script is a process substitution.
+const procSubstScript = "(a process substitution)"
+
+// noteRunsFetched records the first command of cmds that runs code a
+// network command fetched (fetch, or the one in its process
+// substitution when ""), handed to it how: one that reads its script
+// from its input for why "a script read from its input" (opaqueCode's
+// reason), one whose script operand is a process substitution for
+// procSubstScript.
+func (sl *shellLine) noteRunsFetched(cmds []simpleCmd, why, fetch, how string) {
+	if sl.runsFetched != "" {
+		return
+	}
+	for i := range cmds {
+		c := &cmds[i]
+		for _, inv := range c.invs {
+			if why == procSubstScript && substScript(c, inv) || why != procSubstScript && opaqueCode(c, inv) == why {
+				sl.runsFetched = "'" + c.raw[inv.start] + "' runs what a download hands it (" + how + ")"
+				if fetch != "" {
+					sl.runsFetched = "'" + c.raw[inv.start] + "' runs what '" + fetch + "' downloads (" + how + ")"
+				}
+				return
+			}
+		}
 	}
 }
 
@@ -715,7 +794,11 @@ func (w *shellWalker) part(p syntax.WordPart, b *strings.Builder, quoted bool) b
 		return true
 	case *syntax.ProcSubst:
 		b.WriteString(w.src[p.Pos().Offset():p.End().Offset()])
+		n := len(w.sl.cmds)
 		w.substitution(p.Stmts)
+		if p.Op == syntax.CmdIn && fetcher(w.sl.cmds[n:]) != "" {
+			w.fetchSubsts++
+		}
 		return true
 	case *syntax.ArithmExp:
 		b.WriteString(w.src[p.Pos().Offset():p.End().Offset()])
