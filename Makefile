@@ -124,6 +124,7 @@ fuzz:
 	FUZZFLAGS="$(FUZZFLAGS)" GO=$(GO) sh scripts/fuzz.sh ./hook FuzzGemini $(FUZZTIME)
 	FUZZFLAGS="$(FUZZFLAGS)" GO=$(GO) sh scripts/fuzz.sh ./hook FuzzCursor $(FUZZTIME)
 	FUZZFLAGS="$(FUZZFLAGS)" GO=$(GO) sh scripts/fuzz.sh ./serve FuzzRequest $(FUZZTIME)
+	FUZZFLAGS="$(FUZZFLAGS)" GO=$(GO) sh scripts/fuzz.sh ./agent FuzzRemoteCodeLine $(FUZZTIME)
 
 # Taint soundness property test over N random programs (issue 3). With -v
 # the test prints the final figures line (programs, outputs checked,

@@ -534,6 +534,20 @@ func intoDirs(cmds []policy.FactCommand, cwd, ws string) map[string][]string {
 // downloader's output flag. A file that is not there before the line
 // runs, named by its download, is what it downloads. "" when none.
 func runsFetched(cmds []policy.FactCommand, base, ws, home string) string {
+	return fetchedRun(cmds, func(code string) bool {
+		for _, p := range expandPath(code, base, ws, home) {
+			if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// fetchedRun is runsFetched with the test of a file being new to the
+// line given: fresh(code) reports that the file code names is not there
+// before the line runs.
+func fetchedRun(cmds []policy.FactCommand, fresh func(code string) bool) string {
 	var got []string
 	for _, c := range cmds {
 		if policy.Is(c.Program, policy.Network) {
@@ -582,10 +596,8 @@ func runsFetched(cmds []policy.FactCommand, base, ws, home string) string {
 		if code == "" || !named(code) {
 			continue
 		}
-		for _, p := range expandPath(code, base, ws, home) {
-			if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-				return code
-			}
+		if fresh(code) {
+			return code
 		}
 	}
 	return ""

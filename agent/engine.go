@@ -1406,6 +1406,13 @@ func (e *Engine) toolAfterIn(ctx context.Context, s *Session, ev Event) (Decisio
 		}
 	}
 	kept := e.dataLabels(t, final)
+	if contains(kept, "untrusted") && !contains(kept, Injected) && !ev.Replay {
+		if line := remoteCodeLine(goValue(final.Data)); line != "" {
+			// Third-party text that tells its reader to run downloaded
+			// code: every later command is the human's to approve.
+			kept = append(kept, Injected)
+		}
+	}
 	d.Labels = kept
 	text := value.Text(final.Data)
 	if !ev.Replay {

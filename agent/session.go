@@ -501,9 +501,10 @@ func appendNew(list []string, items ...string) []string {
 }
 
 // isIntegrity reports whether a label describes where data came from
-// (untrusted, influenced, src:*): such labels are context-wide, because
-// whatever the agent has read can steer whatever it does next. Every
-// other label is a confidentiality label and travels with the content.
+// (untrusted, influenced, injected, src:*): such labels are
+// context-wide, because whatever the agent has read can steer whatever
+// it does next. Every other label is a confidentiality label and travels
+// with the content.
 func isIntegrity(l string) bool {
-	return l == "untrusted" || l == "influenced" || strings.HasPrefix(l, "src:")
+	return l == "untrusted" || l == "influenced" || l == Injected || strings.HasPrefix(l, "src:")
 }
