@@ -82,6 +82,10 @@ type callFacts struct {
 	// confined: the host runs the line under the kernel floor
 	// (Event.Confined), which contains the code it cannot see into.
 	confined bool
+	// remoteDelete says how the line deletes what lives on the far side
+	// of a network command (policy.CommandFacts.RemoteDelete; "" when it
+	// does not).
+	remoteDelete string
 	// runsFetched says how the line runs as code what it downloads ("" when
 	// it does not): a file that does not exist before the line runs,
 	// named by its downloader and then run, or a download piped into a
@@ -140,6 +144,7 @@ func (e *Engine) factsOf(t toolDef, ev Event, in map[string]any, line string) ca
 		f.line, f.ops = line, cf.OpLabels
 		deleteWords = cf.Deletes
 		f.gitUnknown = cf.GitUnknown
+		f.remoteDelete = cf.RemoteDelete
 		f.secretVar = (strings.Contains(line, "$") || strings.Contains(line, "printenv")) && secretVarRE().MatchString(line)
 		for _, v := range cf.EnvVars {
 			// ${!v} and the like: the name read, however it was spelt.
@@ -1102,7 +1107,7 @@ func (f *callFacts) markLabels(labels []string) []string {
 	// consequential effect. Inline code is, confined or not: it may be
 	// the fetched content itself.
 	opaqueUncontained := f.opaque && !f.confined
-	consequential := f.runsFetched != "" || f.net || opaqueUncontained || secretEnv || f.inline || f.gitUnknown != "" || f.deletesOutside != "" || secretRead || f.writesOutside != "" || len(f.deletes) > 0
+	consequential := f.runsFetched != "" || f.remoteDelete != "" || f.net || opaqueUncontained || secretEnv || f.inline || f.gitUnknown != "" || f.deletesOutside != "" || secretRead || f.writesOutside != "" || len(f.deletes) > 0
 	if !consequential && !f.opaque {
 		return labels
 	}
@@ -1131,6 +1136,9 @@ func (f *callFacts) markLabels(labels []string) []string {
 	}
 	if f.runsFetched != "" {
 		labels = append(labels, "cmd:runs-download")
+	}
+	if f.remoteDelete != "" {
+		labels = append(labels, "cmd:remote-delete")
 	}
 	if consequential {
 		// Effects that matter when what runs may have been steered.

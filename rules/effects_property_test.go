@@ -195,6 +195,20 @@ func genEffectLine(r *rand.Rand) (string, bool) {
 			interp := pick("sh", "bash -s", "sudo bash", "python3", "python3 -", "perl", "ruby", "node", "lua", "php", "bash -s -- --yes")
 			return pick(get+" | "+interp, get+" | env "+interp, pick("bash", "python3", "source", ".", "perl", "node")+" <("+get+")"), true
 		}
+		if r.Intn(6) == 0 {
+			// A delete of what lives on a remote service, however the
+			// method or the subcommand is spelt.
+			api := pick("https://api.github.com/repos/o/r", "https://x.example/v1/items/7", "repos/o/r/git/refs/heads/main")
+			m := pick("DELETE", "delete", "Delete")
+			pre, mw := "", m
+			if r.Intn(3) == 0 {
+				pre, mw = "m="+m+"; ", "\"$m\""
+			}
+			cmd := pick("curl -s -X "+mw+" "+api, "curl -X"+m+" "+api, "curl --request="+m+" "+api, "curl --request "+mw+" "+api,
+				"gh api -X "+mw+" "+api, "gh api --method "+mw+" "+api, "gh api --method="+m+" "+api, "http "+m+" "+api, "xh "+m+" "+api,
+				"gh repo delete o/r --yes", "gh release delete v1 --yes", "gh secret delete TOKEN", "gh project item-delete 1 --id X")
+			return pre + wrap(cmd), true
+		}
 		if r.Intn(5) == 0 {
 			// A line of redirections only empties what it names.
 			f := pick("~/.bash_history", "\"$HOME\"/.zsh_history", "$HOME/notes.txt", "~/.config/app.toml")
@@ -224,6 +238,7 @@ func genEffectLine(r *rand.Rand) (string, bool) {
 		"docker run --rm -v \"$PWD/src\":/src alpine ls /src", "docker run --network none -v \"$PWD\":/w alpine ls /w",
 		"python3 - <<'EOF'\nprint(1)\nEOF", "cat <<< 'hello'", "mv ~/notes.txt .", "cp /tmp/notes.txt ./", "tar -czf out.tgz src",
 		"tar -czvf /tmp/src.tgz src", "> build/out.log", ": > /tmp/run.log", "echo done > build/status.txt",
-		"curl -s https://example.org/api && python3 src/a.py", "gcc -o app a.c && ./app", "curl -sLO https://example.org/d.tgz && tar xzf d.tgz")
+		"curl -s https://example.org/api && python3 src/a.py", "gcc -o app a.c && ./app", "curl -sLO https://example.org/d.tgz && tar xzf d.tgz",
+		"curl -s -X GET https://example.org/api", "gh api repos/o/r/pulls", "gh pr list", "gh release view v1", "curl -x proxy.example:80 https://example.org")
 	return wrap(line), false
 }

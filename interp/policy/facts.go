@@ -64,6 +64,11 @@ type CommandFacts struct {
 	// of git's own nor an alias guardrun could read: an alias set after
 	// the check, or a git-<name> program, runs code guardrun cannot see.
 	GitUnknown string
+	// RemoteDelete, when set, says how a network command deletes what
+	// lives on the far side: an HTTP DELETE (`curl -X DELETE …`, `gh api
+	// --method DELETE …`) or a client's delete subcommand (`gh repo
+	// delete`).
+	RemoteDelete string
 	// RunsFetched, when set, says which command runs as its program
 	// what a network command of the line downloads: piped into its input
 	// (`curl … | sh`, `wget -qO- … | env python3 -`) or as a process
@@ -574,6 +579,9 @@ func (fa *factsBuilder) net(prog, sub string, args []string) {
 	switch {
 	case Is(prog, Network):
 		fa.network(prog)
+		if why := remoteDelete(prog, args); why != "" && fa.f.RemoteDelete == "" {
+			fa.f.RemoteDelete = why
+		}
 	case Is(prog, Remote):
 		for _, a := range operands(args) {
 			if strings.Contains(a, ":") {
@@ -600,6 +608,42 @@ func (fa *factsBuilder) net(prog, sub string, args []string) {
 	case fetchesPackages(prog, sub):
 		fa.network(prog + " " + sub + " downloads packages")
 	}
+}
+
+// remoteDelete says how a network program's arguments delete what lives
+// on the far side ("" when they do not): an HTTP DELETE, however the
+// method is spelt (`curl -X DELETE`, `-XDELETE`, `--request=delete`,
+// `gh api --method DELETE`, httpie's `http DELETE URL`), or a client's
+// delete subcommand (`gh repo delete`, `gh release delete`).
+func remoteDelete(prog string, args []string) string {
+	for i, a := range args {
+		// The method's value: after -X (curl, gh), --request or
+		// --method, glued (-XDELETE, --request=DELETE) or the next word.
+		var v string
+		switch {
+		case (a == "-X" || a == "--request" || a == "--method") && i+1 < len(args):
+			v = args[i+1]
+		case strings.HasPrefix(a, "--request="), strings.HasPrefix(a, "--method="):
+			_, v, _ = strings.Cut(a, "=")
+		case strings.HasPrefix(a, "-X"):
+			v = strings.TrimPrefix(a[2:], "=")
+		}
+		if strings.EqualFold(v, "delete") {
+			return prog + " sends an HTTP DELETE"
+		}
+	}
+	ops := operands(args)
+	switch {
+	case (prog == "http" || prog == "https" || prog == "xh" || prog == "httpie") && len(ops) > 0 && strings.EqualFold(ops[0], "delete"):
+		return prog + " sends an HTTP DELETE"
+	case prog == "gh" && len(ops) > 1 && ops[0] != "api":
+		for _, o := range ops[1:min(len(ops), 3)] {
+			if o == "delete" || o == "item-delete" || o == "field-delete" {
+				return "gh " + ops[0] + " " + o
+			}
+		}
+	}
+	return ""
 }
 
 // packageFetches are the subcommands with which a package manager

@@ -110,3 +110,23 @@ func TestRunsFetched(t *testing.T) {
 		}
 	}
 }
+
+// A network command that deletes what lives on the far side says so,
+// however the method or the subcommand is spelt; reading, listing and
+// curl's proxy flag (-x) do not.
+func TestRemoteDelete(t *testing.T) {
+	for _, l := range []string{"curl -X DELETE https://x.io/a", "curl -XDELETE x.io/a", "curl --request=delete x.io", "curl --request Delete x.io",
+		"gh api --method DELETE repos/o/r", "gh api -X DELETE repos/o/r/git/refs/heads/main", "http DELETE x.io/a", "xh delete x.io/a",
+		"gh repo delete o/r --yes", "gh release delete v1", "sudo curl -s -X DELETE x.io", "m=DELETE; curl -X $m x.io"} {
+		e := &ShellEnv{Dir: t.TempDir(), Getenv: func(string) (string, bool) { return "", false }}
+		if f := CommandLineFactsIn(l, e); f.RemoteDelete == "" {
+			t.Errorf("%q deletes remotely, RemoteDelete empty", l)
+		}
+	}
+	for _, l := range []string{"curl -x delete:8080 x.io", "curl -X GET x.io", "gh pr list", "gh api repos/o/r", "http GET x.io",
+		"gh release view v1", "rm -rf build", "git push origin main"} {
+		if f := CommandLineFacts(l); f.RemoteDelete != "" {
+			t.Errorf("%q: RemoteDelete %q", l, f.RemoteDelete)
+		}
+	}
+}
