@@ -1407,7 +1407,15 @@ func (e *Engine) toolAfterIn(ctx context.Context, s *Session, ev Event) (Decisio
 	}
 	kept := e.dataLabels(t, final)
 	if contains(kept, "untrusted") && !contains(kept, Injected) && !ev.Replay {
-		if line := remoteCodeLine(goValue(final.Data)); line != "" {
+		// What the agent is shown: the guards' rewrite, else the output.
+		var shown any = ev.Error
+		switch {
+		case d.Output != nil:
+			shown = d.Output
+		case ev.Output != nil:
+			shown = ev.Output
+		}
+		if line := remoteCodeLine(shown); line != "" {
 			// Third-party text that tells its reader to run downloaded
 			// code: every later command is the human's to approve.
 			kept = append(kept, Injected)

@@ -20,10 +20,7 @@ import (
 // denied or asked; the same forms spelling everyday work are allowed. A
 // failure prints the seed (GUARDRUN_EFFECTS_SEED reruns it) and the line.
 func TestEffectsProperty(t *testing.T) {
-	ws := t.TempDir()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	ws, home := isolatedHome(t)
 	cfg := filepath.Join(home, ".config", "guardrun")
 	writeFiles(t, filepath.Join(ws, ".git", "HEAD"), filepath.Join(ws, ".env"), filepath.Join(ws, "README.md"),
 		filepath.Join(ws, "src", "a.py"), filepath.Join(ws, "src", "b.py"), filepath.Join(ws, "build", "out.o"),
@@ -31,15 +28,7 @@ func TestEffectsProperty(t *testing.T) {
 	if err := os.Symlink("../.env", filepath.Join(ws, "src", "sample.conf")); err != nil {
 		t.Fatal(err)
 	}
-	seed := int64(7)
-	if s := os.Getenv("GUARDRUN_EFFECTS_SEED"); s != "" {
-		fmt.Sscan(s, &seed)
-	}
-	n := 1500
-	if testing.Short() {
-		n = 300
-	}
-	r := rand.New(rand.NewSource(seed))
+	seed, n, r := seeded("GUARDRUN_EFFECTS_SEED", 7, 1500, 300)
 	e := starter(t, ws)
 	ctx := context.Background()
 	decide := func(i int, line string) agent.Outcome {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -21,22 +20,11 @@ import (
 // pages are generated; a failure prints the seed
 // (GUARDRUN_INJECTED_SEED reruns it) and the page.
 func TestInjectedSessionAsks(t *testing.T) {
-	ws := t.TempDir()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	ws, _ := isolatedHome(t)
 	for _, f := range []string{".git/HEAD", "README.md", "src/a.py"} {
 		writeFiles(t, filepath.Join(ws, f))
 	}
-	seed := int64(5)
-	if s := os.Getenv("GUARDRUN_INJECTED_SEED"); s != "" {
-		fmt.Sscan(s, &seed)
-	}
-	n := 400
-	if testing.Short() {
-		n = 100
-	}
-	r := rand.New(rand.NewSource(seed))
+	seed, n, r := seeded("GUARDRUN_INJECTED_SEED", 5, 400, 100)
 	e := starter(t, ws)
 	ctx := context.Background()
 	injected, plain := 0, 0

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,22 +23,11 @@ import (
 // are generated: wrappers, quoting, braces and variables over each form.
 // A failure prints the seed (GUARDRUN_UNTRUSTED_SEED reruns it).
 func TestUntrustedAsksOnEffects(t *testing.T) {
-	ws := t.TempDir()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	ws, _ := isolatedHome(t)
 	for _, f := range []string{".git/HEAD", ".env", "README.md", "src/a.py", "src/b.py", "Makefile", "package.json"} {
 		writeFiles(t, filepath.Join(ws, f))
 	}
-	seed := int64(11)
-	if s := os.Getenv("GUARDRUN_UNTRUSTED_SEED"); s != "" {
-		fmt.Sscan(s, &seed)
-	}
-	n := 600
-	if testing.Short() {
-		n = 150
-	}
-	r := rand.New(rand.NewSource(seed))
+	seed, n, r := seeded("GUARDRUN_UNTRUSTED_SEED", 11, 600, 150)
 	e := starter(t, ws)
 	ctx := context.Background()
 	decide := func(i int, line string, confined bool) agent.Decision {

@@ -616,19 +616,9 @@ func (fa *factsBuilder) net(prog, sub string, args []string) {
 // `gh api --method DELETE`, httpie's `http DELETE URL`), or a client's
 // delete subcommand (`gh repo delete`, `gh release delete`).
 func remoteDelete(prog string, args []string) string {
-	for i, a := range args {
-		// The method's value: after -X (curl, gh), --request or
-		// --method, glued (-XDELETE, --request=DELETE) or the next word.
-		var v string
-		switch {
-		case (a == "-X" || a == "--request" || a == "--method") && i+1 < len(args):
-			v = args[i+1]
-		case strings.HasPrefix(a, "--request="), strings.HasPrefix(a, "--method="):
-			_, v, _ = strings.Cut(a, "=")
-		case strings.HasPrefix(a, "-X"):
-			v = strings.TrimPrefix(a[2:], "=")
-		}
-		if strings.EqualFold(v, "delete") {
+	// The method: -X (curl, gh) or --request, and gh's --method.
+	for _, v := range append(optValue(args, "-X", "--request"), optValue(args, "", "--method")...) {
+		if strings.EqualFold(strings.TrimPrefix(v, "="), "delete") {
 			return prog + " sends an HTTP DELETE"
 		}
 	}

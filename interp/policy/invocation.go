@@ -409,7 +409,7 @@ func opaqueCode(c *simpleCmd, inv invocation) string {
 		case hasScript && at > 0 && dyn[at]:
 			return "a script only known when it runs"
 		case !hasScript && Is(prog, Shell) && readsStdin(toks):
-			return "a script read from its input"
+			return scriptFromInput
 		case !hasScript && Is(prog, Shell):
 			if at := scriptOperand(toks); at > 0 && dyn[at] {
 				// bash <(curl …), sh "$(mktemp)": the script's text is
@@ -444,13 +444,17 @@ func opaqueCode(c *simpleCmd, inv invocation) string {
 		// <(curl …)`) is as unknown.
 		switch at := scriptOperand(toks); {
 		case at < 0 && !infoOnly(toks), at > 0 && toks[at] == "-":
-			return "a script read from its input"
+			return scriptFromInput
 		case at > 0 && dyn[at]:
 			return "a script only known when it runs"
 		}
 	}
 	return ""
 }
+
+// scriptFromInput is opaqueCode's reason for a shell or interpreter that
+// reads its program from its standard input.
+const scriptFromInput = "a script read from its input"
 
 // scriptOperand is the index in toks of the first word after the
 // program that is not a flag (the script a shell or interpreter runs,

@@ -264,7 +264,7 @@ func (w *shellWalker) command(c syntax.Command) {
 			b := len(w.sl.cmds)
 			w.subshell(func() { w.stmt(c.Y) })
 			if fetch := fetcher(w.sl.cmds[a:b]); fetch != "" {
-				w.sl.noteRunsFetched(w.sl.cmds[b:], "a script read from its input", fetch, "piped into it")
+				w.sl.noteRunsFetched(w.sl.cmds[b:], readsScriptFromInput, fetch, "piped into it")
 			}
 		default:
 			// The right side of && and || may not run.
@@ -561,7 +561,7 @@ func (w *shellWalker) call(c *syntax.CallExpr) {
 		// (bash <(curl …), source <(wget -O- …)).
 		n := len(w.sl.cmds)
 		defer func() {
-			w.sl.noteRunsFetched(w.sl.cmds[n:], procSubstScript, "", "as a process substitution")
+			w.sl.noteRunsFetched(w.sl.cmds[n:], substScript, "", "as a process substitution")
 		}()
 	}
 	x := w.sl.exp
@@ -670,24 +670,23 @@ func fetcher(cmds []simpleCmd) string {
 	return ""
 }
 
-// procSubstScript stands, for noteRunsFetched, for a command whose
-// script is a process substitution.
-const procSubstScript = "(a process substitution)"
+// readsScriptFromInput reports a shell or interpreter that reads its
+// program from its standard input (opaqueCode's reason).
+func readsScriptFromInput(c *simpleCmd, inv invocation) bool {
+	return opaqueCode(c, inv) == scriptFromInput
+}
 
-// noteRunsFetched records the first command of cmds that runs code a
-// network command fetched (fetch, or the one in its process
-// substitution when ""), handed to it how: one that reads its script
-// from its input for why "a script read from its input" (opaqueCode's
-// reason), one whose script operand is a process substitution for
-// procSubstScript.
-func (sl *shellLine) noteRunsFetched(cmds []simpleCmd, why, fetch, how string) {
+// noteRunsFetched records the first command of cmds for which runs holds
+// (it takes its program from what a network command fetched: fetch, or
+// the one in its process substitution when ""), handed to it how.
+func (sl *shellLine) noteRunsFetched(cmds []simpleCmd, runs func(*simpleCmd, invocation) bool, fetch, how string) {
 	if sl.runsFetched != "" {
 		return
 	}
 	for i := range cmds {
 		c := &cmds[i]
 		for _, inv := range c.invs {
-			if why == procSubstScript && substScript(c, inv) || why != procSubstScript && opaqueCode(c, inv) == why {
+			if runs(c, inv) {
 				sl.runsFetched = "'" + c.raw[inv.start] + "' runs what a download hands it (" + how + ")"
 				if fetch != "" {
 					sl.runsFetched = "'" + c.raw[inv.start] + "' runs what '" + fetch + "' downloads (" + how + ")"
