@@ -300,13 +300,45 @@ func (fa *factsBuilder) command(c *simpleCmd, inv invocation) {
 
 	// Reads: every argument word may name a file.
 	raw := c.raw[inv.start+1 : inv.end]
-	for _, w := range raw {
+	own := raw
+	for _, o := range c.invs {
+		// A command another runs (`sudo curl https://x.io`, `find . -exec
+		// cat {} +`) reads as its own program does: the outer one's
+		// words are those before it.
+		if o.start > inv.start && o.end <= inv.end && o.start-inv.start-1 < len(own) {
+			own = raw[:o.start-inv.start-1]
+		}
+	}
+	urls := Is(prog, URLClient)
+	// read records a word that may name a file; a URL names one only
+	// with file:// (file:///etc/passwd, file://localhost/etc/passwd),
+	// whichever program opens it, and to a URL client a URL is fetched,
+	// no word of it a file (its query's `a=b` included).
+	read := func(w string) (url bool) {
+		scheme, rest, ok := urlWord(w)
+		if ok && scheme == "file" {
+			if i := strings.IndexByte(rest, '/'); i >= 0 {
+				fa.read(rest[i:])
+			}
+		}
+		if ok && urls {
+			return true
+		}
+		fa.read(w)
+		return false
+	}
+	for _, w := range own {
 		switch {
 		case !strings.HasPrefix(w, "-") || w == "-":
-			fa.read(w)
+			if urls && strings.HasPrefix(w, "@") {
+				// `curl -d @body.json`: the file after '@' (below), not
+				// one named "@body.json".
+			} else if read(w) {
+				continue
+			}
 			if _, v, ok := strings.Cut(w, "="); ok {
 				// NAME=file, as make and many tools take it.
-				fa.read(v)
+				read(v)
 			}
 			if pre, v, ok := strings.Cut(w, ":"); ok && (prog == "git" || addressType(pre) && !strings.HasPrefix(v, "//")) {
 				// git show REV:path reads path from history; socat
@@ -320,19 +352,20 @@ func (fa *factsBuilder) command(c *simpleCmd, inv invocation) {
 				}
 			}
 		default:
-			if _, v, ok := strings.Cut(w, "="); ok {
-				fa.read(v)
+			if _, v, ok := strings.Cut(w, "="); ok && read(v) {
+				// --url=https://x.io
+				continue
 			}
 			if len(w) > 2 && w[1] != '-' {
 				// -ofile, -Tfile: a short option's glued value.
-				fa.read(w[2:])
+				read(w[2:])
 			}
 		}
 		if _, v, ok := strings.Cut(w, "@"); ok {
 			if end := strings.IndexAny(v, ";,"); end >= 0 {
 				v = v[:end]
 			}
-			fa.read(v)
+			read(v)
 		}
 	}
 	fa.writes(prog, fc.Sub, raw)
@@ -350,6 +383,23 @@ func (fa *factsBuilder) command(c *simpleCmd, inv invocation) {
 			}
 		}
 	}
+}
+
+// urlWord splits a word spelt as a URL, scheme://rest, the scheme
+// lower-cased: a letter, then letters, digits, '+', '-' or '.'.
+func urlWord(w string) (scheme, rest string, ok bool) {
+	i := strings.Index(w, "://")
+	if i < 1 {
+		return "", "", false
+	}
+	for j := 0; j < i; j++ {
+		c := w[j] | 0x20
+		if c >= 'a' && c <= 'z' || j > 0 && (w[j] >= '0' && w[j] <= '9' || w[j] == '+' || w[j] == '-' || w[j] == '.') {
+			continue
+		}
+		return "", "", false
+	}
+	return strings.ToLower(w[:i]), w[i+3:], true
 }
 
 // blockDevice reports a path naming a disk, a partition or a volume

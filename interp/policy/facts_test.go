@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -128,5 +129,54 @@ func TestRemoteDelete(t *testing.T) {
 		if f := CommandLineFacts(l); f.RemoteDelete != "" {
 			t.Errorf("%q: RemoteDelete %q", l, f.RemoteDelete)
 		}
+	}
+}
+
+// TestURLWords: to a URL client a URL it fetches names no local file,
+// however the URL is spelt (a query's a=b, credentials' @, a port's
+// colon, an option's =); a file:// URL names its path to every program;
+// any other program's URL-looking operand may still be a file; and a URL
+// client's @file is the file after the '@'.
+func TestURLWords(t *testing.T) {
+	urls := []string{"https://x.io", "http://u:p@x.io:8080/a/b?c=d&e=f", "HTTPS://X.IO/x.env", "ftp://x.io/pub;type=i", "s3+https://b.x/k=v", "https://x.io/@user,a"}
+	spell := []func(u string) string{
+		func(u string) string { return u },
+		func(u string) string { return "'" + u + "'" },
+		func(u string) string { return "--url=" + u },
+		func(u string) string { return "-s " + u + " -o /dev/null" },
+	}
+	for _, prog := range []string{"curl", "wget", "http", "xh", "aria2c", "sudo curl", "env A=1 wget"} {
+		for _, u := range urls {
+			for _, sp := range spell {
+				line := prog + " " + sp(u)
+				for _, expanded := range []bool{false, true} {
+					f := CommandLineFacts(line)
+					if expanded {
+						f = CommandLineFactsIn(line, &ShellEnv{Dir: "/ws", Getenv: func(string) (string, bool) { return "", false }})
+					}
+					for _, r := range f.Reads {
+						if strings.Contains(u, r) && r != "/dev/null" {
+							t.Errorf("%q (expanded %v) reads %q of the URL it fetches: %q", line, expanded, r, f.Reads)
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, prog := range []string{"curl", "cat", "mytool", "python3 fetch.py"} {
+		for _, u := range []string{"file:///ws/x", "file://localhost/ws/x", "FILE:///ws/x"} {
+			line := prog + " " + u
+			require.Contains(t, CommandLineFacts(line).Reads, "/ws/x", line)
+		}
+	}
+	for _, prog := range []string{"cat", "mytool", "cp"} {
+		line := prog + " https://x.io"
+		require.Contains(t, CommandLineFacts(line).Reads, "https://x.io", "%q: an operand of a program that is no URL client may be a file", line)
+		require.Contains(t, CommandLineFacts(prog+" @x").Reads, "@x", prog)
+	}
+	for _, line := range []string{"curl -d @body.json x.io", "http POST x.io @body.json", "curl --data-binary @body.json x.io"} {
+		f := CommandLineFacts(line)
+		require.Contains(t, f.Reads, "body.json", line)
+		require.NotContains(t, f.Reads, "@body.json", line)
 	}
 }

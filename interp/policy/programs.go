@@ -42,11 +42,16 @@ const (
 	// (`lsblk /dev/sda`); any other program handed a disk may overwrite
 	// it (facts.go: blockDevice).
 	DeviceReader
+	// URLClient: its operands are URLs, and a URL names no local file
+	// but a file:// one (`curl https://x.io` opens nothing here); a word
+	// starting with '@' is a file after the '@' (`curl -d @body.json`,
+	// `http POST x.io @body.json`), never a file so named.
+	URLClient
 )
 
 // kindNames are the kinds as the effects table in docs/reference/tools.md
 // names them, in bit order.
-var kindNames = []string{"network", "local", "interpreter", "wrapper", "subcommand", "deletes", "reader", "env-file", "tree", "shell", "remote", "disk-reader"}
+var kindNames = []string{"network", "local", "interpreter", "wrapper", "subcommand", "deletes", "reader", "env-file", "tree", "shell", "remote", "disk-reader", "url-client"}
 
 // String is the kind's names, joined by "+".
 func (k Kind) String() string {
@@ -67,11 +72,12 @@ func (k Kind) String() string {
 // it reads (docs/reference/tools.md).
 var programs = map[string]Kind{
 	// The network.
-	"curl": Network, "wget": Network, "nc": Network, "ncat": Network, "netcat": Network, "socat": Network,
+	"curl": Network | URLClient, "wget": Network | URLClient, "nc": Network, "ncat": Network, "netcat": Network, "socat": Network,
 	"ssh": Network, "scp": Network, "sftp": Network, "ftp": Network, "tftp": Network, "telnet": Network,
-	"http": Network, "https": Network, "xh": Network, "httpie": Network, "gh": Network | Subcommand,
+	"http": Network | URLClient, "https": Network | URLClient, "xh": Network | URLClient, "httpie": Network | URLClient,
+	"gh":       Network | Subcommand,
 	"nslookup": Network, "dig": Network, "host": Network, "drill": Network, "ping": Network, "ping6": Network,
-	"aria2c": Network, "lynx": Network, "w3m": Network,
+	"aria2c": Network | URLClient, "lynx": Network | URLClient, "w3m": Network | URLClient,
 
 	// Local data only.
 	"cat": Local | Reader, "tac": Local | Reader, "nl": Local | Reader, "head": Local | Reader, "tail": Local | Reader,
