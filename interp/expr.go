@@ -150,6 +150,15 @@ func (in *interp) evalArray(e *env, x *ast.ArrayLit) (*value.Variable, error) {
 				out = append(out, d)
 				continue
 			}
+			if t, ok := plainText(it.Value); ok {
+				// So does a string with no interpolation (a guard's
+				// ["op:cmd:curl", "op:cmd:wget"], on every call).
+				if err := in.stringFits(t.Pos, "the template", 0, len(t.Text)); err != nil {
+					return nil, err
+				}
+				out = append(out, t.Text)
+				continue
+			}
 		}
 		ie := e
 		if it.Optional {
@@ -175,6 +184,15 @@ func (in *interp) evalArray(e *env, x *ast.ArrayLit) (*value.Variable, error) {
 	}
 	res.Data = out
 	return res, nil
+}
+
+// plainText is the text of a string literal with no interpolation.
+func plainText(x ast.Expr) (*ast.TextPart, bool) {
+	if s, ok := x.(*ast.StringLit); ok && len(s.Parts) == 1 {
+		t, ok := s.Parts[0].(*ast.TextPart)
+		return t, ok
+	}
+	return nil, false
 }
 
 // literalData is the value of a null, boolean or number literal, which
