@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/guardrun/guardrun/internal/teststate"
@@ -21,7 +22,39 @@ func TestMain(m *testing.M) {
 		if err := json.Unmarshal([]byte(s), &args); err != nil {
 			panic(err)
 		}
+		if len(args) == 0 || args[0] != "hook" && args[0] != "exec" {
+			restoreProcs()
+		}
 		os.Exit(run(args, os.Stdout, os.Stderr))
 	}
+	// The tests are no hook process: the Ps and the heap profile main
+	// gives every other command (oneproc took them at init).
+	restoreProcs()
 	teststate.Main(m)
+}
+
+// TestRestoreProcs: a command that is not a hook's gets back the Ps
+// oneproc took at init (GOMAXPROCS from the environment when set) and
+// heap profiling.
+func TestRestoreProcs(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	defer func(r int) { runtime.MemProfileRate = r }(runtime.MemProfileRate)
+	t.Setenv("GOMAXPROCS", "3")
+	runtime.GOMAXPROCS(1)
+	runtime.MemProfileRate = 0
+	restoreProcs()
+	if n := runtime.GOMAXPROCS(0); n != 3 {
+		t.Errorf("GOMAXPROCS = %d, want 3 (the environment's)", n)
+	}
+	if runtime.MemProfileRate != 512*1024 {
+		t.Errorf("MemProfileRate = %d, want the default", runtime.MemProfileRate)
+	}
+	t.Setenv("GOMAXPROCS", "")
+	runtime.SetDefaultGOMAXPROCS()
+	want := runtime.GOMAXPROCS(0)
+	runtime.GOMAXPROCS(1)
+	restoreProcs()
+	if n := runtime.GOMAXPROCS(0); n != want {
+		t.Errorf("GOMAXPROCS = %d, want the runtime's default %d", n, want)
+	}
 }

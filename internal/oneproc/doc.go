@@ -1,6 +1,8 @@
 // Package oneproc shrinks the Go scheduler to one P when it is
-// initialised. The slim hook command imports it for that side effect
-// alone: a hook process decides one event on one goroutine, and
+// initialised. The hook commands import it for that side effect alone
+// (guardrun-hook; the full guardrun too, whose main gives the Ps back to
+// every command but `hook` and `exec`): a hook process decides one
+// event on one goroutine, and
 // dropping the second P before the other packages' inits have filled
 // its allocation caches is much cheaper than dropping it in main (a
 // stop-the-world that flushes those caches, ≈0.1 ms and dozens of page
