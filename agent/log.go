@@ -119,6 +119,8 @@ func maskText(s string, texts []string) string {
 		}
 	}
 	var windows *windowSet
+	var pairs pairSet
+	paired := false
 	for _, t := range texts {
 		switch {
 		case len(t) < minWhole:
@@ -133,16 +135,31 @@ func maskText(s string, texts []string) string {
 			}
 		case (len(t)-minQuote+1)*len(s) <= directSearch:
 			// A short text against a short reason: search the reason
-			// for each of the text's runs, with no index to build.
-			for j := 0; j+minQuote <= len(t); j++ {
+			// for each of the text's runs, with no index to build, but
+			// only for a run whose every byte pair the reason holds
+			// (most runs of a secret have one it does not).
+			if !paired {
+				pairs.add(s)
+				paired = true
+			}
+			held := 0 // pairs the reason holds, ending at t[k:k+2]
+			for k := 0; k+1 < len(t); k++ {
+				if !pairs.has(t[k], t[k+1]) {
+					held = 0
+					continue
+				}
+				if held++; held < minQuote-1 {
+					continue
+				}
+				j := k + 2 - minQuote
 				run := t[j : j+minQuote]
 				for i := 0; ; {
-					k := strings.Index(s[i:], run)
-					if k < 0 {
+					at := strings.Index(s[i:], run)
+					if at < 0 {
 						break
 					}
-					mark(i+k, minQuote)
-					i += k + 1
+					mark(i+at, minQuote)
+					i += at + 1
 				}
 			}
 		default:
@@ -155,6 +172,11 @@ func maskText(s string, texts []string) string {
 	if cover == nil {
 		return s
 	}
+	return renderMasked(s, cover)
+}
+
+// renderMasked is s with each covered run replaced by Masked.
+func renderMasked(s string, cover []bool) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		if !cover[i] {
@@ -177,6 +199,24 @@ func maskText(s string, texts []string) string {
 		b.WriteString(Masked)
 	}
 	return b.String()
+}
+
+// pairSet is the byte pairs of a text, hashed into 4096 bits: a pair
+// it does not hold is in no substring of the text.
+type pairSet [64]uint64
+
+func pairBit(a, b byte) uint { return uint((uint32(a)<<8|uint32(b))*0x9e3779b1) >> 20 }
+
+func (p *pairSet) add(s string) {
+	for i := 0; i+1 < len(s); i++ {
+		k := pairBit(s[i], s[i+1])
+		p[k>>6] |= 1 << (k & 63)
+	}
+}
+
+func (p *pairSet) has(a, b byte) bool {
+	k := pairBit(a, b)
+	return p[k>>6]&(1<<(k&63)) != 0
 }
 
 // windowSet is the minQuote-byte runs of a text (the reason, a few

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,4 +103,66 @@ func TestOpenLogAppendsWhenRotationFails(t *testing.T) {
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, "full log\nmore\n", string(b))
+}
+
+// TestMaskTextProperty: over generated reasons and texts that share
+// runs, maskText masks exactly the bytes a plain search for every run
+// masks (the byte-pair filter and the index skip no quoted run).
+func TestMaskTextProperty(t *testing.T) {
+	r := rand.New(rand.NewPCG(42, 7))
+	alpha := "abcdeé日 =_-/.0123456789XYZ"
+	gen := func(n int) string {
+		var b strings.Builder
+		for b.Len() < n {
+			b.WriteByte(alpha[r.IntN(len(alpha))])
+		}
+		return b.String()
+	}
+	for i := 0; i < 3000; i++ {
+		s := gen(r.IntN(300))
+		var texts []string
+		for j := r.IntN(3); j >= 0; j-- {
+			x := gen(r.IntN(60))
+			if len(s) > 0 && r.IntN(2) == 0 {
+				// Quote a part of the reason inside the text.
+				a := r.IntN(len(s))
+				b := min(len(s), a+r.IntN(20))
+				x = x[:len(x)/2] + s[a:b] + x[len(x)/2:]
+			}
+			texts = append(texts, x)
+		}
+		require.Equal(t, naiveMask(s, texts), maskText(s, texts), "maskText(%q, %q)", s, texts)
+	}
+}
+
+// naiveMask is maskText's definition, searched for run by run.
+func naiveMask(s string, texts []string) string {
+	cover := make([]bool, len(s))
+	any := false
+	mark := func(i, n int) {
+		any = true
+		for k := i; k < i+n; k++ {
+			cover[k] = true
+		}
+	}
+	for _, t := range texts {
+		n := minQuote
+		if len(t) < minWhole {
+			continue
+		}
+		if len(t) < minQuote {
+			n = len(t)
+		}
+		for j := 0; j+n <= len(t); j++ {
+			for i := 0; i+n <= len(s); i++ {
+				if s[i:i+n] == t[j:j+n] {
+					mark(i, n)
+				}
+			}
+		}
+	}
+	if !any {
+		return s
+	}
+	return renderMasked(s, cover)
 }
