@@ -43,3 +43,31 @@ func TestIndexFollowsAppends(t *testing.T) {
 		}
 	}
 }
+
+// A text's tokens give the keys the text and each token are looked up
+// by, as valueKey gives them from the text (argVar tokenizes once):
+// over generated texts with escapes, punctuation, numbers and case.
+func TestKeysFromTokens(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 13))
+	parts := []string{"Alice", "alice@example.com", "https://x.io/a?b=1", "0042", "42", "4.20", `\n`, `\\`, `\t`, "...", "--", "é", "日本", "sk-live-4f9a8b7c", "A1B2C3D4E5", "'q'", "=", "#x", " ", "\t", ",", ";", "(", ")"}
+	for i := 0; i < 5000; i++ {
+		var text string
+		for j := r.IntN(8); j >= 0; j-- {
+			text += parts[r.IntN(len(parts))]
+			if r.IntN(2) == 0 {
+				text += " "
+			}
+		}
+		toks := appendTokens(nil, text)
+		want, wantOK := valueKey(text)
+		got, gotOK := keyOfTokens(toks)
+		if got != want || gotOK != wantOK {
+			t.Fatalf("%q: keyOfTokens %x %v, valueKey %x %v", text, got, gotOK, want, wantOK)
+		}
+		for _, tok := range toks {
+			if k, _ := valueKey(tok); k != tokenKey(tok) {
+				t.Fatalf("%q: token %q: tokenKey %x, valueKey %x", text, tok, tokenKey(tok), k)
+			}
+		}
+	}
+}

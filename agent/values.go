@@ -266,31 +266,54 @@ func dataKeys(data any, keys map[uint64]bool, depth int) {
 func valueKey(data any) (uint64, bool) {
 	switch x := data.(type) {
 	case string:
-		// valueHash of the tokens joined by spaces, hashed as they come
-		// (fnvAdd runs over the bytes in order): no list, no joined text.
-		h, n, first := valueSeed, 0, ""
-		eachToken(x, func(t string, _ bool) {
-			if n == 0 {
-				first = t
-			} else {
-				h = fnvAdd(h, " ")
-			}
-			h = fnvAdd(h, t)
-			n++
-		})
-		if n == 0 {
-			return 0, false
-		}
-		if n == 1 {
-			if c, ok := canonicalNumber(first); ok {
-				return valueHash(c), true
-			}
-		}
-		return fnvMix(h), true
+		var k tokenHash
+		eachToken(x, func(t string, _ bool) { k.add(t) })
+		return k.key()
 	case float64:
 		return valueHash(strconv.FormatFloat(x, 'f', -1, 64)), true
 	}
 	return 0, false
+}
+
+// tokenHash is valueKey of a text built from its tokens as they come:
+// valueHash of the tokens joined by spaces (fnvAdd runs over the bytes
+// in order), with no list and no joined text; a lone number is hashed
+// in its canonical spelling.
+type tokenHash struct {
+	h     uint64
+	n     int
+	first string
+}
+
+func (k *tokenHash) add(t string) {
+	if k.n == 0 {
+		k.h, k.first = valueSeed, t
+	} else {
+		k.h = fnvAdd(k.h, " ")
+	}
+	k.h = fnvAdd(k.h, t)
+	k.n++
+}
+
+func (k *tokenHash) key() (uint64, bool) {
+	if k.n == 0 {
+		return 0, false
+	}
+	if k.n == 1 {
+		if c, ok := canonicalNumber(k.first); ok {
+			return valueHash(c), true
+		}
+	}
+	return fnvMix(k.h), true
+}
+
+// keyOfTokens is valueKey of a text whose tokens are toks.
+func keyOfTokens(toks []string) (uint64, bool) {
+	var k tokenHash
+	for _, t := range toks {
+		k.add(t)
+	}
+	return k.key()
 }
 
 // addValues indexes what an event brought in (data: its text or its
@@ -337,6 +360,14 @@ func (s *Session) appendSeen(out []int, data any) []int {
 	}
 	k, ok := valueKey(data)
 	if !ok {
+		return out
+	}
+	return s.appendSeenKey(out, k)
+}
+
+// appendSeenKey is appendSeen of a value whose key is k.
+func (s *Session) appendSeenKey(out []int, k uint64) []int {
+	if len(s.Prints) == 0 {
 		return out
 	}
 	s.buildIndex()
@@ -431,7 +462,19 @@ func (e *Engine) argVar(s *Session, ctx []string, ctxOrigins []Origin, data any,
 		cl, co := s.contentLabels(text)
 		p.labels, p.origins = cl, co
 		vouched := false
-		for _, i := range s.seenOrigins(data) {
+		// A text's tokens, once: its key and the tokens traced in it.
+		var tb [16]string
+		var toks []string
+		var seen []int
+		if str, ok := data.(string); ok {
+			toks = appendTokens(tb[:0], str)
+			if k, ok := keyOfTokens(toks); ok {
+				seen = s.appendSeenKey(nil, k)
+			}
+		} else {
+			seen = s.seenOrigins(data)
+		}
+		for _, i := range seen {
 			o := s.Origins[i]
 			p.labels = appendNew(p.labels, o.Labels...)
 			if len(o.Labels) > 0 {
@@ -447,9 +490,9 @@ func (e *Engine) argVar(s *Session, ctx []string, ctxOrigins []Origin, data any,
 			}
 		}
 		sort.Strings(p.seenIn)
-		if text, ok := data.(string); ok {
-			p.foreign = s.foreignIn(text)
-			for _, o := range s.distinctOrigins(text) {
+		if _, ok := data.(string); ok {
+			p.foreign = s.foreignIn(toks)
+			for _, o := range s.distinctOrigins(toks) {
 				// A distinctive token inside a text (a passport or card
 				// number, an address) carries the taint labels of where
 				// it was seen, as a copied fragment does.
@@ -575,18 +618,17 @@ func identifier(t string) bool {
 	return digits >= 8 && len(t) < 40 && t[0] >= 'a' && t[0] <= 'z'
 }
 
-// foreignIn are the identifiers in text that the session saw only in
+// foreignIn are the identifiers among a text's tokens that the session saw only in
 // texts with no trust label (never in the prompt): a link a message's
 // body carries that only an e-mail's body held (`.mx.foreign`).
-func (s *Session) foreignIn(text string) []string {
+func (s *Session) foreignIn(toks []string) []string {
 	var out []string
-	var tb [16]string
 	var sb [8]int
-	for _, t := range appendTokens(tb[:0], text) {
+	for _, t := range toks {
 		if !identifier(t) || contains(out, t) {
 			continue
 		}
-		seen := s.appendSeen(sb[:0], t)
+		seen := s.appendSeenKey(sb[:0], tokenKey(t))
 		if len(seen) == 0 {
 			continue
 		}
@@ -628,18 +670,23 @@ func distinctive(t string) bool {
 }
 
 // distinctOrigins are the origins in which the distinctive tokens of a
-// text of several tokens were seen.
-func (s *Session) distinctOrigins(text string) []int {
-	var tb [16]string
-	toks := appendTokens(tb[:0], text)
+// text of several tokens (toks, its tokens) were seen.
+func (s *Session) distinctOrigins(toks []string) []int {
 	if len(toks) < 2 {
 		return nil
 	}
 	var out []int
 	for _, t := range toks {
 		if distinctive(t) {
-			out = s.appendSeen(out, t)
+			out = s.appendSeenKey(out, tokenKey(t))
 		}
 	}
 	return out
+}
+
+// tokenKey is valueKey of a text that is the one token t: a token is
+// its own only token.
+func tokenKey(t string) uint64 {
+	k, _ := keyOfTokens([]string{t})
+	return k
 }
