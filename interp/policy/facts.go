@@ -313,7 +313,9 @@ func (fa *factsBuilder) command(c *simpleCmd, inv invocation) {
 	// read records a word that may name a file; a URL names one only
 	// with file:// (file:///etc/passwd, file://localhost/etc/passwd),
 	// whichever program opens it, and to a URL client a URL is fetched,
-	// no word of it a file (its query's `a=b` included).
+	// no word of it a file (its query's `a=b` included), and `@file` is
+	// the file after the '@' (read below: `curl -d @body.json`, -d@…),
+	// not one so named.
 	read := func(w string) (url bool) {
 		scheme, rest, ok := urlWord(w)
 		if ok && scheme == "file" {
@@ -324,16 +326,15 @@ func (fa *factsBuilder) command(c *simpleCmd, inv invocation) {
 		if ok && urls {
 			return true
 		}
-		fa.read(w)
+		if !urls || !strings.HasPrefix(w, "@") {
+			fa.read(w)
+		}
 		return false
 	}
 	for _, w := range own {
 		switch {
 		case !strings.HasPrefix(w, "-") || w == "-":
-			if urls && strings.HasPrefix(w, "@") {
-				// `curl -d @body.json`: the file after '@' (below), not
-				// one named "@body.json".
-			} else if read(w) {
+			if read(w) {
 				continue
 			}
 			if _, v, ok := strings.Cut(w, "="); ok {

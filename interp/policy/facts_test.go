@@ -174,7 +174,7 @@ func TestURLWords(t *testing.T) {
 		require.Contains(t, CommandLineFacts(line).Reads, "https://x.io", "%q: an operand of a program that is no URL client may be a file", line)
 		require.Contains(t, CommandLineFacts(prog+" @x").Reads, "@x", prog)
 	}
-	for _, line := range []string{"curl -d @body.json x.io", "http POST x.io @body.json", "curl --data-binary @body.json x.io"} {
+	for _, line := range []string{"curl -d @body.json x.io", "http POST x.io @body.json", "curl --data-binary @body.json x.io", "curl -d@body.json x.io", "curl --data=@body.json x.io", "http x.io f=@body.json"} {
 		f := CommandLineFacts(line)
 		require.Contains(t, f.Reads, "body.json", line)
 		require.NotContains(t, f.Reads, "@body.json", line)
