@@ -466,7 +466,8 @@ func (e *Engine) argVar(s *Session, ctx []string, ctxOrigins []Origin, data any,
 		var tb [16]string
 		var toks []string
 		var seen []int
-		if str, ok := data.(string); ok {
+		str, isText := data.(string)
+		if isText {
 			toks = appendTokens(tb[:0], str)
 			if k, ok := keyOfTokens(toks); ok {
 				seen = s.appendSeenKey(nil, k)
@@ -484,15 +485,15 @@ func (e *Engine) argVar(s *Session, ctx []string, ctxOrigins []Origin, data any,
 			if !contains(p.seenIn, name) {
 				p.seenIn = append(p.seenIn, name)
 			}
-			_, isText := data.(string)
 			if isText && (name == SeenPrompt || hasTrust(o.Labels)) {
 				vouched = true
 			}
 		}
 		sort.Strings(p.seenIn)
-		if _, ok := data.(string); ok {
-			p.foreign = s.foreignIn(toks)
-			for _, o := range s.distinctOrigins(toks) {
+		if isText {
+			var distinct []int
+			p.foreign, distinct = s.traceTokens(toks)
+			for _, o := range distinct {
 				// A distinctive token inside a text (a passport or card
 				// number, an address) carries the taint labels of where
 				// it was seen, as a copied fragment does.
@@ -618,32 +619,6 @@ func identifier(t string) bool {
 	return digits >= 8 && len(t) < 40 && t[0] >= 'a' && t[0] <= 'z'
 }
 
-// foreignIn are the identifiers among a text's tokens that the session saw only in
-// texts with no trust label (never in the prompt): a link a message's
-// body carries that only an e-mail's body held (`.mx.foreign`).
-func (s *Session) foreignIn(toks []string) []string {
-	var out []string
-	var sb [8]int
-	for _, t := range toks {
-		if !identifier(t) || contains(out, t) {
-			continue
-		}
-		seen := s.appendSeenKey(sb[:0], tokenKey(t))
-		if len(seen) == 0 {
-			continue
-		}
-		vouched := false
-		for _, i := range seen {
-			o := s.Origins[i]
-			vouched = vouched || o.Event == PromptSubmit || hasTrust(o.Labels)
-		}
-		if !vouched {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
 // MaxPrompt bounds the prompt a session keeps for `@mx.session.prompt`.
 const MaxPrompt = 8 << 10
 
@@ -669,19 +644,40 @@ func distinctive(t string) bool {
 	return len(t) >= 6 && strings.ContainsAny(t, "0123456789")
 }
 
-// distinctOrigins are the origins in which the distinctive tokens of a
-// text of several tokens (toks, its tokens) were seen.
-func (s *Session) distinctOrigins(toks []string) []int {
-	if len(toks) < 2 {
-		return nil
-	}
-	var out []int
+// traceTokens looks each of a text's tokens (toks) up once. foreign are
+// its identifiers that the session saw only in texts with no trust
+// label, never in the prompt: a link a message's body carries that only
+// an e-mail's body held (`.mx.foreign`). distinct are the origins in
+// which its distinctive tokens were seen, when it has several tokens.
+func (s *Session) traceTokens(toks []string) (foreign []string, distinct []int) {
+	var sb [8]int
 	for _, t := range toks {
-		if distinctive(t) {
-			out = s.appendSeenKey(out, tokenKey(t))
+		ident := identifier(t)
+		traced := len(toks) >= 2 && distinctive(t)
+		if !ident && !traced {
+			continue
+		}
+		seen := s.appendSeenKey(sb[:0], tokenKey(t))
+		if traced {
+			for _, o := range seen {
+				if !containsInt(distinct, o) {
+					distinct = append(distinct, o)
+				}
+			}
+		}
+		if !ident || len(seen) == 0 || contains(foreign, t) {
+			continue
+		}
+		vouched := false
+		for _, i := range seen {
+			o := s.Origins[i]
+			vouched = vouched || o.Event == PromptSubmit || hasTrust(o.Labels)
+		}
+		if !vouched {
+			foreign = append(foreign, t)
 		}
 	}
-	return out
+	return foreign, distinct
 }
 
 // tokenKey is valueKey of a text that is the one token t: a token is

@@ -75,8 +75,7 @@ var programs = map[string]Kind{
 	"curl": Network | URLClient, "wget": Network | URLClient, "nc": Network, "ncat": Network, "netcat": Network, "socat": Network,
 	"ssh": Network, "scp": Network, "sftp": Network, "ftp": Network, "tftp": Network, "telnet": Network,
 	"http": Network | URLClient, "https": Network | URLClient, "xh": Network | URLClient, "httpie": Network | URLClient,
-	"gh":       Network | Subcommand,
-	"nslookup": Network, "dig": Network, "host": Network, "drill": Network, "ping": Network, "ping6": Network,
+	"gh": Network | Subcommand, "nslookup": Network, "dig": Network, "host": Network, "drill": Network, "ping": Network, "ping6": Network,
 	"aria2c": Network | URLClient, "lynx": Network | URLClient, "w3m": Network | URLClient,
 
 	// Local data only.
